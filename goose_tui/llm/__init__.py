@@ -1,0 +1,1 @@
+"""Summarizer backends behind one small protocol (litellm, replay, offline)."""
