@@ -1,0 +1,510 @@
+"""The ``goose-tui`` command: the inspector app, and headless sub-commands over the same core.
+
+Exit codes: 0 success, 1 the operation failed (a model error, a template that does not
+render), 2 unusable input (a file that is missing or is not a session). Every failure prints
+one line on stderr saying why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from goose_tui import __version__
+from goose_tui.files import OverwriteRefused, atomic_write_text, refuse_overwriting_inputs
+
+EXIT_FAILED = 1
+EXIT_UNUSABLE = 2
+
+
+class CliError(Exception):
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+def read_text_arg(name: str, what: str) -> str:
+    """The text of a file argument, or standard input for ``-``."""
+    try:
+        if name == "-":
+            return sys.stdin.read()
+        return Path(name).read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise CliError(f"{name}: no such {what} file", EXIT_UNUSABLE) from exc
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{name}: not UTF-8 text ({exc.reason})", EXIT_UNUSABLE) from exc
+    except OSError as exc:
+        raise CliError(f"{name}: cannot read: {exc.strerror}", EXIT_UNUSABLE) from exc
+
+
+SUBCOMMANDS = (
+    "format",
+    "prompt",
+    "parse",
+    "render",
+    "usage",
+    "sessions",
+    "compact",
+)
+
+DESCRIPTION = """\
+Inspect how Goose compacts an agent session: load a session, see its context usage
+against the compaction threshold, compact it with a model, and see every step: the
+formatted input, the discarded analysis, the parsed summary fields and the rendered
+Markdown.
+
+With no sub-command, opens the inspector on SESSION (a Goose .jsonl, a sessions.db, a
+`goose session export` JSON, a JSON array of chat messages, or a folder of sessions).
+Without SESSION it opens a bundled sample session with the built-in offline summarizer.
+"""
+
+EPILOG = """\
+headless sub-commands (run `goose-tui COMMAND --help` for each):
+  format SESSION        print the conversation text the summarizer receives
+  prompt SESSION        print the rendered compaction system prompt
+  parse REPLY_FILE      find, read and render the summary in a model reply
+  render SUMMARY_JSON   render a hand-written summary JSON (file or -)
+  usage SESSION         tokens used, context limit, threshold, whether compaction is due
+  sessions [PATH]       list the sessions in a sessions.db, a folder, or Goose's data dir
+  compact SESSION       compact a session with a model and print the summary
+
+models (--model): `offline` (default; built in, no network), `replay:FILE` (the reply is
+the file's text), or any litellm model string such as `openai/gpt-4o-mini`,
+`anthropic/claude-sonnet-4-5`, `ollama/llama3.2`; with --api-base any OpenAI-compatible
+server. API keys are read from the environment as litellm reads them (OPENAI_API_KEY, ...).
+
+templates: --prompts-dir DIR overrides compaction.md and/or compaction_summary.md; then
+$GOOSE_PATH_ROOT/config/prompts/, then $XDG_CONFIG_HOME/goose/prompts/
+(~/.config/goose/prompts/), then the built-in copies.
+
+exit codes: 0 success, 1 the operation failed, 2 unusable input.
+"""
+
+
+def _add_session_args(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
+    p.add_argument(
+        "session",
+        metavar="SESSION",
+        type=Path,
+        nargs="?" if optional else None,
+        help="a Goose session file, a sessions.db, or a folder",
+    )
+    p.add_argument(
+        "--session", dest="session_id", metavar="ID", help="which session of a sessions.db"
+    )
+
+
+def _add_prompts_dir(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--prompts-dir",
+        type=Path,
+        metavar="DIR",
+        help="a folder with compaction.md and/or compaction_summary.md overrides",
+    )
+
+
+def _add_usage_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", metavar="M", help="model whose context window to use")
+    p.add_argument(
+        "--context-limit", type=int, metavar="N", help="context window in tokens (overrides)"
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        metavar="T",
+        help="compaction threshold as a fraction (default $GOOSE_AUTO_COMPACT_THRESHOLD or 0.8)",
+    )
+
+
+def _add_model_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--model",
+        metavar="M",
+        default=None,
+        help="offline (default), replay:FILE, or a litellm model string",
+    )
+    p.add_argument("--replay", type=Path, metavar="FILE", help="same as --model replay:FILE")
+    p.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
+    p.add_argument(
+        "--offline-context-limit",
+        type=int,
+        metavar="N",
+        help="make the offline model reject prompts over N tokens (to watch the ladder)",
+    )
+
+
+def build_app_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="goose-tui",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"goose-tui {__version__}")
+    _add_session_args(p, optional=True)
+    _add_model_args(p)
+    _add_prompts_dir(p)
+    p.add_argument("--threshold", type=float, metavar="T", help="compaction threshold (0.8)")
+    p.add_argument("--context-limit", type=int, metavar="N", help="context window in tokens")
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The sub-command parser (the app's own arguments are parsed by build_app_parser)."""
+    p = argparse.ArgumentParser(prog="goose-tui", description=DESCRIPTION)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("format", help="print the text that fills {{ messages }}")
+    _add_session_args(s)
+
+    s = sub.add_parser("prompt", help="print the rendered compaction system prompt")
+    _add_session_args(s)
+    _add_prompts_dir(s)
+
+    s = sub.add_parser("parse", help="extract, read and render the summary in a model reply")
+    s.add_argument("reply", metavar="REPLY_FILE", help="a file with the model's reply, or -")
+    _add_prompts_dir(s)
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+
+    s = sub.add_parser("render", help="render a hand-written summary JSON")
+    s.add_argument("summary", metavar="SUMMARY_JSON", help="a summary JSON file, or -")
+    _add_prompts_dir(s)
+
+    s = sub.add_parser("usage", help="context usage against the compaction threshold")
+    _add_session_args(s)
+    _add_usage_args(s)
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+
+    s = sub.add_parser("sessions", help="list sessions")
+    s.add_argument(
+        "path",
+        metavar="PATH",
+        type=Path,
+        nargs="?",
+        help="a sessions.db or a folder (default: Goose's data dir)",
+    )
+    s.add_argument("--json", action="store_true", help="print a JSON array")
+
+    s = sub.add_parser("compact", help="compact a session with a model")
+    _add_session_args(s)
+    _add_model_args(s)
+    _add_prompts_dir(s)
+    s.add_argument("--json", action="store_true", help="print one JSON object with every step")
+    s.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the summary here")
+    return p
+
+
+# --- commands -------------------------------------------------------------------------------
+
+
+def _load(args: argparse.Namespace):  # -> Session
+    from goose_tui.session.loader import SessionLoadError, load_session
+
+    try:
+        session = load_session(args.session, session_id=getattr(args, "session_id", None))
+    except SessionLoadError as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    for warning in session.warnings:
+        print(f"goose-tui: {args.session}: {warning}", file=sys.stderr)
+    return session
+
+
+def _templates(args: argparse.Namespace):  # -> Templates
+    from goose_tui.compaction.templates import TemplateError, load_templates
+
+    prompts_dir = getattr(args, "prompts_dir", None)
+    if prompts_dir is not None and not prompts_dir.is_dir():
+        raise CliError(f"--prompts-dir {prompts_dir}: not a folder", EXIT_UNUSABLE)
+    try:
+        return load_templates(prompts_dir)
+    except TemplateError as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    except OSError as exc:
+        raise CliError(f"cannot read templates: {exc}", EXIT_UNUSABLE) from exc
+
+
+def _template_failure(exc: Exception) -> CliError:
+    return CliError(str(exc), EXIT_FAILED)
+
+
+def cmd_format(args: argparse.Namespace) -> int:
+    from goose_tui.compaction.format import format_messages
+
+    session = _load(args)
+    sys.stdout.write(format_messages(session.messages) + "\n")
+    return 0
+
+
+def cmd_prompt(args: argparse.Namespace) -> int:
+    from goose_tui.compaction.summarize import build_request
+    from goose_tui.compaction.templates import TemplateError
+
+    session = _load(args)
+    templates = _templates(args)
+    try:
+        request = build_request(session.messages, templates)
+    except TemplateError as exc:
+        raise _template_failure(exc) from exc
+    sys.stdout.write(request.system_prompt + "\n")
+    return 0
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    from goose_tui.compaction.summarize import finish
+    from goose_tui.compaction.templates import TemplateError
+
+    reply = read_text_arg(args.reply, "reply")
+    templates = _templates(args)
+    try:
+        extraction, summary = finish(reply, templates)
+    except TemplateError as exc:
+        raise _template_failure(exc) from exc
+    if args.json:
+        print_json(
+            {
+                "analysis": extraction.analysis,
+                "structured": extraction.structured.to_json_dict()
+                if extraction.structured
+                else None,
+                "summary": summary,
+                "fallback": extraction.fallback,
+                "fallback_reason": extraction.fallback_reason,
+                "candidate": extraction.candidate.describe() if extraction.candidate else None,
+            }
+        )
+    else:
+        if extraction.fallback:
+            print(f"goose-tui: raw-text fallback: {extraction.fallback_reason}", file=sys.stderr)
+        sys.stdout.write(summary + "\n")
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from goose_tui.compaction.structured import StructuredSummary
+    from goose_tui.compaction.templates import TemplateError, render_summary
+
+    text = read_text_arg(args.summary, "summary JSON")
+    try:
+        summary = StructuredSummary.parse_json_text(text)
+    except ValueError as exc:
+        raise CliError(f"{args.summary}: {exc}", EXIT_UNUSABLE) from exc
+    templates = _templates(args)
+    try:
+        sys.stdout.write(render_summary(templates, summary.normalized()) + "\n")
+    except TemplateError as exc:
+        raise _template_failure(exc) from exc
+    return 0
+
+
+def cmd_usage(args: argparse.Namespace) -> int:
+    from goose_tui.tokens import context_usage
+
+    session = _load(args)
+    u = context_usage(
+        session, model=args.model, context_limit=args.context_limit, threshold=args.threshold
+    )
+    if args.json:
+        print_json(
+            {
+                "used": u.used,
+                "used_source": u.used_source,
+                "limit": u.limit,
+                "limit_source": u.limit_source,
+                "fraction": u.fraction,
+                "threshold": u.threshold,
+                "auto_compact_enabled": u.auto_compact_enabled,
+                "compaction_due": u.compaction_due,
+                "model": u.model,
+                "messages": len(session.messages),
+            }
+        )
+        return 0
+    assumed = " (assumed: pass --context-limit or --model)" if u.limit_source == "assumed" else ""
+    print(f"session     {session.title} ({len(session.messages)} messages)")
+    print(f"model       {u.model or 'unknown'}")
+    print(f"used        {u.used:,} tokens ({u.used_source})")
+    print(f"limit       {u.limit:,} tokens (from {u.limit_source}){assumed}")
+    print(f"usage       {u.fraction:.1%}")
+    if u.auto_compact_enabled:
+        due = "yes" if u.compaction_due else "no"
+        print(f"threshold   {u.threshold:g} -> compaction due: {due}")
+    else:
+        print(f"threshold   {u.threshold:g} -> auto compaction is off (needs 0 < T < 1)")
+    return 0
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    from goose_tui.session.loader import SessionLoadError, list_sessions
+
+    try:
+        infos = list_sessions(args.path)
+    except SessionLoadError as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    if args.json:
+        print_json([info.model_dump(mode="json") for info in infos])
+        return 0
+    if not infos:
+        print("goose-tui: no sessions found", file=sys.stderr)
+        return 0
+    print(f"{'ID':<28} {'UPDATED':<20} {'MSGS':>5} {'TOKENS':>9}  {'MODEL':<22} NAME")
+    for i in infos:
+        updated = i.updated_at.strftime("%Y-%m-%d %H:%M") if i.updated_at else "-"
+        tokens = f"{i.total_tokens:,}" if i.total_tokens is not None else "-"
+        name = i.name or i.description or ""
+        print(
+            f"{i.id:<28} {updated:<20} {i.message_count:>5} {tokens:>9}  "
+            f"{(i.model_name or '-'):<22} {name}"
+        )
+    return 0
+
+
+def _model_spec(args: argparse.Namespace) -> str:
+    if args.replay is not None:
+        if args.model:
+            raise CliError("give either --model or --replay, not both", EXIT_UNUSABLE)
+        return f"replay:{args.replay}"
+    return args.model or "offline"
+
+
+def make_summarizer_from_args(args: argparse.Namespace):  # -> Summarizer
+    from goose_tui.llm import make_summarizer
+
+    spec = _model_spec(args)
+    if spec.startswith("replay:") and not Path(spec[len("replay:") :]).is_file():
+        raise CliError(f"{spec[len('replay:') :]}: no such reply file", EXIT_UNUSABLE)
+    try:
+        return make_summarizer(
+            spec, api_base=args.api_base, offline_context_limit=args.offline_context_limit
+        )
+    except ValueError as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+
+
+def cmd_compact(args: argparse.Namespace) -> int:
+    from goose_tui.compaction.summarize import CompactionFailed, summarize
+    from goose_tui.compaction.templates import TemplateError
+    from goose_tui.llm.base import ModelError
+
+    session = _load(args)
+    if args.output is not None:
+        try:
+            refuse_overwriting_inputs(args.output, [args.session])
+        except OverwriteRefused as exc:
+            raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    templates = _templates(args)
+    summarizer = make_summarizer_from_args(args)
+
+    def on_attempt(attempt: Any) -> None:
+        if not args.json and attempt.outcome == "context_length_exceeded":
+            print(
+                f"goose-tui: context length exceeded with {attempt.removed_percent}% of tool "
+                "responses removed; retrying with more removed",
+                file=sys.stderr,
+            )
+
+    try:
+        result = asyncio.run(
+            summarize(session.messages, summarizer, templates, on_attempt=on_attempt)
+        )
+    except CompactionFailed as exc:
+        raise CliError(str(exc), EXIT_FAILED) from exc
+    except (ModelError, TemplateError) as exc:
+        raise CliError(str(exc), EXIT_FAILED) from exc
+    except KeyboardInterrupt as exc:
+        raise CliError("cancelled", EXIT_FAILED) from exc
+
+    if args.output is not None:
+        atomic_write_text(args.output, result.summary + "\n")
+    if args.json:
+        ex = result.extraction
+        print_json(
+            {
+                "model": result.model,
+                "system_prompt": result.request.system_prompt,
+                "request": [m.model_dump() for m in result.request.messages],
+                "raw_response": result.raw_response,
+                "analysis": ex.analysis,
+                "structured": ex.structured.to_json_dict() if ex.structured else None,
+                "summary": result.summary,
+                "fallback": ex.fallback,
+                "fallback_reason": ex.fallback_reason,
+                "candidate": ex.candidate.describe() if ex.candidate else None,
+                "attempts": [
+                    {
+                        "removed_percent": a.removed_percent,
+                        "removed_messages": a.removed_messages,
+                        "outcome": a.outcome,
+                        "tokens_sent": a.tokens_sent,
+                    }
+                    for a in result.attempts
+                ],
+                "usage": result.usage.model_dump(),
+            }
+        )
+    elif args.output is None:
+        if result.extraction.fallback:
+            print(
+                f"goose-tui: raw-text fallback: {result.extraction.fallback_reason}",
+                file=sys.stderr,
+            )
+        sys.stdout.write(result.summary + "\n")
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "format": cmd_format,
+    "prompt": cmd_prompt,
+    "parse": cmd_parse,
+    "render": cmd_render,
+    "usage": cmd_usage,
+    "sessions": cmd_sessions,
+    "compact": cmd_compact,
+}
+
+
+def run_app_from_args(argv: Sequence[str]) -> int:
+    args = build_app_parser().parse_args(argv)
+    if args.session is not None and not args.session.exists():
+        raise CliError(f"{args.session}: no such file or folder", EXIT_UNUSABLE)
+    spec = _model_spec(args)
+    if args.offline_context_limit is not None and spec != "offline":
+        raise CliError("--offline-context-limit goes with the offline model", EXIT_UNUSABLE)
+    from goose_tui.tui.app import run_app
+
+    run_app(
+        args.session,
+        session_id=args.session_id,
+        model=spec,
+        api_base=args.api_base,
+        prompts_dir=args.prompts_dir,
+        threshold=args.threshold,
+        context_limit=args.context_limit,
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] in COMMANDS:
+            args = build_parser().parse_args(argv)
+            return COMMANDS[args.command](args)
+        return run_app_from_args(argv)
+    except CliError as exc:
+        print(f"goose-tui: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
