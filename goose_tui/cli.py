@@ -403,18 +403,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
     templates = _templates(args)
     summarizer = make_summarizer_from_args(args)
 
-    def on_attempt(attempt: Any) -> None:
-        if not args.json and attempt.outcome == "context_length_exceeded":
-            print(
-                f"goose-tui: context length exceeded with {attempt.removed_percent}% of tool "
-                "responses removed; retrying with more removed",
-                file=sys.stderr,
-            )
-
     try:
-        result = asyncio.run(
-            summarize(session.messages, summarizer, templates, on_attempt=on_attempt)
-        )
+        result = asyncio.run(summarize(session.messages, summarizer, templates))
     except CompactionFailed as exc:
         raise CliError(str(exc), EXIT_FAILED) from exc
     except (ModelError, TemplateError) as exc:

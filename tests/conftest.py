@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_sessions"
+REALDATA = ROOT.parent / "shared" / "realdata" / "goose"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_goose_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> None:
+    """No test reads the developer's own ~/.config/goose overrides or Goose data dir."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.delenv("GOOSE_PATH_ROOT", raising=False)
+    monkeypatch.delenv("GOOSE_AUTO_COMPACT_THRESHOLD", raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

@@ -1,0 +1,269 @@
+"""The CLI contract of issue 2 and 3, run as a user runs it: a real process, real files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REALDATA, ROOT, SAMPLES
+
+SHORT = SAMPLES / "short.jsonl"
+LONG = SAMPLES / "long_session.jsonl"
+DB = SAMPLES / "sessions.db"
+
+GOOD_REPLY = """<analysis>
+- the user wants a greeting file
+</analysis>
+
+```json
+{"user_intent": ["create greeting.txt"], "files": [{"path": "greeting.txt",
+ "summary": "created with the word hello", "key_code": "hello"}],
+ "current_work": "done", "mood": "fine"}
+```
+"""
+
+
+def run(*args: str, stdin: str | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "goose_tui.cli", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_help_lists_every_subcommand() -> None:
+    out = run("--help")
+    assert out.returncode == 0
+    for command in ("format", "prompt", "parse", "render", "usage", "sessions", "compact"):
+        assert f"  {command} " in out.stdout
+    sub = run("compact", "--help")
+    assert "--replay" in sub.stdout and "--api-base" in sub.stdout and "-o" in sub.stdout
+
+
+def test_format_prints_the_conversation_text() -> None:
+    out = run("format", str(REALDATA / "export-session.json"))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "[user]: Create greeting.txt containing the word hello"
+    assert any(line.startswith("[assistant]: tool_request(write): {") for line in lines)
+    assert "[user]: tool_response: Created /tmp/greeting.txt (1 lines)" in lines
+
+
+def test_prompt_embeds_the_formatted_messages(tmp_path: Path) -> None:
+    formatted = run("format", str(SHORT)).stdout.rstrip("\n")
+    prompt = run("prompt", str(SHORT))
+    assert prompt.returncode == 0, prompt.stderr
+    assert formatted in prompt.stdout
+    (tmp_path / "compaction.md").write_text("BEGIN\n{{ messages }}\nEND\n")
+    custom = run("prompt", str(SHORT), "--prompts-dir", str(tmp_path))
+    assert custom.stdout == f"BEGIN\n{formatted}\nEND\n"
+
+
+def test_parse_json_reports_every_step(tmp_path: Path) -> None:
+    reply = tmp_path / "reply.txt"
+    reply.write_text(GOOD_REPLY)
+    out = run("parse", str(reply), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["fallback"] is False and data["fallback_reason"] is None
+    assert data["analysis"].strip() == "- the user wants a greeting file"
+    assert data["structured"]["user_intent"] == ["create greeting.txt"]
+    assert data["structured"]["mood"] == "fine"  # extras are kept
+    assert data["summary"].startswith("# Conversation Summary\n\n## User Intent\n- create")
+    assert "### greeting.txt\ncreated with the word hello\n```\nhello\n```" in data["summary"]
+
+
+def test_parse_falls_back_to_the_raw_reply() -> None:
+    reply = "I could not summarize this, sorry. {not json"
+    out = run("parse", "-", "--json", stdin=reply)
+    data = json.loads(out.stdout)
+    assert data["fallback"] is True and data["structured"] is None
+    assert data["summary"] == reply and data["fallback_reason"]
+
+
+def test_render_reads_a_hand_written_summary() -> None:
+    out = run("render", "-", stdin='{"next_step": "run the tests", "user_intent": "one goal"}')
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (
+        "# Conversation Summary\n\n## User Intent\n- one goal\n\n## Next Step\nrun the tests\n"
+    )
+
+
+def test_render_names_line_and_column_of_bad_json() -> None:
+    out = run("render", "-", stdin='{\n  "user_intent": [1,\n}')
+    assert out.returncode == 2
+    assert "line 3" in out.stderr and "column" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_usage_json_says_where_each_number_came_from() -> None:
+    out = run("usage", str(LONG), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["compaction_due"] is True  # the long sample is over 0.8 of its window
+    assert data["fraction"] > 0.8 and data["threshold"] == 0.8
+    assert data["limit_source"] in {"session", "model-map"}
+    forced = json.loads(run("usage", str(LONG), "--json", "--context-limit", "10000000").stdout)
+    assert forced["limit"] == 10_000_000 and forced["limit_source"] == "cli"
+    assert forced["compaction_due"] is False
+    text = run("usage", str(SHORT), "--threshold", "1.5").stdout
+    assert "auto compaction is off" in text
+
+
+def test_usage_marks_an_assumed_limit(tmp_path: Path) -> None:
+    session = tmp_path / "s.jsonl"
+    session.write_text(
+        json.dumps({"role": "user", "created": 1, "content": [{"type": "text", "text": "hi"}]})
+        + "\n"
+    )
+    data = json.loads(run("usage", str(session), "--json").stdout)
+    assert data["limit_source"] == "assumed" and data["used_source"] == "estimated"
+    assert "assumed" in run("usage", str(session)).stdout
+
+
+def test_sessions_lists_the_database() -> None:
+    out = run("sessions", str(DB), "--json")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    assert len(rows) == 3
+    updated = [r["updated_at"] for r in rows]
+    assert updated == sorted(updated, reverse=True)
+
+
+def test_a_db_session_is_picked_by_id() -> None:
+    rows = json.loads(run("sessions", str(DB), "--json").stdout)
+    oldest = rows[-1]["id"]
+    out = run("format", str(DB), "--session", oldest)
+    assert out.returncode == 0, out.stderr
+    default = run("format", str(DB))
+    assert default.stdout != out.stdout
+    missing = run("format", str(DB), "--session", "no-such-id")
+    assert missing.returncode == 2 and "no-such-id" in missing.stderr
+
+
+def test_compact_offline_out_of_the_box(tmp_path: Path) -> None:
+    before = digest(LONG)
+    out = run("compact", str(LONG), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert set(data) >= {
+        "model",
+        "system_prompt",
+        "request",
+        "raw_response",
+        "analysis",
+        "structured",
+        "summary",
+        "fallback",
+        "fallback_reason",
+        "attempts",
+        "usage",
+    }
+    assert data["model"] == "offline" and data["fallback"] is False
+    assert data["attempts"] == [
+        {"removed_percent": 0, "removed_messages": 0, "outcome": "ok", "tokens_sent": ANY_INT}
+    ]
+    usage = data["usage"]
+    assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"] > 0
+    # Every section of the default template has something to say about the long session.
+    for heading in (
+        "## User Intent",
+        "## Technical Concepts",
+        "## Files + Code",
+        "## Errors + Fixes",
+        "## Problem Solving",
+        "## User Messages",
+        "## Pending Tasks",
+        "## Current Work",
+        "## Next Step",
+    ):
+        assert heading in data["summary"], heading
+    assert digest(LONG) == before
+
+
+class _AnyInt:
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, int) and not isinstance(other, bool) and other > 0
+
+
+ANY_INT = _AnyInt()
+
+
+def test_compact_writes_output_atomically_and_never_over_the_input(tmp_path: Path) -> None:
+    target = tmp_path / "summary.md"
+    out = run("compact", str(SHORT), "-o", str(target))
+    assert out.returncode == 0, out.stderr
+    assert target.read_text().startswith("# Conversation Summary")
+    assert [p.name for p in tmp_path.iterdir()] == ["summary.md"]  # no temp file left
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(SHORT.read_bytes())
+    refused = run("compact", str(copy), "-o", str(copy))
+    assert refused.returncode == 2 and "refusing" in refused.stderr
+    assert copy.read_bytes() == SHORT.read_bytes()
+
+
+def test_compact_with_a_replay_file(tmp_path: Path) -> None:
+    reply = tmp_path / "reply.txt"
+    reply.write_text(GOOD_REPLY)
+    data = json.loads(run("compact", str(SHORT), "--replay", str(reply), "--json").stdout)
+    assert data["raw_response"] == GOOD_REPLY
+    assert data["structured"]["current_work"] == "done"
+
+
+def test_the_ladder_is_visible_offline() -> None:
+    out = run("compact", str(LONG), "--offline-context-limit", "4000", "--json")
+    if out.returncode == 0:
+        attempts = json.loads(out.stdout)["attempts"]
+        assert attempts[0]["outcome"] == "context_length_exceeded"
+        assert attempts[-1]["outcome"] == "ok"
+        percents = [a["removed_percent"] for a in attempts]
+        assert percents == [0, 10, 20, 50, 100][: len(percents)]
+    else:
+        assert out.returncode == 1
+        assert "even after removing all tool responses" in out.stderr
+
+
+def test_compaction_failure_exits_1_with_one_line() -> None:
+    out = run("compact", str(SHORT), "--offline-context-limit", "1")
+    assert out.returncode == 1
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("goose-tui: ")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("format", "no/such/file.jsonl"),
+        ("usage", "no/such/file.jsonl"),
+        ("parse", "no/such/reply.txt"),
+        ("compact", "no/such/file.jsonl"),
+        ("no/such/file.jsonl",),
+    ],
+)
+def test_unusable_input_exits_2_with_one_line(args: tuple[str, ...]) -> None:
+    out = run(*args)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("goose-tui: ")
+
+
+def test_a_broken_line_is_reported_and_skipped(tmp_path: Path) -> None:
+    good = {"role": "user", "created": 1, "content": [{"type": "text", "text": "keep me"}]}
+    session = tmp_path / "broken.jsonl"
+    session.write_text(json.dumps(good) + "\n{not json\n" + json.dumps(good) + "\n")
+    out = run("format", str(session))
+    assert out.returncode == 0
+    assert out.stdout.count("[user]: keep me") == 2
+    assert "line 2" in out.stderr

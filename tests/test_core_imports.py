@@ -1,0 +1,61 @@
+"""The core runs without Textual and does not pay for litellm's import until a model is
+called (STYLE.md): proven in a fresh interpreter, where sys.modules tells the truth."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+CORE_MODULES = [
+    "goose_tui.cli",
+    "goose_tui.files",
+    "goose_tui.tokens",
+    "goose_tui.session.loader",
+    "goose_tui.compaction.format",
+    "goose_tui.compaction.templates",
+    "goose_tui.compaction.structured",
+    "goose_tui.compaction.extract",
+    "goose_tui.compaction.summarize",
+    "goose_tui.llm",
+    "goose_tui.llm.base",
+]
+
+PROBE = """
+import importlib, json, sys
+for name in {modules!r}:
+    importlib.import_module(name)
+print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'litellm'))))
+"""
+
+
+def test_core_imports_neither_textual_nor_litellm() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE.format(modules=CORE_MODULES)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(out.stdout) == []
+
+
+def test_running_the_offline_pipeline_imports_neither() -> None:
+    code = """
+import asyncio, json, sys
+from pathlib import Path
+from goose_tui.session.loader import load_session
+from goose_tui.compaction.templates import load_templates
+from goose_tui.compaction.summarize import summarize
+from goose_tui.llm import make_summarizer
+from goose_tui.tokens import context_usage
+s = load_session(Path("sample_sessions/short.jsonl"))
+context_usage(s)
+asyncio.run(summarize(s.messages, make_summarizer("offline"), load_templates(None)))
+print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'litellm'))))
+"""
+    from tests.conftest import ROOT
+
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert json.loads(out.stdout) == []
