@@ -1,21 +1,173 @@
-"""SPEC §2: each message becomes ``[{role}]: `` + its parts. STUB (issue 2, part 2)."""
+"""SPEC §2: each message becomes ``[{role}]: `` + its parts, the text the summarizer reads.
+
+Content items are plain dicts (see ``session/models.py``), read by key and leniently: a file
+written by an older or newer Goose must format, never raise.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from goose_tui.session.models import ContentItem, Message
+from goose_tui.session.models import ContentItem, Message, content_type
+
+INVALID_JSON = "<<invalid json>>"
+
+# Items the summarizer never sees. Thinking is the model's private scratch work; the two old
+# control markers only record that Goose hit the limit or was asked to summarize, which says
+# nothing about the work itself (Goose's own formatter has no arm for them either).
+DROPPED_TYPES = frozenset(
+    {"thinking", "redactedThinking", "reasoning", "contextLengthExceeded", "summarizationRequested"}
+)
+
+
+def compact_json(value: Any) -> str:
+    """JSON as serde_json::to_string writes it: no spaces, non-ASCII kept, key order kept.
+
+    NaN and infinities are not JSON (serde refuses them), so they count as unserializable."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _text(value: Any) -> str:
+    """A field that should be a string, shown as one whatever a file put there."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    try:
+        return compact_json(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _first(item: dict[str, Any], *keys: str) -> Any:
+    """The first present key: Goose writes camelCase, a few older writers snake_case."""
+    for key in keys:
+        if key in item:
+            return item[key]
+    return None
+
+
+def _ok_value(result: Any) -> tuple[bool, Any]:
+    """(succeeded, value) of a serialized Rust ``Result``: ``{status, value}``/``{status, error}``.
+
+    A missing status with a value present is read as success, an older/looser shape."""
+    if not isinstance(result, dict):
+        return False, None
+    status = result.get("status")
+    if status == "success" or (status is None and "value" in result and "error" not in result):
+        return True, result.get("value")
+    return False, None
+
+
+def _tool_request(item: ContentItem) -> str:
+    ok, call = _ok_value(item.get("toolCall"))
+    if not ok or not isinstance(call, dict):
+        return "tool_request: [error]"
+    try:
+        arguments = compact_json(call.get("arguments"))
+    except (TypeError, ValueError):
+        arguments = INVALID_JSON
+    return f"tool_request({_text(call.get('name'))}): {arguments}"
+
+
+def tool_result_contents(value: Any) -> list[Any]:
+    """The content list of a successful tool result: ``{content: [...]}`` or a bare list."""
+    if isinstance(value, dict):
+        value = value.get("content")
+    return value if isinstance(value, list) else []
+
+
+def tool_response_texts(item: ContentItem) -> list[str] | None:
+    """The text items of a tool response; None when the call failed."""
+    ok, value = _ok_value(item.get("toolResult"))
+    if not ok:
+        return None
+    return [
+        part["text"]
+        for part in tool_result_contents(value)
+        if content_type(part) == "text" and isinstance(part.get("text"), str)
+    ]
+
+
+def _tool_response(item: ContentItem) -> str:
+    texts = tool_response_texts(item)
+    if texts is None:
+        return "tool_response: [error]"
+    if not texts:
+        return "tool_response: [non-text content]"
+    return "tool_response: " + "\n".join(texts)
+
+
+def _document(item: ContentItem) -> str:
+    mime = _text(_first(item, "mimeType", "mime_type"))
+    name = item.get("name")
+    return f"[document: {_text(name)} ({mime})]" if name is not None else f"[document: {mime}]"
+
+
+# Goose tags action data with camelCase names; snake_case accepted for hand-written files.
+_ACTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "toolConfirmation": ("tool_confirmation", ("toolName", "tool_name")),
+    "elicitation": ("elicitation", ("message",)),
+    "elicitationResponse": ("elicitation_response", ("id",)),
+    "toolConfirmationResponse": ("tool_confirmation_response", ("id",)),
+}
+_ACTIONS |= {label: (label, keys) for label, keys in _ACTIONS.values()}
+
+
+def _action_required(item: ContentItem) -> str:
+    data = item.get("data")
+    data = data if isinstance(data, dict) else {}
+    kind = _text(_first(data, "actionType", "action_type"))
+    label, keys = _ACTIONS.get(kind, (kind or "unknown", ("id",)))
+    return f"action_required({label}): {_text(_first(data, *keys))}"
+
+
+def _frontend_tool_request(item: ContentItem) -> str:
+    ok, call = _ok_value(item.get("toolCall"))
+    if not ok or not isinstance(call, dict):
+        return "frontend_tool_request: [error]"
+    return f"frontend_tool_request: {_text(call.get('name'))}"
+
+
+_FORMATTERS: dict[str, Callable[[ContentItem], str]] = {
+    "text": lambda item: _text(item.get("text")),
+    "image": lambda item: f"[image: {_text(_first(item, 'mimeType', 'mime_type'))}]",
+    "document": _document,
+    "toolRequest": _tool_request,
+    "toolResponse": _tool_response,
+    "toolConfirmationRequest": lambda item: (
+        f"tool_confirmation_request: {_text(_first(item, 'toolName', 'tool_name'))}"
+    ),
+    "actionRequired": _action_required,
+    "frontendToolRequest": _frontend_tool_request,
+    "systemNotification": lambda item: f"system_notification: {_text(item.get('msg'))}",
+    "error": lambda item: f"error: {_text(_first(item, 'message', 'msg', 'error'))}",
+}
 
 
 def format_content_item(item: ContentItem) -> str | None:
     """The text of one content item, or None when the summarizer never sees it (thinking)."""
-    raise NotImplementedError
+    kind = content_type(item)
+    if kind in DROPPED_TYPES:
+        return None
+    formatter = _FORMATTERS.get(kind)
+    if formatter is not None:
+        return formatter(item)
+    # Goose's Rust enum is closed, so it never meets a type it does not know; we keep such
+    # items on load (SPEC §1) and name them here so the summarizer knows something was there
+    # without us guessing at its fields.
+    return f"[{kind or 'unknown content'}]"
 
 
 def format_message_for_compacting(message: Message) -> str:
-    raise NotImplementedError
+    parts = [text for item in message.content if (text := format_content_item(item)) is not None]
+    if not parts:
+        return f"[{message.role}]: <empty message>"
+    return f"[{message.role}]: " + "\n".join(parts)
 
 
 def format_messages(messages: Iterable[Message]) -> str:
     """The text that fills ``{{ messages }}``: formatted messages joined by ``\\n``."""
-    raise NotImplementedError
+    return "\n".join(format_message_for_compacting(message) for message in messages)
