@@ -1,0 +1,241 @@
+"""A summarizer backed by litellm: any model string it knows, or any OpenAI-compatible server.
+
+litellm takes seconds to import, so it is imported inside ``complete`` only. Errors become
+the pipeline's two exceptions, with messages that never carry an API key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from typing import Any
+
+from goose_tui.llm.base import (
+    ChatMessage,
+    Completion,
+    ContextLengthExceeded,
+    ModelError,
+    OnChunk,
+    TokenUsage,
+)
+
+DEFAULT_TIMEOUT = 120.0
+# Local OpenAI-compatible servers usually ignore the key, but the openai client insists on one.
+DUMMY_KEY = "sk-goose-tui-local"
+
+_CONTEXT_HINTS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context window",
+    "context length",
+    "too many tokens",
+    "prompt is too long",
+)
+# Things that look like credentials: provider key prefixes and bearer tokens.
+_KEYLIKE = re.compile(
+    r"(sk-[A-Za-z0-9_\-]{6,}|sk_[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,}"
+    r"|(?i:bearer)\s+[A-Za-z0-9._\-]{8,}|(?i:api[_-]?key)[\"']?\s*[:=]\s*[\"']?[^\s\"',}]{6,})"
+)
+_KEY_ENV_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET")
+_MAX_MESSAGE = 600
+
+
+def scrub_secrets(text: str, extra: tuple[str, ...] = ()) -> str:
+    """Remove the configured key, any key-valued environment variable and key-looking strings."""
+    secrets = [s for s in extra if s]
+    secrets += [
+        v for k, v in os.environ.items() if k.upper().endswith(_KEY_ENV_SUFFIXES) and len(v) >= 6
+    ]
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return _KEYLIKE.sub("***", text)
+
+
+def _configure_litellm() -> Any:
+    # Before the import: the model cost map is otherwise fetched over the network.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
+    import litellm
+
+    litellm.telemetry = False
+    litellm.suppress_debug_info = True
+    litellm.set_verbose = False
+    litellm.drop_params = True
+    return litellm
+
+
+class LiteLLMSummarizer:
+    def __init__(
+        self,
+        model: str,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ):
+        self.model = model
+        self.name = model
+        self.api_base = api_base
+        self.api_key = api_key
+        self.timeout = timeout
+
+    def _key(self) -> str | None:
+        if self.api_key:
+            return self.api_key
+        if (
+            self.api_base
+            and self.model.startswith("openai/")
+            and not os.environ.get("OPENAI_API_KEY")
+        ):
+            return DUMMY_KEY
+        return None  # litellm reads the provider's key from the environment
+
+    async def complete(
+        self, messages: list[ChatMessage], on_chunk: OnChunk | None = None
+    ) -> Completion:
+        litellm = _configure_litellm()
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [m.model_dump() for m in messages],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "timeout": self.timeout,
+            "num_retries": 0,
+            "max_retries": 0,
+        }
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        key = self._key()
+        if key:
+            kwargs["api_key"] = key
+        parts: list[str] = []
+        model_name: str | None = None
+        try:
+            # The whole exchange, stream included, is bounded: a server that stalls
+            # mid-stream must end in an error, not a frozen app.
+            async with asyncio.timeout(self.timeout):
+                stream = await litellm.acompletion(**kwargs)
+                async for chunk in stream:
+                    model_name = getattr(chunk, "model", None) or model_name
+                    piece = _delta_text(chunk)
+                    if piece:
+                        parts.append(piece)
+                        if on_chunk is not None:
+                            on_chunk(piece)
+                usage = _reported_usage(stream)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure becomes one of our two errors
+            raise self._translate(exc) from None
+        return Completion(text="".join(parts), usage=usage, model=model_name)
+
+    def _translate(self, exc: BaseException) -> Exception:
+        litellm = _configure_litellm()
+        raw = provider_message(scrub_secrets(str(exc), (self.api_key or "",)))
+        status = getattr(exc, "status_code", None)
+        if isinstance(exc, litellm.ContextWindowExceededError) or (
+            status == 400 and any(h in raw.lower() for h in _CONTEXT_HINTS)
+        ):
+            return ContextLengthExceeded(f"{self.model}: context length exceeded: {_short(raw)}")
+        what = _describe(exc, status, self.timeout)
+        return ModelError(
+            f"{self.model}: {what}: {_short(raw)}" if raw else f"{self.model}: {what}"
+        )
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
+
+
+def _describe(exc: BaseException, status: Any, timeout: float) -> str:
+    """What went wrong, in words: litellm reports a refused connection or a broken stream
+    as HTTP 500, so the cause chain decides before the status does."""
+    chain = _chain(exc)
+    names = {type(e).__name__ for e in chain}
+    if any(isinstance(e, TimeoutError) for e in chain) or any("Timeout" in n for n in names):
+        return f"the model did not answer within {timeout:g} s"
+    if any(isinstance(e, ConnectionError) for e in chain) or names & _CONNECT_ERRORS:
+        return "could not connect to the server"
+    if "MidStreamFallbackError" in names or any(isinstance(e, ValueError) for e in chain[1:]):
+        return "the reply stream broke off or was malformed"
+    label = _STATUS_LABELS.get(status) if isinstance(status, int) else None
+    head = f"HTTP {status}" if isinstance(status, int) else type(exc).__name__
+    if label:
+        head += f" {label}"
+    retry = _retry_after(exc)
+    if retry:
+        head += f"; retry after {retry} s"
+    return head
+
+
+_CONNECT_ERRORS = {"ConnectError", "ClientConnectorError", "APIConnectionError"}
+_STATUS_LABELS = {
+    400: "bad request",
+    401: "authentication failed (check the API key in the environment)",
+    403: "permission denied",
+    404: "model or endpoint not found",
+    429: "rate limited",
+    500: "the provider had an internal error",
+    502: "bad gateway",
+    503: "the provider is unavailable",
+}
+# litellm stacks class names in front of the provider's text: "litellm.X: X: OpenAIException - ".
+_PREFIX = re.compile(r"^\s*(?:litellm\.)?[A-Za-z]*(?:Error|Exception)(?::|\s-)\s*")
+
+
+def provider_message(text: str) -> str:
+    """The provider's own words, without litellm's class-name prefixes and repeats."""
+    text = text.split(" Original exception:", 1)[0]
+    while True:
+        stripped = _PREFIX.sub("", text, count=1)
+        if stripped == text:
+            return text.strip()
+        text = stripped
+
+
+def _retry_after(exc: BaseException) -> str | None:
+    for link in _chain(exc):
+        headers = getattr(getattr(link, "response", None), "headers", None)
+        if headers is None:
+            continue
+        try:
+            value = headers.get("retry-after")
+        except Exception:  # noqa: BLE001 - odd header containers are not worth a crash
+            continue
+        if value:
+            return str(value)
+    return None
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 1] + "…"
+
+
+def _delta_text(chunk: Any) -> str:
+    choices = getattr(chunk, "choices", None) or []
+    if not choices:
+        return ""
+    delta = getattr(choices[0], "delta", None)
+    return getattr(delta, "content", None) or ""
+
+
+def _reported_usage(stream: Any) -> TokenUsage:
+    """Usage as the provider sent it. litellm fills in its own count when the provider sends
+    none, so read the raw chunks it keeps; the pipeline estimates what is missing (SPEC §7)."""
+    for chunk in reversed(getattr(stream, "chunks", None) or []):
+        usage = chunk.get("usage") if isinstance(chunk, dict) else getattr(chunk, "usage", None)
+        if usage is None:
+            continue
+        values = usage if isinstance(usage, dict) else vars(usage)
+        return TokenUsage(
+            input_tokens=values.get("prompt_tokens"),
+            output_tokens=values.get("completion_tokens"),
+            total_tokens=values.get("total_tokens"),
+        )
+    return TokenUsage()
