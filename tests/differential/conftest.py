@@ -131,7 +131,8 @@ def server() -> Iterator[ScriptedServer]:
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     httpd.daemon_threads = True
     state.port = httpd.server_port
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # A short poll interval keeps shutdown (one per test) from costing half a second.
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield state

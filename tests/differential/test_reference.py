@@ -113,16 +113,26 @@ def test_reference_does_not_estimate_missing_usage(server: ScriptedServer) -> No
     )
 
 
-def test_reference_keeps_partial_usage_as_reported(server: ScriptedServer) -> None:
-    """Finding: with only ``prompt_tokens`` reported the wheel keeps it and leaves the other
-    two None — no estimate, no derived total."""
-    server.script = Script(reply=CASES[0].reply, usage={"prompt_tokens": 99})
+PARTIAL_USAGE = [
+    ({"prompt_tokens": 99}, (None, None, None)),
+    ({"prompt_tokens": 99, "total_tokens": 100}, (None, None, None)),
+    ({"prompt_tokens": 99, "completion_tokens": 5}, (99, 5, 104)),
+    ({"completion_tokens": 5, "total_tokens": 100}, (None, 5, 100)),
+    ({"prompt_tokens": 99, "completion_tokens": 5, "total_tokens": 1000}, (99, 5, 1000)),
+    ({"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}, (0, 0, 0)),
+]
+
+
+@pytest.mark.parametrize(("usage", "expected"), PARTIAL_USAGE)
+def test_reference_reads_partial_usage(
+    usage: dict[str, int], expected: tuple[int | None, ...], server: ScriptedServer
+) -> None:
+    """Finding: the wheel never estimates. It drops the whole usage when
+    ``completion_tokens`` is missing, keeps a reported total even when it is not in + out,
+    and derives the total as in + out only when both are reported and the total is not."""
+    server.script = Script(reply=CASES[0].reply, usage=usage)
     reference = run_reference(server, CASES[0])
-    assert (reference.input_tokens, reference.output_tokens, reference.total_tokens) == (
-        99,
-        None,
-        None,
-    )
+    assert (reference.input_tokens, reference.output_tokens, reference.total_tokens) == expected
 
 
 def test_text_only_overflow_fails_after_one_request(server: ScriptedServer) -> None:
