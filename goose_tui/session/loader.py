@@ -1,35 +1,157 @@
 """Entry points for loading: detect the format from the content, dispatch to one module per
-format. STUB: owned by the session-loading work (issue 2, part 1)."""
+format (jsonl, sqlite, export, chat). Nothing here writes to an input."""
 
 from __future__ import annotations
 
+import json
+import os
+from datetime import UTC, datetime
 from pathlib import Path
 
+from goose_tui.session import chat, export, jsonl, sqlite
+from goose_tui.session.errors import SessionLoadError
 from goose_tui.session.models import Session, SessionFormat, SessionInfo
 
+__all__ = [
+    "SessionLoadError",
+    "default_sessions_dir",
+    "detect_format",
+    "list_sessions",
+    "load_session",
+]
 
-class SessionLoadError(Exception):
-    """The input cannot be used at all (missing, empty, not a session). The message names the
-    file (and line, where there is one) and says what is wrong, in one line."""
+_FIRST_LINE_LIMIT = 1 << 20
+_SESSION_SUFFIXES = (".jsonl", ".json")
+_SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 
 def default_sessions_dir() -> Path:
     """``$GOOSE_PATH_ROOT/data/sessions`` when set, else ``~/.local/share/goose/sessions``."""
-    raise NotImplementedError
+    root = os.environ.get("GOOSE_PATH_ROOT")
+    if root:
+        return Path(root).expanduser() / "data" / "sessions"
+    return Path.home() / ".local" / "share" / "goose" / "sessions"
+
+
+def _check_file(path: Path) -> None:
+    if not path.exists():
+        raise SessionLoadError(path, "no such file")
+    if path.is_dir():
+        raise SessionLoadError(path, "is a folder, not a session file (list it instead)")
 
 
 def detect_format(path: Path) -> SessionFormat:
     """From the content (SQLite magic, first JSON value's shape), not only the extension."""
-    raise NotImplementedError
+    _check_file(path)
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(16)
+            handle.seek(0)
+            first_line = handle.readline(_FIRST_LINE_LIMIT)
+    except OSError as exc:
+        raise SessionLoadError(path, f"cannot read the file: {exc.strerror or exc}") from exc
+    if head == sqlite.SQLITE_MAGIC:
+        return "sqlite"
+    if not head:
+        raise SessionLoadError(path, "the file is empty (0 bytes)")
+    leading = head.removeprefix(jsonl.BOM).lstrip()[:1]
+    if path.suffix.lower() in _SQLITE_SUFFIXES and leading not in (b"{", b"["):
+        raise SessionLoadError(path, "not a SQLite database (bad file header)")
+    stripped = first_line.removeprefix(jsonl.BOM).strip()
+    if stripped.startswith(b"["):
+        return "chat"
+    if stripped.startswith(b"{"):
+        value, problem = jsonl.decode_line(stripped, 1)
+        if problem is None:
+            # A complete object on line 1: a JSONL line, unless it is a one-line export.
+            return "export" if isinstance(value, dict) and "conversation" in value else "jsonl"
+        # Line 1 is not a whole JSON value: a pretty-printed export, or a JSONL file whose
+        # first line is broken. Only a whole-file object tells them apart.
+        if _whole_file_is_object(path):
+            return "export"
+    return "jsonl"
+
+
+def _whole_file_is_object(path: Path) -> bool:
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+    except (OSError, RecursionError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(data, dict)
 
 
 def load_session(path: Path, session_id: str | None = None) -> Session:
     """Load any supported file. A ``sessions.db`` takes ``session_id`` (default: the most
-    recently updated). Bad lines become ``Session.warnings`` and are skipped. Never writes."""
-    raise NotImplementedError
+    recently updated); a single-session file accepts its own id or file stem. Bad lines
+    become ``Session.warnings`` and are skipped. Never writes."""
+    path = Path(path).expanduser()
+    kind = detect_format(path)
+    if kind == "sqlite":
+        return sqlite.load_sqlite(path, session_id)
+    if kind == "jsonl":
+        session = jsonl.load_jsonl(path)
+    else:
+        data = export.read_json_file(path)
+        if kind == "chat":
+            if not isinstance(data, list):
+                raise SessionLoadError(path, "not a chat-message array")
+            session = chat.load_chat(path, data)
+        else:
+            session = export.load_export(path, data)
+    if session_id is not None and session_id not in (session.id, path.stem):
+        raise SessionLoadError(
+            path, f"session {session_id!r} not found (this file holds {session.id!r})"
+        )
+    return session
 
 
 def list_sessions(path: Path | None = None) -> list[SessionInfo]:
     """The sessions in a ``sessions.db``, a folder of session files, or Goose's own data dir
-    (``path`` None), most recently updated first."""
-    raise NotImplementedError
+    (``path`` None), most recently updated first. Files in a folder that are not sessions are
+    left out."""
+    target = Path(path).expanduser() if path is not None else default_sessions_dir()
+    if not target.exists():
+        raise SessionLoadError(target, "no such file or folder")
+    if target.is_dir():
+        infos = _list_folder(target)
+    elif detect_format(target) == "sqlite":
+        infos = sqlite.list_sqlite(target)
+    else:
+        infos = [_file_info(target)]
+    return sorted(infos, key=_recent_first)
+
+
+def _recent_first(info: SessionInfo) -> tuple[float, str]:
+    stamp = info.updated_at.timestamp() if info.updated_at else float("-inf")
+    return (-stamp, info.id)
+
+
+def _list_folder(folder: Path) -> list[SessionInfo]:
+    infos: list[SessionInfo] = []
+    for entry in sorted(folder.iterdir()):
+        if not entry.is_file():
+            continue
+        suffix = entry.suffix.lower()
+        try:
+            if suffix in _SQLITE_SUFFIXES:
+                infos.extend(sqlite.list_sqlite(entry))
+            elif suffix in _SESSION_SUFFIXES:
+                infos.append(_file_info(entry))
+        except SessionLoadError:
+            continue  # A folder listing shows what can be opened; a broken file is not.
+    return infos
+
+
+def _file_info(path: Path) -> SessionInfo:
+    session = load_session(path)
+    updated = session.updated_at or datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+    return SessionInfo(
+        id=session.id or path.stem,
+        name=session.name,
+        description=session.description,
+        updated_at=updated,
+        message_count=len(session.messages),
+        total_tokens=session.usage.total_tokens,
+        model_name=session.model_name,
+        path=path,
+    )

@@ -93,8 +93,11 @@ class Session(BaseModel):
 
     @property
     def title(self) -> str:
-        return self.name or self.description or self.id or (
-            self.source_path.name if self.source_path else "session"
+        return (
+            self.name
+            or self.description
+            or self.id
+            or (self.source_path.name if self.source_path else "session")
         )
 
 

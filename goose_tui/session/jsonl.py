@@ -1,0 +1,156 @@
+"""Goose's legacy session file: ``<id>.jsonl``, one JSON value per line, the first line
+optionally the session's metadata (SPEC §1)."""
+
+from __future__ import annotations
+
+import gc
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from goose_tui.session._common import build_message, model_config_from, usage_from
+from goose_tui.session.errors import SessionLoadError
+from goose_tui.session.models import LoadWarning, Message, Session
+
+BOM = b"\xef\xbb\xbf"
+# Keys Goose's SessionMetadata writes; one of them on a role-less line 1 marks metadata.
+METADATA_KEYS = frozenset(
+    {
+        "description",
+        "message_count",
+        "working_dir",
+        "total_tokens",
+        "input_tokens",
+        "output_tokens",
+        "accumulated_total_tokens",
+        "accumulated_input_tokens",
+        "accumulated_output_tokens",
+        "schedule_id",
+        "extension_data",
+        "recipe",
+        "model_config",
+        "provider_name",
+        "name",
+    }
+)
+_SESSION_FIELDS = frozenset(Session.model_fields) | {"model_config"}
+
+
+def looks_like_metadata(obj: object) -> bool:
+    return (
+        isinstance(obj, dict)
+        and "role" not in obj
+        and "content" not in obj
+        and (not obj or any(key in obj for key in METADATA_KEYS))
+    )
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    # Each message adds many container objects; the cyclic GC would walk the whole growing
+    # heap again and again, which made a 20k-message load several times slower. Nothing we
+    # build here has cycles, so pausing it is safe.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def decode_line(raw: bytes, number: int) -> tuple[Any, str | None]:
+    """One line's JSON value, or ``(None, reason)``."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"invalid UTF-8 at byte {exc.start + 1} of the line, line skipped"
+    try:
+        return json.loads(text), None
+    except RecursionError:
+        return None, "JSON nested too deeply to read, line skipped"
+    except json.JSONDecodeError as exc:
+        return None, f"invalid JSON ({exc.msg} at column {exc.colno}), line skipped"
+
+
+def load_jsonl(path: Path) -> Session:
+    messages: list[Message] = []
+    warnings: list[LoadWarning] = []
+    metadata: dict[str, Any] | None = None
+    last_number = 0
+    last_failed = False
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise SessionLoadError(path, f"cannot read the file: {exc.strerror or exc}") from exc
+    with handle, _no_gc():
+        for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith(BOM):
+                raw = raw[len(BOM) :]
+            if not raw.strip():
+                continue
+            last_number = number
+            value, problem = decode_line(raw, number)
+            last_failed = problem is not None
+            if problem is not None:
+                warnings.append(LoadWarning(message=problem, line=number))
+                continue
+            if number == 1 and looks_like_metadata(value):
+                metadata = value
+                continue
+            message, note = build_message(value)
+            if message is None:
+                last_failed = True
+                warnings.append(LoadWarning(message=f"{note}, line skipped", line=number))
+                continue
+            if note:
+                warnings.append(LoadWarning(message=note, line=number))
+            messages.append(message)
+    if last_number == 0:
+        raise SessionLoadError(path, "the file is empty (no lines to read)")
+    if last_failed and warnings and warnings[-1].line == last_number:
+        warnings[-1] = LoadWarning(
+            message=warnings[-1].message + " (last line: the file may be truncated or still "
+            "being written)",
+            line=last_number,
+        )
+    if metadata is None and not messages:
+        first = warnings[0] if warnings else None
+        raise SessionLoadError(
+            path, f"not a Goose session: no line could be read (first problem: {first})"
+        )
+    return _session(path, metadata or {}, messages, warnings)
+
+
+def _session(
+    path: Path, metadata: dict[str, Any], messages: list[Message], warnings: list[LoadWarning]
+) -> Session:
+    extras = {
+        k: v
+        for k, v in metadata.items()
+        if k not in _SESSION_FIELDS and k not in METADATA_KEYS and isinstance(k, str)
+    }
+    for key in ("message_count", "schedule_id", "extension_data", "recipe"):
+        if key in metadata:
+            extras[key] = metadata[key]
+    return Session(
+        id=metadata.get("id") if isinstance(metadata.get("id"), str) else path.stem,
+        name=_str_or_none(metadata.get("name")),
+        description=_str_or_none(metadata.get("description")),
+        working_dir=_str_or_none(metadata.get("working_dir")),
+        provider_name=_str_or_none(metadata.get("provider_name")),
+        model_config=model_config_from(metadata.get("model_config")),
+        usage=usage_from(metadata),
+        accumulated_usage=usage_from(metadata, prefix="accumulated_"),
+        messages=messages,
+        source_path=path,
+        source_format="jsonl",
+        warnings=warnings,
+        **extras,
+    )
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,0 +1,297 @@
+"""Goose's ``sessions.db``: read-only, tolerant of schema versions, safe beside a running
+Goose (SPEC §1).
+
+Opening rules, and why:
+- ``mode=ro`` always, so nothing we do can change the database.
+- A WAL-mode database with no ``-wal`` file next to it has no writer right now; a read-only
+  connection would still create ``-wal``/``-shm`` files and leave them behind (it may not
+  delete them). We open those with ``immutable=1``, which reads the main file only.
+- With a ``-wal`` file present a writer may be active: open normally (``mode=ro``) so its
+  committed transactions are seen through the shared WAL index.
+- A writer holding an exclusive lock: wait ``BUSY_TIMEOUT`` seconds, then a clear error.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from goose_tui.session._common import (
+    build_message,
+    model_config_from,
+    parse_datetime,
+    to_epoch_seconds,
+    usage_from,
+)
+from goose_tui.session.errors import SessionLoadError
+from goose_tui.session.models import LoadWarning, Message, Session, SessionInfo
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+BUSY_TIMEOUT = 2.0
+_SESSION_COLUMNS = (
+    "id",
+    "name",
+    "description",
+    "working_dir",
+    "created_at",
+    "updated_at",
+    "total_tokens",
+    "input_tokens",
+    "output_tokens",
+    "accumulated_total_tokens",
+    "accumulated_input_tokens",
+    "accumulated_output_tokens",
+    "provider_name",
+    "model_config_json",
+    "session_type",
+    "goose_mode",
+    "schedule_id",
+    "user_set_name",
+    "accumulated_cost",
+)
+_MESSAGE_COLUMNS = (
+    "id",
+    "message_id",
+    "role",
+    "content_json",
+    "created_timestamp",
+    "metadata_json",
+    "tokens",
+)
+_EXTRA_COLUMNS = ("session_type", "goose_mode", "schedule_id", "user_set_name", "accumulated_cost")
+
+
+def _is_wal(path: Path) -> bool:
+    with path.open("rb") as handle:
+        header = handle.read(20)
+    # Bytes 18/19 are the file format read/write versions: 2 means WAL.
+    return len(header) >= 20 and header[18] == 2
+
+
+@contextmanager
+def connect_read_only(path: Path) -> Iterator[sqlite3.Connection]:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise SessionLoadError(path, f"cannot read the file: {exc.strerror or exc}") from exc
+    if size == 0:
+        raise SessionLoadError(path, "the database file is empty (0 bytes)")
+    try:
+        with path.open("rb") as handle:
+            if handle.read(16) != SQLITE_MAGIC:
+                raise SessionLoadError(path, "not a SQLite database (bad file header)")
+        immutable = _is_wal(path) and not Path(f"{path}-wal").exists()
+    except OSError as exc:
+        raise SessionLoadError(path, f"cannot read the file: {exc.strerror or exc}") from exc
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("&immutable=1" if immutable else "")
+    try:
+        connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT)
+    except sqlite3.Error as exc:
+        raise SessionLoadError(path, f"cannot open the database: {exc}") from exc
+    try:
+        yield connection
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise SessionLoadError(
+                path,
+                f"database is locked by another process (waited {BUSY_TIMEOUT:g} s); "
+                "try again when Goose is idle",
+            ) from exc
+        raise SessionLoadError(path, f"cannot read the database: {exc}") from exc
+    except sqlite3.DatabaseError as exc:
+        raise SessionLoadError(path, f"corrupt or unreadable database: {exc}") from exc
+    finally:
+        connection.close()
+
+
+def _columns(connection: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+
+
+def _require_tables(path: Path, connection: sqlite3.Connection) -> tuple[set[str], set[str]]:
+    session_columns = _columns(connection, "sessions")
+    message_columns = _columns(connection, "messages")
+    missing = [
+        name
+        for name, cols in (("sessions", session_columns), ("messages", message_columns))
+        if not cols
+    ]
+    if missing:
+        raise SessionLoadError(
+            path, f"not a Goose sessions.db: missing table(s) {', '.join(missing)}"
+        )
+    for needed in ("id",):
+        if needed not in session_columns:
+            raise SessionLoadError(path, f"not a Goose sessions.db: sessions has no '{needed}'")
+    for needed in ("session_id", "role", "content_json"):
+        if needed not in message_columns:
+            raise SessionLoadError(path, f"not a Goose sessions.db: messages has no '{needed}'")
+    return session_columns, message_columns
+
+
+def _order_by_recent(columns: set[str]) -> str:
+    keys = [f"{name} DESC" for name in ("updated_at", "created_at") if name in columns]
+    return ", ".join([*keys, "rowid DESC"])
+
+
+def _session_rows(
+    connection: sqlite3.Connection, columns: set[str], session_id: str | None
+) -> list[dict[str, Any]]:
+    wanted = [name for name in _SESSION_COLUMNS if name in columns]
+    query = f"SELECT {', '.join(wanted)} FROM sessions"
+    params: tuple[Any, ...] = ()
+    if session_id is not None:
+        query += " WHERE id = ?"
+        params = (session_id,)
+    query += f" ORDER BY {_order_by_recent(columns)}"
+    cursor = connection.execute(query, params)
+    names = [description[0] for description in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor]
+
+
+def load_sqlite(path: Path, session_id: str | None = None) -> Session:
+    with connect_read_only(path) as connection:
+        session_columns, message_columns = _require_tables(path, connection)
+        rows = _session_rows(connection, session_columns, session_id)
+        if not rows:
+            if session_id is None:
+                raise SessionLoadError(path, "the database holds no sessions")
+            known = [r["id"] for r in _session_rows(connection, session_columns, None)][:10]
+            raise SessionLoadError(
+                path,
+                f"session {session_id!r} not found"
+                + (f" (sessions: {', '.join(map(str, known))})" if known else ""),
+            )
+        row = rows[0]
+        messages, warnings = _messages(connection, message_columns, str(row["id"]))
+    return _session(path, row, messages, warnings)
+
+
+def _messages(
+    connection: sqlite3.Connection, columns: set[str], session_id: str
+) -> tuple[list[Message], list[LoadWarning]]:
+    wanted = [name for name in _MESSAGE_COLUMNS if name in columns]
+    # Goose reads in insertion-time order; the row id breaks ties within one second.
+    order = [name for name in ("timestamp", "id") if name in columns] or ["rowid"]
+    cursor = connection.execute(
+        f"SELECT rowid, {', '.join(wanted)} FROM messages WHERE session_id = ? "
+        f"ORDER BY {', '.join(order)}",
+        (session_id,),
+    )
+    names = ["_rowid", *wanted]
+    messages: list[Message] = []
+    warnings: list[LoadWarning] = []
+    for index, values in enumerate(cursor):
+        record = dict(zip(names, values, strict=True))
+        where = f"session {session_id}, message row {record.get('id', record['_rowid'])}"
+        message, problem = _message(record, session_id, index)
+        if message is None:
+            warnings.append(LoadWarning(message=f"{where}: {problem}, message skipped"))
+            continue
+        if problem:
+            warnings.append(LoadWarning(message=f"{where}: {problem}"))
+        messages.append(message)
+    return messages, warnings
+
+
+def _message(
+    record: dict[str, Any], session_id: str, index: int
+) -> tuple[Message | None, str | None]:
+    try:
+        content = json.loads(record["content_json"] or "[]")
+    except RecursionError:
+        return None, "content_json nested too deeply to read"
+    except (TypeError, ValueError) as exc:
+        return None, f"content_json is not valid JSON ({exc})"
+    if not isinstance(content, list):
+        return None, "content_json is not a JSON array"
+    metadata: Any = None
+    if record.get("metadata_json"):
+        try:
+            metadata = json.loads(record["metadata_json"])
+        except (RecursionError, TypeError, ValueError):
+            metadata = None  # Goose itself falls back to the default metadata here.
+    obj: dict[str, Any] = {
+        # Goose names messages without a stored id this way when it reads them back.
+        "id": record.get("message_id") or f"msg_{session_id}_{index}",
+        "role": record.get("role"),
+        "created": to_epoch_seconds(record.get("created_timestamp")),
+        "content": content,
+        "tokens": record.get("tokens") if isinstance(record.get("tokens"), int) else None,
+    }
+    if isinstance(metadata, dict):
+        obj["metadata"] = metadata
+    if obj["role"] not in ("user", "assistant"):
+        return None, f"role {obj['role']!r} is not user or assistant"
+    return build_message(obj)
+
+
+def _text(value: object) -> str | None:
+    # Columns are dynamically typed in SQLite; a stray integer must not fail the load.
+    if value is None or value == "":
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def _model_config(row: dict[str, Any]) -> Any:
+    raw = row.get("model_config_json")
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except (RecursionError, TypeError, ValueError):
+        return None
+
+
+def _session(
+    path: Path, row: dict[str, Any], messages: list[Message], warnings: list[LoadWarning]
+) -> Session:
+    extras = {name: row[name] for name in _EXTRA_COLUMNS if name in row}
+    return Session(
+        id=str(row["id"]),
+        # Goose shows the description when the (newer) name column is empty.
+        name=_text(row.get("name")) or _text(row.get("description")),
+        description=_text(row.get("description")),
+        working_dir=_text(row.get("working_dir")),
+        created_at=parse_datetime(row.get("created_at")),
+        updated_at=parse_datetime(row.get("updated_at")),
+        provider_name=_text(row.get("provider_name")),
+        model_config=model_config_from(_model_config(row)),
+        usage=usage_from(row),
+        accumulated_usage=usage_from(row, prefix="accumulated_"),
+        messages=messages,
+        source_path=path,
+        source_format="sqlite",
+        warnings=warnings,
+        **extras,
+    )
+
+
+def list_sqlite(path: Path) -> list[SessionInfo]:
+    with connect_read_only(path) as connection:
+        session_columns, _ = _require_tables(path, connection)
+        rows = _session_rows(connection, session_columns, None)
+        counts = dict(
+            connection.execute("SELECT session_id, COUNT(*) FROM messages GROUP BY session_id")
+        )
+    infos = []
+    for row in rows:
+        config = model_config_from(_model_config(row))
+        infos.append(
+            SessionInfo(
+                id=str(row["id"]),
+                name=_text(row.get("name")) or _text(row.get("description")),
+                description=_text(row.get("description")),
+                updated_at=parse_datetime(row.get("updated_at")),
+                message_count=counts.get(row["id"], 0),
+                total_tokens=usage_from(row).total_tokens,
+                model_name=config.model_name,
+                path=path,
+            )
+        )
+    return infos
