@@ -1,0 +1,232 @@
+"""Compact many sessions with one model and one pair of templates, and report on all of them:
+for checking a prompt change across a corpus before shipping it.
+
+One failing session (a broken file, a model error, a ladder that gives up) is recorded in its
+row and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from goose_tui.analysis.retention import format_score, retention_report
+from goose_tui.compaction.summarize import summarize
+from goose_tui.compaction.templates import Templates, load_templates
+from goose_tui.llm import make_summarizer
+from goose_tui.llm.base import Summarizer
+from goose_tui.session.loader import detect_format, list_sessions, load_session
+from goose_tui.tokens import TokenCounter, count_tokens
+
+SESSION_SUFFIXES = (".jsonl", ".json")
+DB_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+DEFAULT_CONCURRENCY = 4
+
+
+class BatchJob(BaseModel):
+    """One session to compact: a file, or one session of a database."""
+
+    path: Path
+    session_id: str | None = None
+
+    @property
+    def source(self) -> str:
+        return f"{self.path}#{self.session_id}" if self.session_id else str(self.path)
+
+
+class BatchEntry(BaseModel):
+    source: str
+    session_id: str | None = None
+    title: str | None = None
+    messages: int | None = None
+    tokens_before: int | None = None
+    summary_tokens: int | None = None
+    fallback: bool | None = None
+    retention: float | None = None  # overall retention score of the summary
+    missing: int | None = None  # retention items not found
+    attempts: int = 0
+    seconds: float = 0.0
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class BatchTotals(BaseModel):
+    sessions: int
+    succeeded: int
+    failed: int
+    fallbacks: int
+    tokens_before: int
+    summary_tokens: int
+    mean_retention: float | None
+
+
+class BatchReport(BaseModel):
+    model: str
+    prompts_dir: str | None = None
+    entries: list[BatchEntry] = Field(default_factory=list)
+    totals: BatchTotals
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+def _is_sqlite(path: Path) -> bool:
+    try:
+        return detect_format(path) == "sqlite"
+    except Exception:  # noqa: BLE001 - an unreadable file becomes its own failing job
+        return False
+
+
+def _db_jobs(db: Path) -> list[BatchJob]:
+    return [BatchJob(path=db, session_id=info.id) for info in list_sessions(db)]
+
+
+def collect_jobs(target: Path | Sequence[Path]) -> list[BatchJob]:
+    """A folder: every session file in it and every session of any database in it (not
+    recursive, like Goose's own sessions folder); a database: every session in it; a file:
+    itself. A database that cannot be listed becomes one job, so its error is reported."""
+    targets = [Path(target)] if isinstance(target, (str, Path)) else [Path(t) for t in target]
+    jobs: list[BatchJob] = []
+    for path in targets:
+        if path.is_dir():
+            for entry in sorted(path.iterdir()):
+                if entry.is_file() and entry.suffix.lower() in SESSION_SUFFIXES + DB_SUFFIXES:
+                    jobs.extend(_file_jobs(entry))
+        else:
+            jobs.extend(_file_jobs(path))
+    return jobs
+
+
+def _file_jobs(path: Path) -> list[BatchJob]:
+    if path.suffix.lower() in DB_SUFFIXES or _is_sqlite(path):
+        try:
+            return _db_jobs(path)
+        except Exception:  # noqa: BLE001 - reported when the job runs
+            return [BatchJob(path=path)]
+    return [BatchJob(path=path)]
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+async def compact_one(
+    job: BatchJob, summarizer: Summarizer, templates: Templates, counter: TokenCounter
+) -> BatchEntry:
+    entry = BatchEntry(source=job.source, session_id=job.session_id)
+    started = time.monotonic()
+    try:
+        # Loading is blocking file I/O; a big session must not stall the other jobs.
+        session = await asyncio.to_thread(load_session, job.path, job.session_id)
+        entry.session_id = session.id or job.session_id
+        entry.title = session.title
+        entry.messages = len(session.messages)
+        entry.tokens_before = counter.total(session.messages)
+        result = await summarize(session.messages, summarizer, templates)
+        entry.attempts = len(result.attempts)
+        entry.summary_tokens = count_tokens(result.summary)
+        entry.fallback = result.extraction.fallback
+        report = retention_report(result.summary, session.messages)
+        entry.retention = report.overall
+        entry.missing = report.total - report.found
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - one session's failure never stops the batch
+        entry.error = _message(exc)
+        entry.attempts = len(getattr(exc, "attempts", []) or []) or entry.attempts
+    entry.seconds = round(time.monotonic() - started, 3)
+    return entry
+
+
+def totals(entries: Sequence[BatchEntry]) -> BatchTotals:
+    ok = [e for e in entries if e.ok]
+    scores = [e.retention for e in ok if e.retention is not None]
+    return BatchTotals(
+        sessions=len(entries),
+        succeeded=len(ok),
+        failed=len(entries) - len(ok),
+        fallbacks=sum(1 for e in ok if e.fallback),
+        tokens_before=sum(e.tokens_before or 0 for e in ok),
+        summary_tokens=sum(e.summary_tokens or 0 for e in ok),
+        mean_retention=sum(scores) / len(scores) if scores else None,
+    )
+
+
+async def run_batch(
+    paths_or_db: Path | Sequence[Path],
+    model_spec: str,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    prompts_dir: Path | None = None,
+    api_base: str | None = None,
+    *,
+    summarizer: Summarizer | None = None,
+    on_entry: Callable[[BatchEntry], None] | None = None,
+) -> BatchReport:
+    """Compact every session under ``paths_or_db``, at most ``concurrency`` at a time. Rows
+    come back in input order; ``on_entry`` hears of each as it finishes (for a progress bar).
+    Raises only for a problem that would fail every session: a bad model spec or templates."""
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    templates = load_templates(prompts_dir)
+    summarizer = summarizer or make_summarizer(model_spec, api_base=api_base)
+    jobs = collect_jobs(paths_or_db)
+    gate = asyncio.Semaphore(concurrency)
+    counter = TokenCounter()
+
+    async def run(job: BatchJob) -> BatchEntry:
+        async with gate:
+            entry = await compact_one(job, summarizer, templates, counter)
+        if on_entry is not None:
+            on_entry(entry)
+        return entry
+
+    entries = list(await asyncio.gather(*(run(job) for job in jobs)))
+    return BatchReport(
+        model=model_spec,
+        prompts_dir=str(prompts_dir) if prompts_dir else None,
+        entries=entries,
+        totals=totals(entries),
+    )
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def to_markdown(report: BatchReport) -> str:
+    lines = [
+        f"# Batch compaction: {report.model}",
+        "",
+        "| session | messages | tokens before | summary tokens | fallback | retention "
+        "| attempts | error |",
+        "|---|---:|---:|---:|---|---:|---:|---|",
+    ]
+    for e in report.entries:
+        fallback = "-" if e.fallback is None else ("yes" if e.fallback else "no")
+        score = format_score(e.retention) if e.ok else "-"
+        lines.append(
+            f"| {_cell(e.source)} | {_num(e.messages)} | {_num(e.tokens_before)} "
+            f"| {_num(e.summary_tokens)} | {fallback} | {score}"
+            f" | {e.attempts} | {_cell(e.error or '')} |"
+        )
+    t = report.totals
+    lines += [
+        "",
+        f"{t.sessions} sessions: {t.succeeded} compacted, {t.failed} failed, "
+        f"{t.fallbacks} raw-text fallbacks; {t.tokens_before:,} tokens → "
+        f"{t.summary_tokens:,} summary tokens; mean retention {format_score(t.mean_retention)}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _num(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"

@@ -1,0 +1,251 @@
+"""Two summaries of the same history side by side: field-by-field diff, a unified diff of the
+rendered Markdown, size in tokens, retention against the history, and what each call cost.
+
+Prices come from litellm's bundled price map, read as a plain JSON file: importing litellm
+takes seconds, and its import may try the network for a fresher map.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.util
+import json
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from goose_tui.analysis.retention import RetentionReport, retention_report
+from goose_tui.compaction.structured import FIELD_ORDER, LIST_FIELDS, StructuredSummary
+from goose_tui.llm.base import TokenUsage
+from goose_tui.session.models import Message
+from goose_tui.tokens import count_tokens
+
+FieldStatus = Literal["same", "changed", "only_left", "only_right"]
+PRICE_MAP_FILE = "model_prices_and_context_window_backup.json"
+
+
+class SummarySide(BaseModel):
+    """One summary, whichever way it was made."""
+
+    label: str  # what the user passed: a model string, replay:FILE, summary:FILE
+    summary: str  # rendered Markdown, or the raw text on fallback
+    structured: StructuredSummary | None = None
+    model: str | None = None  # the model that made it, for pricing; None for a saved file
+    usage: TokenUsage | None = None
+
+
+class FieldDiff(BaseModel):
+    field: str
+    status: FieldStatus
+    left: list[str] = Field(default_factory=list)
+    right: list[str] = Field(default_factory=list)
+    added: list[str] = Field(default_factory=list)  # items only on the right
+    removed: list[str] = Field(default_factory=list)  # items only on the left
+
+
+class SideReport(BaseModel):
+    label: str
+    model: str | None
+    tokens: int
+    fallback: bool
+    usage: TokenUsage | None
+    cost_usd: float | None  # None: offline, replay, a saved file, or a model without a price
+    retention: RetentionReport | None
+
+
+class Comparison(BaseModel):
+    left: SideReport
+    right: SideReport
+    fields: list[FieldDiff]  # empty when either side is raw text (nothing to line up)
+    markdown_diff: str
+    note: str | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        data = self.model_dump(mode="json", exclude={"left", "right"})
+        for name in ("left", "right"):
+            side: SideReport = getattr(self, name)
+            data[name] = side.model_dump(mode="json", exclude={"retention"})
+            data[name]["retention"] = side.retention.to_json_dict() if side.retention else None
+        return data
+
+
+# --- prices -------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def price_map() -> dict[str, Any]:
+    """litellm's bundled price map, or {} when litellm (or the file) is not there. find_spec
+    of a top-level package locates it without importing it."""
+    spec = importlib.util.find_spec("litellm")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(location) / PRICE_MAP_FILE
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            return data
+    return {}
+
+
+def model_prices(model: str | None) -> tuple[float, float] | None:
+    """(input, output) USD per token; the map keys some models with their provider prefix
+    and some without, so both are tried."""
+    if not model or model == "offline" or model.startswith("replay:"):
+        return None
+    prices = price_map()
+    candidates = [model]
+    if "/" in model:
+        candidates.append(model.split("/", 1)[1])
+    for key in candidates:
+        entry = prices.get(key)
+        if isinstance(entry, dict):
+            cost_in, cost_out = (
+                entry.get("input_cost_per_token"),
+                entry.get("output_cost_per_token"),
+            )
+            if isinstance(cost_in, (int, float)) and isinstance(cost_out, (int, float)):
+                return float(cost_in), float(cost_out)
+    return None
+
+
+def cost_usd(model: str | None, usage: TokenUsage | None) -> float | None:
+    prices = model_prices(model)
+    if prices is None or usage is None:
+        return None
+    if usage.input_tokens is None or usage.output_tokens is None:
+        return None
+    return usage.input_tokens * prices[0] + usage.output_tokens * prices[1]
+
+
+def format_cost(cost: float | None) -> str:
+    return "n/a" if cost is None else f"${cost:.6f}"
+
+
+# --- diff ---------------------------------------------------------------------------------
+
+
+def _file_item(entry: Any) -> str:
+    text = f"{entry.path}: {entry.summary}" if entry.path else entry.summary
+    if entry.key_code:
+        text += f"\n{entry.key_code}"
+    return text
+
+
+def _stringify(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def field_items(summary: StructuredSummary, name: str) -> list[str]:
+    """A field as a list of comparable strings (a scalar field is a list of zero or one)."""
+    if name == "files":
+        return [_file_item(f) for f in summary.files]
+    if name in LIST_FIELDS:
+        return list(getattr(summary, name))
+    if name in FIELD_ORDER:
+        value = getattr(summary, name)
+        return [value] if value else []
+    value = summary.extras.get(name)
+    if value is None:
+        return []
+    return [_stringify(v) for v in value] if isinstance(value, list) else [_stringify(value)]
+
+
+def diff_fields(left: StructuredSummary, right: StructuredSummary) -> list[FieldDiff]:
+    names = (
+        list(FIELD_ORDER)
+        + [k for k in left.extras]
+        + [k for k in right.extras if k not in left.extras]
+    )
+    diffs = []
+    for name in names:
+        a, b = field_items(left, name), field_items(right, name)
+        if a == b:
+            status: FieldStatus = "same"
+        elif not b:
+            status = "only_left"
+        elif not a:
+            status = "only_right"
+        else:
+            status = "changed"
+        diffs.append(
+            FieldDiff(
+                field=name,
+                status=status,
+                left=a,
+                right=b,
+                added=[x for x in b if x not in a],
+                removed=[x for x in a if x not in b],
+            )
+        )
+    return diffs
+
+
+def markdown_diff(left: str, right: str, left_label: str, right_label: str) -> str:
+    return "".join(
+        difflib.unified_diff(
+            left.splitlines(keepends=True),
+            right.splitlines(keepends=True),
+            fromfile=left_label,
+            tofile=right_label,
+        )
+    )
+
+
+def _side_report(side: SummarySide, history: Sequence[Message] | None) -> SideReport:
+    return SideReport(
+        label=side.label,
+        model=side.model,
+        tokens=count_tokens(side.summary),
+        fallback=side.structured is None,
+        usage=side.usage,
+        cost_usd=cost_usd(side.model, side.usage),
+        retention=retention_report(side.summary, history) if history is not None else None,
+    )
+
+
+def compare_summaries(
+    left: SummarySide, right: SummarySide, history: Sequence[Message] | None = None
+) -> Comparison:
+    """Compare two summaries; with ``history``, score each one's retention against it."""
+    note = None
+    fields: list[FieldDiff] = []
+    if left.structured is not None and right.structured is not None:
+        fields = diff_fields(left.structured, right.structured)
+    else:
+        raw = [s.label for s in (left, right) if s.structured is None]
+        note = f"no field diff: {' and '.join(raw)} is raw text (no structured summary)"
+    return Comparison(
+        left=_side_report(left, history),
+        right=_side_report(right, history),
+        fields=fields,
+        markdown_diff=markdown_diff(
+            _with_newline(left.summary), _with_newline(right.summary), left.label, right.label
+        ),
+        note=note,
+    )
+
+
+def _with_newline(text: str) -> str:
+    # So that the last lines compare equal when only one file ended with a newline.
+    return text if text.endswith("\n") else text + "\n"
+
+
+def side_from_result(label: str, result: Any) -> SummarySide:
+    """From a ``CompactionResult`` (typed loosely: summarize imports are not needed here)."""
+    return SummarySide(
+        label=label,
+        summary=result.summary,
+        structured=result.extraction.structured,
+        model=result.model,
+        usage=result.usage,
+    )
+
+
+def side_from_saved(
+    label: str, text: str, structured: StructuredSummary | None = None
+) -> SummarySide:
+    return SummarySide(label=label, summary=text, structured=structured)
