@@ -150,3 +150,18 @@ def test_text_only_overflow_fails_after_one_request(server: ScriptedServer) -> N
     assert "no tool responses to remove" in message
     assert "larger usable context" in message
     assert "new session" in message
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_formatted_messages_are_byte_equal(case: Case, server: ScriptedServer) -> None:
+    """``format_messages`` alone, independent of our template loading: a compaction template
+    that is only ``{{ messages }}`` between markers makes the wheel send exactly its formatted
+    conversation (the markers keep the final strip from touching it)."""
+    server.script = Script(reply=case.reply, usage=USAGE)
+    defaults = goose.default_compaction_templates()
+    only_messages = goose.CompactionTemplates(
+        compaction="<<{{ messages }}>>", summary=defaults.summary
+    )
+    run_reference(server, case, only_messages)
+    sent = server.requests[0]["messages"][0]["content"]
+    assert sent == "<<" + format_messages(our_messages(case)) + ">>"
