@@ -1,20 +1,47 @@
-"""SPEC §3, §7, §9: build the request, run the overflow ladder, read the reply.
-STUB (issue 3, part 1)."""
+"""SPEC §3 and §7: build the request, run the overflow ladder, read the reply.
+
+Like Goose, only the agent-visible messages are compacted: messages the agent no longer sees
+(an earlier compaction's hidden history) are not the agent's context, so they are not
+summarized again. The summary message is agent-visible and user-invisible, as Goose marks it:
+the agent reads it in place of the history, the user keeps seeing the original messages.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel
 
-from goose_tui.compaction.extract import Extraction
-from goose_tui.compaction.templates import Templates
-from goose_tui.llm.base import ChatMessage, OnChunk, Summarizer, TokenUsage
-from goose_tui.session.models import Message
+from goose_tui.compaction.extract import Extraction, extract_summary
+from goose_tui.compaction.format import format_messages
+from goose_tui.compaction.templates import Templates, render_compaction_prompt, render_summary
+from goose_tui.llm.base import (
+    ChatMessage,
+    Completion,
+    ContextLengthExceeded,
+    OnChunk,
+    Summarizer,
+    TokenUsage,
+)
+from goose_tui.session.models import Message, MessageMetadata
+from goose_tui.tokens import count_tokens
 
 SUMMARIZE_REQUEST = "Please summarize the conversation history provided in the system prompt."
 LADDER_PERCENTS = (0, 10, 20, 50, 100)
+# Users search for these phrases; they say what SPEC §7 says, in our words.
+NOTHING_TO_REMOVE = (
+    "Failed to compact: the conversation, with the system prompt and tool schemas, does not "
+    "fit the model's usable context window, and there are no tool responses to remove. Use a "
+    "model or configuration with a larger usable context, disable some extensions so fewer "
+    "tool schemas are sent, or start a new session."
+)
+EXHAUSTED = (
+    "Failed to compact: context limit exceeded even after removing all tool responses. Use a "
+    "model or configuration with a larger usable context, or start a new session."
+)
 
 
 class CompactionRequest(BaseModel):
@@ -51,21 +78,70 @@ class CompactionFailed(Exception):
 
 def removal_order(n: int) -> list[int]:
     """Positions 0..n-1 sorted by distance from (n-1)/2, ties to the lower position."""
-    raise NotImplementedError
+    middle = (n - 1) / 2
+    return sorted(range(n), key=lambda i: (abs(i - middle), i))
 
 
 def remove_tool_responses(messages: Sequence[Message], percent: int) -> tuple[list[Message], int]:
     """Drop ``percent``% of the messages that contain a toolResponse, middle out."""
-    raise NotImplementedError
+    positions = [i for i, m in enumerate(messages) if m.has_tool_response()]
+    n = len(positions)
+    if percent <= 0 or n == 0:
+        return list(messages), 0
+    count = min(max(n * percent // 100, 1), n)
+    dropped = {positions[k] for k in removal_order(n)[:count]}
+    return [m for i, m in enumerate(messages) if i not in dropped], count
+
+
+def agent_visible(messages: Sequence[Message]) -> list[Message]:
+    return [m for m in messages if m.metadata.agent_visible]
 
 
 def build_request(messages: Sequence[Message], templates: Templates) -> CompactionRequest:
-    raise NotImplementedError
+    system_prompt = render_compaction_prompt(templates, format_messages(agent_visible(messages)))
+    return CompactionRequest(
+        system_prompt=system_prompt,
+        messages=[
+            ChatMessage(role="system", content=system_prompt),
+            ChatMessage(role="user", content=SUMMARIZE_REQUEST),
+        ],
+    )
+
+
+def request_tokens(request: CompactionRequest) -> int:
+    """What SPEC §7 estimates the input as: the system prompt plus the request."""
+    return count_tokens(request.system_prompt + SUMMARIZE_REQUEST)
 
 
 def finish(raw_response: str, templates: Templates) -> tuple[Extraction, str]:
     """Extract and render: (extraction, summary text). Used by ``parse`` and by re-rendering."""
-    raise NotImplementedError
+    extraction = extract_summary(raw_response)
+    if extraction.structured is None:
+        return extraction, raw_response  # nothing is ever lost: the reply is the summary
+    return extraction, render_summary(templates, extraction.structured)
+
+
+def fill_usage(reported: TokenUsage, request: CompactionRequest, raw_response: str) -> TokenUsage:
+    """Keep what the provider reported; estimate each missing count (SPEC §7)."""
+    input_tokens = reported.input_tokens
+    if input_tokens is None:
+        input_tokens = request_tokens(request)
+    output_tokens = reported.output_tokens
+    if output_tokens is None:
+        output_tokens = count_tokens(raw_response)
+    total = reported.total_tokens
+    if total is None:
+        total = input_tokens + output_tokens
+    return TokenUsage(input_tokens=input_tokens, output_tokens=output_tokens, total_tokens=total)
+
+
+def summary_message(summary: str) -> Message:
+    return Message(
+        role="user",
+        created=int(time.time()),
+        content=[{"type": "text", "text": summary}],
+        metadata=MessageMetadata(user_visible=False, agent_visible=True),
+    )
 
 
 async def summarize(
@@ -76,4 +152,57 @@ async def summarize(
     on_attempt: Callable[[Attempt], None] | None = None,
     on_chunk: OnChunk | None = None,
 ) -> CompactionResult:
-    raise NotImplementedError
+    """Run the ladder of SPEC §7. Raises ``CompactionFailed`` when every rung overflows (or
+    the first does with nothing to remove); any other model error propagates unchanged, and
+    so does cancellation. ``on_attempt`` sees each attempt when it starts and when it ends."""
+    history = agent_visible(messages)
+    has_tool_responses = any(m.has_tool_response() for m in history)
+    attempts: list[Attempt] = []
+
+    def report(attempt: Attempt) -> None:
+        if attempts and attempts[-1].outcome == "running":
+            attempts[-1] = attempt
+        else:
+            attempts.append(attempt)
+        if on_attempt is not None:
+            on_attempt(attempt)
+
+    for percent in LADDER_PERCENTS:
+        kept, removed = remove_tool_responses(history, percent)
+        request = build_request(kept, templates)
+        running = Attempt(
+            removed_percent=percent,
+            removed_messages=removed,
+            outcome="running",
+            tokens_sent=request_tokens(request),
+        )
+        report(running)
+        completion: Completion
+        try:
+            completion = await summarizer.complete(request.messages, on_chunk)
+        except ContextLengthExceeded as exc:
+            outcome = {"outcome": "context_length_exceeded", "error": str(exc)}
+            report(running.model_copy(update=outcome))
+            if not has_tool_responses:
+                raise CompactionFailed(NOTHING_TO_REMOVE, attempts) from exc
+            continue
+        except asyncio.CancelledError:
+            report(running.model_copy(update={"outcome": "cancelled", "error": "cancelled"}))
+            raise
+        except Exception as exc:
+            report(running.model_copy(update={"outcome": "error", "error": str(exc)}))
+            raise
+        report(running.model_copy(update={"outcome": "ok"}))
+        raw = completion.text
+        extraction, summary = finish(raw, templates)
+        return CompactionResult(
+            model=summarizer.name,
+            request=request,
+            raw_response=raw,
+            extraction=extraction,
+            summary=summary,
+            attempts=attempts,
+            usage=fill_usage(completion.usage, request, raw),
+            summary_message=summary_message(summary),
+        )
+    raise CompactionFailed(EXHAUSTED, attempts)

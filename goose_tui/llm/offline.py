@@ -1,0 +1,367 @@
+"""A deterministic extractive summarizer written for this project: no model, no network.
+
+It reads the conversation back out of the system prompt it is sent (the ``[role]: ...``
+lines of SPEC §2) and writes a reply in the contract's shape: an ``<analysis>`` checklist,
+then one ```json block with the nine fields. Everything in the summary is copied or counted
+from the conversation; nothing is invented.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded, OnChunk
+from goose_tui.llm.replay import stream_text
+
+_ROLE_LINE = re.compile(r"^\[(user|assistant|system)\]: ", re.MULTILINE)
+_TOOL_REQUEST = re.compile(r"^tool_request\(([^)\n]*)\): (.*)$")
+_ERROR_LINE = re.compile(
+    r"(Traceback|Error\b|Exception\b|FAILED|\berror(\[\w+\])?:|panicked at|fatal:|"
+    r"No such file|command not found|exit (code|status) [1-9])",
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_MAX_QUOTE_LINES = 6
+_MAX_KEY_CODE_LINES = 20
+_MAX_TEXT = 400
+_MESSAGES_SENTINEL = "\u0000GOOSE_TUI_MESSAGES\u0000"
+
+_VIEW = {"view", "read", "read_file", "cat", "open", "view_file"}
+_CREATE = {"write", "create", "write_file", "create_file"}
+_EDIT = {"edit", "str_replace", "insert", "patch", "apply_patch", "undo_edit", "edit_file"}
+_PATH_KEYS = ("path", "file_path", "filename", "file")
+# Words worth naming as technical concepts when the conversation mentions them.
+_CONCEPTS = {
+    ".py": "Python",
+    "pytest": "pytest",
+    ".rs": "Rust",
+    "cargo": "Cargo",
+    ".ts": "TypeScript",
+    ".tsx": "React (TSX)",
+    ".js": "JavaScript",
+    "npm ": "npm",
+    ".go": "Go",
+    "docker": "Docker",
+    "sql": "SQL",
+    "sqlite": "SQLite",
+    "git ": "git",
+    ".md": "Markdown",
+    "json": "JSON",
+    "yaml": "YAML",
+    "http": "HTTP",
+    "asyncio": "asyncio",
+    "textual": "Textual",
+    "fastapi": "FastAPI",
+    "django": "Django",
+    "flask": "Flask",
+}
+
+
+@dataclass
+class Part:
+    kind: str  # "text", "tool_request", "tool_response", "other"
+    text: str
+    tool: str = ""
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ParsedMessage:
+    role: str
+    parts: list[Part]
+
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.parts if p.kind == "text").strip()
+
+
+class OfflineSummarizer:
+    def __init__(self, context_limit: int | None = None):
+        self.context_limit = context_limit
+        self.name = "offline"
+
+    async def complete(
+        self, messages: list[ChatMessage], on_chunk: OnChunk | None = None
+    ) -> Completion:
+        if self.context_limit is not None:
+            from goose_tui.tokens import count_tokens
+
+            size = sum(count_tokens(m.content) for m in messages)
+            if size > self.context_limit:
+                raise ContextLengthExceeded(
+                    f"offline: the prompt has {size} tokens, over the limit of "
+                    f"{self.context_limit} (--offline-context-limit)"
+                )
+        await asyncio.sleep(0)
+        system = next((m.content for m in messages if m.role == "system"), "")
+        reply = write_reply(parse_conversation(system))
+        await stream_text(reply, on_chunk, size=48)
+        return Completion(text=reply, model=self.name)
+
+
+def conversation_text(system_prompt: str) -> str:
+    """The formatted conversation inside the prompt. When the prompt is the built-in
+    template, its exact prose around ``{{ messages }}`` is cut off; with another template,
+    everything from the first ``[role]:`` line on is taken."""
+    prefix, suffix = _builtin_frame()
+    if prefix and system_prompt.startswith(prefix) and system_prompt.endswith(suffix):
+        return system_prompt[len(prefix) : len(system_prompt) - len(suffix)]
+    first = _ROLE_LINE.search(system_prompt)
+    return system_prompt[first.start() :] if first else ""
+
+
+_frame_cache: tuple[str, str] | None = None
+
+
+def _builtin_frame() -> tuple[str, str]:
+    global _frame_cache
+    if _frame_cache is None:
+        _frame_cache = ("", "")
+        try:
+            from goose_tui.compaction.templates import load_templates, render_compaction_prompt
+
+            rendered = render_compaction_prompt(load_templates(None), _MESSAGES_SENTINEL)
+            if _MESSAGES_SENTINEL in rendered:
+                head, tail = rendered.split(_MESSAGES_SENTINEL, 1)
+                _frame_cache = (head, tail)
+        except Exception:  # noqa: BLE001 - without the frame the line heuristic still works
+            pass
+    return _frame_cache
+
+
+def parse_conversation(system_prompt: str) -> list[ParsedMessage]:
+    text = conversation_text(system_prompt)
+    starts = [m.start() for m in _ROLE_LINE.finditer(text)]
+    messages = []
+    for i, start in enumerate(starts):
+        end = starts[i + 1] - 1 if i + 1 < len(starts) else len(text)
+        block = text[start:end]
+        role, body = block[1 : block.index("]")], block[block.index(": ") + 2 :]
+        messages.append(ParsedMessage(role, _parse_parts(body)))
+    return messages
+
+
+def _parse_parts(body: str) -> list[Part]:
+    if body == "<empty message>":
+        return []
+    parts: list[Part] = []
+    for line in body.split("\n"):
+        request = _TOOL_REQUEST.match(line)
+        if request:
+            parts.append(Part("tool_request", line, request.group(1), _arguments(request.group(2))))
+        elif line.startswith("tool_request: "):
+            parts.append(Part("other", line))
+        elif line.startswith("tool_response: "):
+            parts.append(Part("tool_response", line[len("tool_response: ") :]))
+        elif parts and parts[-1].kind in ("text", "tool_response"):
+            parts[-1].text += "\n" + line  # a multi-line text or tool output continues
+        else:
+            parts.append(Part("text", line))
+    return parts
+
+
+def _arguments(raw: str) -> dict[str, Any]:
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _short_name(tool: str) -> str:
+    return tool.rsplit("__", 1)[-1]
+
+
+def _file_action(part: Part) -> tuple[str, str] | None:
+    """(path, what was done) for a tool request that names a file."""
+    args = part.arguments
+    path = next((args[k] for k in _PATH_KEYS if isinstance(args.get(k), str)), None)
+    if not path:
+        return None
+    name = _short_name(part.tool)
+    command = args.get("command") if isinstance(args.get("command"), str) else ""
+    verb = command or name
+    if verb in _VIEW or name in _VIEW:
+        return path, "viewed"
+    if verb in _CREATE or name in _CREATE:
+        return path, "created" if verb in ("create", "create_file") else "written"
+    if verb in _EDIT or name in _EDIT:
+        return path, "edited" if verb != "undo_edit" else "edit undone"
+    return path, f"used with {part.tool}" + (f" ({command})" if command else "")
+
+
+def _key_code(part: Part) -> str | None:
+    args = part.arguments
+    code = next(
+        (args[k] for k in ("new_str", "file_text", "content", "insert_text") if args.get(k)), None
+    )
+    if not isinstance(code, str) or not code.strip():
+        return None
+    lines = code.rstrip("\n").split("\n")
+    if len(lines) > _MAX_KEY_CODE_LINES:
+        lines = lines[:_MAX_KEY_CODE_LINES] + [f"... ({len(lines) - _MAX_KEY_CODE_LINES} more)"]
+    return "\n".join(lines)
+
+
+def _clip(text: str, limit: int = _MAX_TEXT) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _first_sentence(text: str) -> str:
+    line = text.strip().split("\n", 1)[0]
+    return _clip(_SENTENCE_END.split(line, 1)[0], 200)
+
+
+def _error_quote(output: str) -> str | None:
+    lines = [ln.rstrip() for ln in output.split("\n")]
+    hits = [i for i, ln in enumerate(lines) if _ERROR_LINE.search(ln)]
+    if not hits:
+        return None
+    picked: list[str] = []
+    for i in hits:
+        if lines[i] not in picked:
+            picked.append(lines[i])
+    # A traceback's last line names the exception: always keep it.
+    if lines[hits[0]].startswith("Traceback"):
+        last = next((ln for ln in reversed(lines) if ln.strip()), "")
+        if last not in picked:
+            picked.append(last)
+    if len(picked) > _MAX_QUOTE_LINES:
+        picked = picked[: _MAX_QUOTE_LINES - 1] + [picked[-1]]
+    return "\n".join(picked)
+
+
+@dataclass
+class _Facts:
+    user_texts: list[str] = field(default_factory=list)
+    assistant_texts: list[str] = field(default_factory=list)
+    tools: dict[str, int] = field(default_factory=dict)
+    commands: list[str] = field(default_factory=list)
+    files: dict[str, list[str]] = field(default_factory=dict)
+    key_code: dict[str, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    last_edit: str | None = None
+    pending: list[str] = field(default_factory=list)
+
+
+def _gather(messages: list[ParsedMessage]) -> _Facts:
+    facts = _Facts()
+    open_error: int | None = None  # index into facts.errors still waiting for its fix
+    last_request = ""
+    for message in messages:
+        text = message.text()
+        if text and message.role == "user":
+            facts.user_texts.append(text)
+        elif text and message.role == "assistant":
+            facts.assistant_texts.append(text)
+        for part in message.parts:
+            if part.kind == "tool_request":
+                facts.tools[part.tool] = facts.tools.get(part.tool, 0) + 1
+                last_request = f"{part.tool}" + _request_detail(part)
+                command = part.arguments.get("command")
+                if isinstance(command, str) and _short_name(part.tool) == "shell":
+                    facts.commands.append(command)
+                action = _file_action(part)
+                if action:
+                    path, verb = action
+                    verbs = facts.files.setdefault(path, [])
+                    if verb not in verbs:
+                        verbs.append(verb)
+                    code = _key_code(part)
+                    if code:
+                        facts.key_code[path] = code
+                    if verb in ("edited", "written", "created"):
+                        facts.last_edit = path
+                        if open_error is not None:
+                            facts.errors[open_error] += f"\nFix that followed: {verb} {path}"
+                            open_error = None
+            elif part.kind == "tool_response":
+                quote = _error_quote(part.text)
+                if quote:
+                    where = f"{last_request} failed" if last_request else "A tool failed"
+                    facts.errors.append(f"{where}:\n{quote}")
+                    open_error = len(facts.errors) - 1
+    facts.pending = _pending(messages)
+    return facts
+
+
+def _request_detail(part: Part) -> str:
+    command = part.arguments.get("command")
+    path = next((part.arguments[k] for k in _PATH_KEYS if part.arguments.get(k)), None)
+    detail = command if isinstance(command, str) else path
+    return f" `{_clip(str(detail), 120)}`" if detail else ""
+
+
+def _pending(messages: list[ParsedMessage]) -> list[str]:
+    """The last user request when nothing answered it, and requests that name a later step."""
+    pending: list[str] = []
+    users = [(i, m.text()) for i, m in enumerate(messages) if m.role == "user" and m.text()]
+    if users:
+        last_index, last_text = users[-1]
+        answered = any(m.role == "assistant" and m.text() for m in messages[last_index + 1 :])
+        if not answered:
+            pending.append(last_text)
+    for _, text in users:
+        if re.search(r"\b(also|next|later|afterwards|todo)\b", text, re.IGNORECASE):
+            if text not in pending:
+                pending.append(text)
+    return [_clip(p) for p in pending]
+
+
+def _concepts(facts: _Facts, messages: list[ParsedMessage]) -> list[str]:
+    concepts = [f"tool {name} (used {n}×)" for name, n in facts.tools.items()]
+    haystack = "\n".join(
+        [*facts.user_texts, *facts.assistant_texts, *facts.files, *facts.commands]
+    ).lower()
+    for needle, concept in _CONCEPTS.items():
+        if needle in haystack and concept not in concepts:
+            concepts.append(concept)
+    return concepts
+
+
+def summary_fields(messages: list[ParsedMessage]) -> dict[str, Any]:
+    facts = _gather(messages)
+    files = []
+    for path, verbs in facts.files.items():
+        entry: dict[str, Any] = {"path": path, "summary": ", ".join(verbs).capitalize()}
+        if path in facts.key_code:
+            entry["key_code"] = facts.key_code[path]
+        files.append(entry)
+    solving = [_first_sentence(t) for t in facts.assistant_texts if _first_sentence(t)]
+    if facts.commands:
+        shown = ", ".join(f"`{_clip(c, 80)}`" for c in facts.commands[-8:])
+        solving.append(f"Ran {len(facts.commands)} shell command(s), latest: {shown}")
+    current = []
+    if facts.assistant_texts:
+        current.append(f"Last reply: {_clip(facts.assistant_texts[-1])}")
+    if facts.last_edit:
+        current.append(f"Last file changed: {facts.last_edit}")
+    next_step = None
+    if facts.pending:
+        next_step = f"Continue with the user's open request: {_first_sentence(facts.pending[0])}"
+    return {
+        "user_intent": [_first_sentence(t) for t in facts.user_texts],
+        "technical_concepts": _concepts(facts, messages),
+        "files": files,
+        "errors_and_fixes": facts.errors,
+        "problem_solving": solving,
+        "user_messages": facts.user_texts,
+        "pending_tasks": facts.pending,
+        "current_work": "\n".join(current) or None,
+        "next_step": next_step,
+    }
+
+
+def write_reply(messages: list[ParsedMessage]) -> str:
+    fields = summary_fields(messages)
+    checklist = [
+        f"- {len(messages)} messages; {len(fields['user_messages'])} from the user, kept verbatim",
+        f"- {len(fields['files'])} file(s) touched",
+        f"- {len(fields['errors_and_fixes'])} error(s) in tool output, quoted",
+        f"- {len(fields['pending_tasks'])} open request(s)",
+    ]
+    body = json.dumps(fields, indent=2, ensure_ascii=False)
+    return "<analysis>\n" + "\n".join(checklist) + "\n</analysis>\n\n```json\n" + body + "\n```\n"
