@@ -66,18 +66,21 @@ def detect_format(path: Path) -> SessionFormat:
             # A complete object on line 1: a JSONL line, unless it is a one-line export.
             return "export" if isinstance(value, dict) and "conversation" in value else "jsonl"
         # Line 1 is not a whole JSON value: a pretty-printed export, or a JSONL file whose
-        # first line is broken. Only a whole-file object tells them apart.
-        if _whole_file_is_object(path):
+        # first line is broken. A whole-file object tells them apart; when the file does
+        # not parse at all, its extension decides whose error message the user sees.
+        whole = _whole_file_kind(path)
+        if whole == "object" or (whole is None and path.suffix.lower() == ".json"):
             return "export"
     return "jsonl"
 
 
-def _whole_file_is_object(path: Path) -> bool:
+def _whole_file_kind(path: Path) -> str | None:
+    """ "object" or "other" for a file that is one JSON value, None when it is not."""
     try:
         data = json.loads(path.read_bytes().decode("utf-8-sig"))
     except (OSError, RecursionError, UnicodeDecodeError, ValueError):
-        return False
-    return isinstance(data, dict)
+        return None
+    return "object" if isinstance(data, dict) else "other"
 
 
 def load_session(path: Path, session_id: str | None = None) -> Session:
