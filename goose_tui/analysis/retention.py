@@ -95,13 +95,11 @@ _EXTENSIONS = (
     "zsh|ps1|sql|md|rst|txt|json|jsonl|toml|yaml|yml|ini|cfg|conf|env|lock|xml|html|css|scss|"
     "vue|svelte|ipynb|csv|tsv|log|db|sqlite|proto|graphql|tf|dockerfile|mk|gradle"
 )
-# A token with a slash in it (src/app.py, ./run.sh, ~/notes, /etc/hosts) or a bare file name
-# with a known extension (calc.py). Extensions are listed so that "e.g." or "v1.2" do not count.
-_PATH_TOKEN = re.compile(
-    r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*[\w]"
-    rf"|(?<![\w/.-])[\w-]+(?:\.[\w-]+)*\.(?:{_EXTENSIONS})\b",
-    re.I,
-)
+_BARE_FILE = re.compile(rf"^[\w-]+(?:\.[\w-]+)*\.(?:{_EXTENSIONS})$", re.I)
+_TOKEN_SPLIT = re.compile(r"[\s,;()\[\]{}<>\"'`|=]+")
+_TOKEN = re.compile(r"[^\s,;()\[\]{}<>\"'`|=]+")
+_LINE_SUFFIX = re.compile(r"(?::\d+){1,2}$")  # src/main.rs:2:5
+_ROOTED = ("/", "~/", "./", "../")
 _SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _CAMEL = re.compile(r"\b(?:[A-Z][a-z0-9]+){2,}\b|\b[a-z]+(?:[A-Z][a-z0-9]*)+\b")
 _DOTTED = re.compile(r"\b[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+\b")
@@ -157,9 +155,24 @@ def _path_values(arguments: dict[str, Any]) -> Iterator[str]:
                 yield v.strip()
 
 
+def _path_token(token: str) -> str | None:
+    """The path in one whitespace-separated token, or None. A slash alone is not enough
+    ("and/or"): the token must be rooted (/, ~/, ./, ../), have two slashes, or end in a file
+    name with a known extension; a bare name needs a known extension ("e.g." and "v1.2" fail)."""
+    token = _LINE_SUFFIX.sub("", token.rstrip(".:!?").lstrip(":"))
+    if not re.search(r"\w", token) or "://" in token:
+        return None
+    if "/" not in token:
+        return token if _BARE_FILE.match(token) else None
+    last = token.rstrip("/").rsplit("/", 1)[-1]
+    if token.startswith(_ROOTED) or token.count("/") >= 2 or _BARE_FILE.match(last):
+        return token
+    return None
+
+
 def paths_in_text(text: str) -> list[str]:
-    text = _URL.sub(" ", text)
-    return [m.group(0).rstrip(".") for m in _PATH_TOKEN.finditer(text)]
+    found = (_path_token(t) for t in _TOKEN_SPLIT.split(_URL.sub(" ", text)))
+    return [p for p in found if p]
 
 
 def identifiers_in_text(text: str) -> list[str]:
@@ -167,9 +180,10 @@ def identifiers_in_text(text: str) -> list[str]:
     found = [_strip_url(m.group(0)) for m in _URL.finditer(text)]
     rest = _URL.sub(" ", _FENCED.sub(" ", text))
     found += [m.group(1).strip() for m in _BACKTICKED.finditer(rest)]
+    rest = _BACKTICKED.sub(" ", rest)
     # Paths are their own category; their pieces (greeting.txt of /tmp/greeting.txt) are not
     # identifiers.
-    rest = _PATH_TOKEN.sub(" ", _BACKTICKED.sub(" ", rest))
+    rest = _TOKEN.sub(lambda m: " " if _path_token(m.group(0)) else m.group(0), rest)
     for pattern in (_CALL, _DOTTED, _SNAKE, _CAMEL):
         found += [m.group(0) for m in pattern.finditer(rest)]
     return [f for f in found if f]
@@ -246,6 +260,8 @@ def extract_items(messages: Sequence[Message]) -> list[RetentionItem]:
                 for key in _COMMAND_KEYS:
                     if isinstance(arguments.get(key), str):
                         add("commands", arguments[key], index)
+                        for path in paths_in_text(arguments[key]):
+                            add("files", path, index)
             elif kind == "toolResponse":
                 failed, texts = _error_result_texts(item)
                 for text in texts:
