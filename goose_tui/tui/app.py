@@ -1,0 +1,322 @@
+"""The goose-tui inspector app: opens a session (or a picker), holds the options, the active
+templates and model, and turns worker errors into one error modal."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+
+import goose_tui
+from goose_tui.compaction.templates import (
+    Template,
+    TemplateError,
+    TemplateName,
+    Templates,
+    load_templates,
+    override_dirs,
+)
+from goose_tui.files import OverwriteRefused
+from goose_tui.llm.base import Summarizer
+from goose_tui.session.models import SessionInfo
+from goose_tui.tui.commands import ModelCommands
+from goose_tui.tui.screens.error_modal import ErrorModal
+from goose_tui.tui.screens.help import HelpScreen
+from goose_tui.tui.screens.input_prompt import InputPrompt
+from goose_tui.tui.screens.main import MainScreen
+from goose_tui.tui.screens.save_dialog import SaveDialog
+from goose_tui.tui.screens.session_picker import SessionPicker
+from goose_tui.tui.screens.template_editor import TemplateEditor
+
+POLL_SECONDS = 1.0
+TEMPLATE_NAMES: tuple[TemplateName, ...] = ("compaction.md", "compaction_summary.md")
+
+
+def bundled_sample() -> Path:
+    return Path(goose_tui.__file__).resolve().parents[1] / "sample_sessions" / "long_session.jsonl"
+
+
+def user_override_dir(prompts_dir: Path | None) -> Path:
+    """Where the app saves an override: --prompts-dir, else Goose's user config prompts."""
+    if prompts_dir is not None:
+        return prompts_dir
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "goose" / "prompts"
+
+
+class GooseTUI(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "goose-tui"
+    COMMANDS = App.COMMANDS | {ModelCommands}
+    BINDINGS = [
+        Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("f1", "help", "Help", id="app.help_f1", show=False),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+
+    def __init__(
+        self,
+        session_path: Path | None = None,
+        *,
+        session_id: str | None = None,
+        model: str = "offline",
+        api_base: str | None = None,
+        prompts_dir: Path | None = None,
+        threshold: float | None = None,
+        context_limit: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        self.session_path = session_path
+        self.session_id = session_id
+        self.model = model
+        self.api_base = api_base
+        self.prompts_dir = prompts_dir
+        self.threshold = threshold
+        self.context_limit = context_limit
+        self.clock = clock  # injectable so snapshots show a fixed elapsed time
+        self.templates: Templates = load_templates(prompts_dir)
+        self._mtimes = self._template_mtimes()
+        self.main = MainScreen()
+
+    # -- opening ---------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.push_screen(self.main)
+        self.set_interval(POLL_SECONDS, self.poll_templates)
+        path = self.session_path
+        if path is None:
+            sample = bundled_sample()
+            path = sample if sample.is_file() else None
+        if path is None or path.is_dir() or (path.suffix == ".db" and self.session_id is None):
+            self.list_sessions(path)
+        else:
+            self.load_session(path, self.session_id)
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def list_sessions(self, path: Path | None) -> None:
+        from goose_tui.session.loader import default_sessions_dir, list_sessions
+
+        sessions = list_sessions(path)
+        source = str(path or default_sessions_dir())
+        self.call_from_thread(self._pick, sessions, source)
+
+    def _pick(self, sessions: list[SessionInfo], source: str) -> None:
+        def chosen(info: SessionInfo | None) -> None:
+            if info is None:
+                if self.main.session is None:
+                    self.exit()
+                return
+            self.load_session(info.path, info.id if info.path.suffix == ".db" else None)
+
+        self.push_screen(SessionPicker(sessions, source), chosen)
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def load_session(self, path: Path, session_id: str | None) -> None:
+        from goose_tui.session.loader import load_session
+
+        session = load_session(path, session_id)
+        self.call_from_thread(self.main.show_session, session)
+
+    def on_worker_state_changed(self, event: object) -> None:
+        from textual.worker import Worker, WorkerState
+
+        worker: Worker = event.worker  # type: ignore[attr-defined]
+        if worker.group == "load" and event.state == WorkerState.ERROR:  # type: ignore[attr-defined]
+            self.show_error("Could not open the session", f"{worker.error}")
+
+    # -- errors ----------------------------------------------------------------------------
+
+    def show_error(self, title: str, message: str) -> None:
+        """The single place errors surface; the app keeps running under the modal."""
+        self.push_screen(ErrorModal(title, message))
+
+    # -- model -----------------------------------------------------------------------------
+
+    @property
+    def usage_model(self) -> str | None:
+        """The model whose window the gauge measures: a real model string, else the
+        session's own model."""
+        if self.model == "offline" or self.model.startswith("replay:"):
+            return None
+        return self.model
+
+    def make_summarizer(self) -> Summarizer:
+        from goose_tui.llm import make_summarizer
+
+        if self.model.startswith("replay:") and not Path(self.model[7:]).is_file():
+            raise FileNotFoundError(f"{self.model[7:]}: no such reply file")
+        return make_summarizer(self.model, api_base=self.api_base)
+
+    def set_model(self, model: str) -> None:
+        self.model = model
+        self.main.query_one("#status").model = model  # type: ignore[attr-defined]
+        self.notify(f"model: {model}", markup=False)
+        if self.main.session is not None:
+            self.main.count_tokens()
+
+    def ask_replay_file(self) -> None:
+        def answered(value: str | None) -> None:
+            if value:
+                self.set_model(f"replay:{Path(value).expanduser()}")
+
+        self.push_screen(InputPrompt("Reply file to replay:"), answered)
+
+    def ask_litellm_model(self) -> None:
+        def answered(value: str | None) -> None:
+            if value:
+                self.set_model(value)
+
+        note = "Keys are read from the environment by litellm; --api-base applies."
+        self.push_screen(InputPrompt("litellm model string:", self.model, note=note), answered)
+
+    # -- templates -------------------------------------------------------------------------
+
+    def _watched_paths(self) -> list[Path]:
+        paths = [
+            folder / name
+            for _, folder in override_dirs(self.prompts_dir)
+            for name in TEMPLATE_NAMES
+        ]
+        return paths
+
+    def _template_mtimes(self) -> dict[Path, float | None]:
+        mtimes: dict[Path, float | None] = {}
+        for path in self._watched_paths():
+            try:
+                mtimes[path] = path.stat().st_mtime_ns
+            except OSError:
+                mtimes[path] = None
+        return mtimes
+
+    def poll_templates(self) -> None:
+        """Reload the templates when an override file appears, changes or goes away."""
+        mtimes = self._template_mtimes()
+        if mtimes == self._mtimes:
+            return
+        self._mtimes = mtimes
+        self.reload_templates()
+
+    def reload_templates(self) -> None:
+        try:
+            templates = load_templates(self.prompts_dir)
+        except TemplateError as exc:
+            self._template_error(exc)
+            return
+        self._swap_templates(templates)
+
+    def _template_error(self, exc: TemplateError) -> None:
+        self.main.query_one("#fields-banner").show(  # type: ignore[attr-defined]
+            f"template error: {exc} — showing the last good render", "error"
+        )
+
+    def _swap_templates(self, templates: Templates) -> str | None:
+        """Use ``templates`` if they compile and render; else keep the last good pair and
+        return the error (file and line)."""
+        try:
+            templates.compaction.check()
+            templates.summary.check()
+        except TemplateError as exc:
+            self._template_error(exc)
+            return str(exc)
+        old, self.templates = self.templates, templates
+        error = self.main.templates_changed(old)
+        if error is not None:
+            self.templates = old  # keep the last good pair
+        return error
+
+    def edit_template(self, name: str) -> None:
+        template_name: TemplateName = (
+            "compaction.md" if name == "compaction.md" else ("compaction_summary.md")
+        )
+        field = "compaction" if template_name == "compaction.md" else "summary"
+        template: Template = getattr(self.templates, field)
+
+        def apply(text: str) -> str | None:
+            return self._swap_templates(self.templates.with_text(template_name, text))
+
+        def saved(_: Path) -> None:
+            self._mtimes = self._template_mtimes()
+            self.reload_templates()
+
+        target = user_override_dir(self.prompts_dir) / template_name
+        self.push_screen(
+            TemplateEditor(template, override_path=target, apply_edit=apply, on_saved=saved)
+        )
+
+    # -- saving ----------------------------------------------------------------------------
+
+    def ask_save(self) -> None:
+        from goose_tui.tui import saving
+
+        main = self.main
+        if main.session is None:
+            self.notify("no session loaded yet")
+            return
+        session = main.session
+
+        def answered(choice: tuple[saving.SaveKind, Path] | None) -> None:
+            if choice is None:
+                return
+            kind, target = choice
+            if kind == "json":
+                text = saving.summary_json_text(main.structured)
+            elif kind == "markdown":
+                text = main.summary_text + "\n"
+            else:
+                template = main.result.summary_message if main.result else None
+                message = saving.summary_message(main.summary_text, template)
+                text = saving.compacted_session_text(session, message)
+            inputs = [session.source_path, *self._input_files()]
+            try:
+                written = saving.save(target, text, inputs)
+            except (OverwriteRefused, OSError) as exc:
+                self.show_error("Not saved", str(exc))
+                return
+            self.notify(f"saved {written}", markup=False)
+
+        defaults = {kind: saving.default_target(session, kind) for kind in saving.SUFFIXES}
+        self.push_screen(SaveDialog(defaults), answered)
+
+    def _input_files(self) -> list[Path | None]:
+        files: list[Path | None] = [self.templates.compaction.source.path]
+        files.append(self.templates.summary.source.path)
+        if self.model.startswith("replay:"):
+            files.append(Path(self.model[7:]))
+        return files
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+
+def run_app(
+    session_path: Path | None,
+    *,
+    session_id: str | None = None,
+    model: str = "offline",
+    api_base: str | None = None,
+    prompts_dir: Path | None = None,
+    threshold: float | None = None,
+    context_limit: int | None = None,
+) -> None:
+    GooseTUI(
+        session_path,
+        session_id=session_id,
+        model=model,
+        api_base=api_base,
+        prompts_dir=prompts_dir,
+        threshold=threshold,
+        context_limit=context_limit,
+    ).run()
+
+
+if __name__ == "__main__":
+    import sys
+
+    run_app(Path(sys.argv[1]) if len(sys.argv) > 1 else None)

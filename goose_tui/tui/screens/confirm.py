@@ -1,0 +1,36 @@
+"""Ask yes or no before something that writes outside the app (a template override)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from goose_tui.tui.inert import inert
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("escape", "answer(False)", "Cancel", id="confirm.no"),
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content(inert(self.question)), id="confirm-question")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Yes (y)", id="confirm-yes", variant="primary")
+                yield Button("No (esc)", id="confirm-no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm-yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)

@@ -1,0 +1,47 @@
+"""The one place errors are shown: a modal with the message, a copy button, and a way back.
+The app keeps running underneath."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+from goose_tui.tui.inert import inert
+
+
+class ErrorModal(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape", "dismiss_modal", "Close", id="error.close"),
+        Binding("y", "copy", "Copy error", id="error.copy"),
+    ]
+
+    def __init__(self, title: str, message: str) -> None:
+        super().__init__()
+        self.error_title = title
+        self.message = message
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="error-dialog"):
+            yield Label(Content(inert(self.error_title)), id="error-title")
+            with VerticalScroll(id="error-body"):
+                yield Static(Content(inert(self.message)), id="error-message")
+            with Horizontal(id="error-buttons"):
+                yield Button("Copy", id="error-copy", variant="primary")
+                yield Button("Close", id="error-close")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "error-copy":
+            self.action_copy()
+        else:
+            self.dismiss(None)
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard(f"{self.error_title}\n{self.message}")
+        self.notify("error copied to clipboard")
+
+    def action_dismiss_modal(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,53 @@
+"""Help: what the screen shows and every key, read from the live bindings so it cannot go
+stale."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+INTRO = """goose-tui shows what Goose's context compaction does with a session.
+
+Top: the context gauge (used / limit tokens, the threshold marker ┃, and whether compaction
+is due). Below it the conversation (enter expands a message), then four panes: the prompt
+exactly as sent to the summarizer, the analysis the model wrote and Goose discards, the
+parsed fields (with JSON and raw-reply editors) and the rendered Markdown summary.
+
+Press c to compact with the current model; switch models from the command palette."""
+
+
+def binding_lines(screen: Screen) -> list[str]:
+    seen: set[str] = set()
+    lines: list[str] = []
+    for key, active in screen.active_bindings.items():
+        binding: Binding = active.binding
+        if not binding.description or binding.description in seen:
+            continue
+        seen.add(binding.description)
+        lines.append(f"{active.binding.key_display or key:>12}  {binding.description}")
+    return lines
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape", "dismiss_help", "Close help", id="help.close"),
+        Binding("question_mark", "dismiss_help", "Close help", id="help.close2", show=False),
+    ]
+
+    def __init__(self, under: Screen) -> None:
+        super().__init__()
+        self.under = under
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-dialog"):
+            with VerticalScroll():
+                yield Static(Content(INTRO), id="help-intro")
+                keys = "\n".join(binding_lines(self.under))
+                yield Static(Content("Keys\n" + keys), id="help-keys")
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)

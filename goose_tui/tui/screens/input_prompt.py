@@ -1,0 +1,34 @@
+"""Ask for one line of text (a model string, a replay file, a save path)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from goose_tui.tui.inert import inert
+
+
+class InputPrompt(ModalScreen[str | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
+
+    def __init__(self, question: str, value: str = "", *, note: str = "") -> None:
+        super().__init__()
+        self.question, self.value, self.note = question, value, note
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content(inert(self.question)), classes="dialog-question")
+            yield Input(self.value, id="prompt-input")
+            if self.note:
+                yield Static(Content(inert(self.note)), classes="dialog-note")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,469 @@
+"""The inspector: gauge, conversation, compaction status and the four panes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane, Tabs, TextArea
+from textual.widgets._tabs import Tab
+from textual.worker import Worker, WorkerState
+
+from goose_tui.compaction.extract import Extraction
+from goose_tui.compaction.structured import StructuredSummary
+from goose_tui.compaction.summarize import Attempt, CompactionFailed, CompactionResult
+from goose_tui.compaction.templates import TemplateError, Templates
+from goose_tui.session.models import Session
+from goose_tui.tui.inert import inert, restore
+from goose_tui.tui.widgets.compaction_status import CompactionStatus
+from goose_tui.tui.widgets.context_gauge import ContextGauge
+from goose_tui.tui.widgets.conversation_view import ConversationView
+from goose_tui.tui.widgets.fields_tree import FieldsTree
+from goose_tui.tui.widgets.pane import Banner, Pane
+from goose_tui.tui.widgets.summary_preview import SummaryPreview
+from goose_tui.tui.widgets.text_viewer import TextViewer, prompt_highlighter
+
+if TYPE_CHECKING:
+    from goose_tui.tui.app import GooseTUI
+
+DEBOUNCE_SECONDS = 0.3
+WIDE_COLUMNS = 160  # below this the four panes become tabs
+PANES = ("input", "analysis", "fields", "markdown")
+
+
+def _json_text(summary: StructuredSummary | None) -> str:
+    # json.dumps escapes C0 controls; C1 controls are escaped too so the editor stays inert.
+    text = json.dumps(summary.to_json_dict() if summary else {}, indent=2, ensure_ascii=False)
+    return "".join(f"\\u{ord(c):04x}" if 0x7F <= ord(c) <= 0x9F else c for c in text)
+
+
+class MainScreen(Screen[None]):
+    BINDINGS = [
+        Binding("c", "compact", "Compact", id="main.compact"),
+        Binding("escape", "cancel", "Cancel", id="main.cancel"),
+        Binding("slash", "search", "Search prompt", id="main.search"),
+        Binding("m", "toggle_markdown", "MD source", id="main.toggle_markdown"),
+        Binding("f", "maximize_pane", "Maximize", id="main.maximize"),
+        Binding("y", "copy_pane", "Copy pane", id="main.copy"),
+        Binding("e", "edit_json", "Edit JSON", id="main.edit_json"),
+        Binding("r", "edit_reply", "Edit reply", id="main.edit_reply"),
+        Binding("s", "save", "Save", id="main.save"),
+        Binding("t", "edit_template('compaction_summary.md')", "Summary tmpl", id="main.tmpl"),
+        Binding(
+            "T", "edit_template('compaction.md')", "Prompt tmpl", id="main.prompt_tmpl", show=False
+        ),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.session: Session | None = None
+        self.result: CompactionResult | None = None
+        self.extraction: Extraction | None = None
+        self.structured: StructuredSummary | None = None  # last good
+        self.summary_text = ""  # last good render
+        self.system_prompt = ""
+        self._prompt_note = ""
+        self._json_loaded = ""
+        self._reply_loaded = ""
+        self._debouncers: dict[str, Timer] = {}
+        self._started = 0.0
+        self._ticker: Timer | None = None
+
+    @property
+    def tui(self) -> GooseTUI:
+        return self.app  # type: ignore[return-value]
+
+    # -- layout ----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content("goose-tui · loading…"), id="session-title")
+        yield ContextGauge(id="gauge")
+        yield ConversationView(id="conversation")
+        yield CompactionStatus(id="status")
+        yield Tabs(*(Tab(name, id=f"tab-{name}") for name in PANES), id="pane-tabs")
+        with Horizontal(id="panes"):
+            with Pane("input", copy_source=lambda: self.system_prompt, id="pane-input"):
+                yield Input(placeholder="search the prompt", id="search")
+                yield TextViewer(
+                    id="input-view", placeholder="loading…", highlighter=prompt_highlighter
+                )
+            with Pane("analysis", copy_source=self._analysis_text, id="pane-analysis"):
+                yield TextViewer(id="analysis-view", placeholder="press c to compact")
+            with Pane("fields", copy_source=lambda: self._json_editor.text, id="pane-fields"):
+                yield Banner("no summary yet", id="fields-banner", classes="pane-banner")
+                with TabbedContent(id="fields-tabs"):
+                    with TabPane("tree", id="fields-tree-tab"):
+                        yield FieldsTree(id="fields-tree")
+                    with TabPane("json", id="fields-json-tab"):
+                        yield TextArea("{}", language="json", id="json-editor")
+                    with TabPane("reply", id="fields-reply-tab"):
+                        yield TextArea("", id="reply-editor", soft_wrap=True)
+            with Pane("markdown", copy_source=lambda: self.summary_text, id="pane-markdown"):
+                yield SummaryPreview(id="preview")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#search").display = False
+        self.query_one(FieldsTree).show_summary(None)
+        self.query_one(CompactionStatus).model = self.tui.model
+        self._layout_for(self.size.width)
+        self._show_template_origin()
+
+    def on_resize(self) -> None:
+        self._layout_for(self.size.width)
+
+    def _layout_for(self, width: int) -> None:
+        narrow = width < WIDE_COLUMNS
+        panes = self.query_one("#panes")
+        panes.set_class(narrow, "-narrow")
+        self.query_one("#pane-tabs").display = narrow
+        active = self.query_one(Tabs).active or "tab-input"
+        self._show_pane(active.removeprefix("tab-"))
+
+    def _show_pane(self, name: str) -> None:
+        for pane in PANES:
+            self.query_one(f"#pane-{pane}").set_class(pane == name, "-active")
+
+    @on(Tabs.TabActivated, "#pane-tabs")
+    def _tab_activated(self, event: Tabs.TabActivated) -> None:
+        self._show_pane(str(event.tab.id).removeprefix("tab-"))
+
+    @property
+    def _json_editor(self) -> TextArea:
+        return self.query_one("#json-editor", TextArea)
+
+    @property
+    def _reply_editor(self) -> TextArea:
+        return self.query_one("#reply-editor", TextArea)
+
+    def _analysis_text(self) -> str:
+        return self.query_one("#analysis-view", TextViewer).text
+
+    # -- the session -----------------------------------------------------------------------
+
+    def show_session(self, session: Session) -> None:
+        self.session = session
+        title = f"{session.title} · {len(session.messages):,} messages"
+        if session.source_path:
+            title += f" · {session.source_path}"
+        if session.warnings:
+            title += f" · {len(session.warnings)} lines skipped (first: {session.warnings[0]})"
+        self.query_one("#session-title", Static).update(Content(inert(title)))
+        self.query_one(ConversationView).set_messages(session.messages)
+        self.count_tokens()
+        self.build_prompt()
+
+    @work(thread=True, exclusive=True, group="tokens", exit_on_error=False)
+    def count_tokens(self) -> None:
+        from goose_tui.tokens import TokenCounter, context_usage
+
+        session = self.session
+        assert session is not None
+        counter = TokenCounter()
+        counts = [counter.count(message) for message in session.messages]
+        usage = context_usage(
+            session,
+            model=self.tui.usage_model,
+            context_limit=self.tui.context_limit,
+            threshold=self.tui.threshold,
+            counter=counter,
+        )
+        self.app.call_from_thread(self._show_counts, counts, usage)
+
+    def _show_counts(self, counts: list[int], usage: object) -> None:
+        self.query_one(ConversationView).set_token_counts(counts)
+        self.query_one(ContextGauge).usage = usage  # type: ignore[assignment]
+
+    @work(thread=True, exclusive=True, group="prompt", exit_on_error=False)
+    def build_prompt(self) -> None:
+        from goose_tui.compaction.summarize import build_request
+
+        assert self.session is not None
+        request = build_request(self.session.messages, self.tui.templates)
+        self.app.call_from_thread(self._show_prompt, request.system_prompt, "as it will be sent")
+
+    def _show_prompt(self, prompt: str, note: str) -> None:
+        self.system_prompt = prompt
+        self.query_one("#input-view", TextViewer).set_text(prompt)
+        self._show_template_origin(note)
+
+    def _show_template_origin(self, note: str = "") -> None:
+        from goose_tui.tui.screens.template_editor import describe_source
+
+        templates = self.tui.templates
+        pane = self.query_one("#pane-input", Pane)
+        pane.set_title(
+            f"input · {note}" if note else "input", describe_source(templates.compaction)
+        )
+        self.query_one("#pane-markdown", Pane).set_title(
+            "markdown", describe_source(templates.summary)
+        )
+
+    # -- compaction ------------------------------------------------------------------------
+
+    def action_compact(self) -> None:
+        if self.session is None:
+            self.notify("no session loaded yet")
+            return
+        if any(w.group == "compact" and w.is_running for w in self.workers):
+            self.notify("a compaction is already running; escape cancels it")
+            return
+        self.compact()
+
+    @work(exclusive=True, group="compact", exit_on_error=False)
+    async def compact(self) -> None:
+        from goose_tui.compaction.summarize import summarize
+
+        assert self.session is not None
+        status = self.query_one(CompactionStatus)
+        analysis = self.query_one("#analysis-view", TextViewer)
+        analysis.set_text("")
+        self.query_one("#pane-analysis", Pane).set_title("analysis · reply streaming")
+        status.model, status.attempt, status.received_chars, status.note = (
+            self.tui.model,
+            None,
+            0,
+            "",
+        )
+        status.state = "running"
+        self._started = self.tui.clock()
+        self._ticker = self.set_interval(0.1, self._tick)
+        try:
+            summarizer = self.tui.make_summarizer()
+
+            def on_attempt(attempt: Attempt) -> None:
+                status.attempt = attempt
+                if attempt.outcome == "running":
+                    analysis.set_text("")
+                    status.received_chars = 0
+
+            def on_chunk(chunk: str) -> None:
+                analysis.append(chunk)
+                status.received_chars += len(chunk)
+
+            result = await summarize(
+                self.session.messages,
+                summarizer,
+                self.tui.templates,
+                on_attempt=on_attempt,
+                on_chunk=on_chunk,
+            )
+        finally:
+            self._tick()
+            if self._ticker is not None:
+                self._ticker.stop()
+        self._show_result(result)
+
+    def _tick(self) -> None:
+        self.query_one(CompactionStatus).elapsed = self.tui.clock() - self._started
+
+    def _show_result(self, result: CompactionResult) -> None:
+        from goose_tui.tokens import TokenCounter
+
+        self.result = result
+        status = self.query_one(CompactionStatus)
+        status.state = "done"
+        if result.attempts:
+            status.attempt = result.attempts[-1]
+        usage = result.usage
+        status.note = f"usage in {usage.input_tokens} / out {usage.output_tokens}"
+        self._show_prompt(result.request.system_prompt, "as sent")
+        self.query_one(ContextGauge).projected = TokenCounter().total([result.summary_message])
+        self._reply_loaded = inert(result.raw_response)
+        self._reply_editor.load_text(self._reply_loaded)
+        self._show_extraction(result.extraction, result.summary)
+
+    def _show_extraction(self, extraction: Extraction, summary_text: str) -> None:
+        self.extraction = extraction
+        self.structured = extraction.structured
+        self.summary_text = summary_text
+        analysis = extraction.analysis
+        viewer = self.query_one("#analysis-view", TextViewer)
+        viewer.set_text(analysis if analysis else "(the reply has no <analysis> block)")
+        self.query_one("#pane-analysis", Pane).set_title("analysis · discarded by Goose")
+        banner = self.query_one("#fields-banner", Banner)
+        if extraction.structured is None:
+            banner.show(f"raw-text fallback: {extraction.fallback_reason}", "fallback")
+        elif extraction.candidate is not None:
+            banner.show(f"read {extraction.candidate.describe()}")
+        self.query_one(FieldsTree).show_summary(extraction.structured)
+        self._json_loaded = _json_text(extraction.structured)
+        self._json_editor.load_text(self._json_loaded)
+        self.query_one(SummaryPreview).set_markdown(summary_text)
+
+    def action_cancel(self) -> None:
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+            return
+        search = self.query_one("#search", Input)
+        if search.display:
+            search.display = False
+            self.query_one("#input-view").focus()
+            return
+        cancelled = self.workers.cancel_group(self, "compact")
+        if any(w.is_running for w in cancelled):
+            self.notify("compaction cancelled")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group == "compact":
+            status = self.query_one(CompactionStatus)
+            if event.state == WorkerState.CANCELLED:
+                status.state = "cancelled"
+                if self._ticker is not None:
+                    self._ticker.stop()
+            elif event.state == WorkerState.ERROR:
+                status.state = "failed"
+                self.tui.show_error("Compaction failed", self._describe_error(worker.error))
+        elif event.state == WorkerState.ERROR:
+            self.tui.show_error(f"{worker.group} failed", self._describe_error(worker.error))
+
+    @staticmethod
+    def _describe_error(error: BaseException | None) -> str:
+        text = f"{type(error).__name__}: {error}"
+        if isinstance(error, CompactionFailed):
+            tried = "\n".join(
+                f"  {a.removed_percent:>3}% removed ({a.removed_messages} messages): {a.outcome}"
+                + (f" — {a.error}" if a.error else "")
+                for a in error.attempts
+            )
+            text += f"\n\nattempts:\n{tried}"
+        return text
+
+    # -- hand-editing ----------------------------------------------------------------------
+
+    def _debounce(self, key: str, callback: object) -> None:
+        if key in self._debouncers:
+            self._debouncers[key].stop()
+        self._debouncers[key] = self.set_timer(DEBOUNCE_SECONDS, callback)  # type: ignore[arg-type]
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area.id == "json-editor" and event.text_area.text != self._json_loaded:
+            self._debounce("json", self.reread_json)
+        elif event.text_area.id == "reply-editor" and event.text_area.text != self._reply_loaded:
+            self._debounce("reply", self.reread_reply)
+
+    def reread_json(self) -> None:
+        banner = self.query_one("#fields-banner", Banner)
+        try:
+            summary = StructuredSummary.parse_json_text(self._json_editor.text).normalized()
+        except ValueError as exc:
+            banner.show(f"invalid JSON: {exc} — showing the last good render", "error")
+            return
+        try:
+            rendered = self._render_summary(summary)
+        except TemplateError as exc:
+            banner.show(f"template error: {exc} — showing the last good render", "error")
+            return
+        self.structured, self.summary_text = summary, rendered
+        banner.show("edited by hand: read leniently and re-rendered")
+        self.query_one(FieldsTree).show_summary(summary)
+        self.query_one(SummaryPreview).set_markdown(rendered)
+
+    def reread_reply(self) -> None:
+        from goose_tui.compaction.summarize import finish
+
+        try:
+            extraction, summary = finish(restore(self._reply_editor.text), self.tui.templates)
+        except TemplateError as exc:
+            self.query_one("#fields-banner", Banner).show(f"template error: {exc}", "error")
+            return
+        self._show_extraction(extraction, summary)
+
+    def _render_summary(self, summary: StructuredSummary) -> str:
+        from goose_tui.compaction.templates import render_summary
+
+        return render_summary(self.tui.templates, summary)
+
+    def templates_changed(self, old: Templates) -> str | None:
+        """Re-render with the app's new templates; returns the error shown, if any."""
+        new = self.tui.templates
+        self._show_template_origin()
+        if self.session is not None and new.compaction.text != old.compaction.text:
+            self.build_prompt()
+        if self.structured is None:
+            return None
+        try:
+            rendered = self._render_summary(self.structured)
+        except TemplateError as exc:
+            message = f"template error: {exc} — showing the last good render"
+            self.query_one("#fields-banner", Banner).show(message, "error")
+            return str(exc)
+        self.summary_text = rendered
+        self.query_one(SummaryPreview).set_markdown(rendered)
+        self.query_one("#fields-banner", Banner).show("re-rendered with the changed template")
+        return None
+
+    # -- pane actions ----------------------------------------------------------------------
+
+    def _focused_pane(self) -> Pane | None:
+        node = self.focused
+        while node is not None and not isinstance(node, Pane):
+            node = node.parent  # type: ignore[assignment]
+        return node
+
+    def action_maximize_pane(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+            return
+        pane = self._focused_pane()
+        if pane is None:
+            self.notify("focus a pane first (tab), then press f")
+            return
+        self.maximize(pane, container=False)
+
+    def action_copy_pane(self) -> None:
+        pane = self._focused_pane()
+        if pane is None:
+            self.notify("focus a pane first (tab), then press y")
+            return
+        self.app.copy_to_clipboard(pane.copy_source())
+        self.notify(f"copied the {pane.id.removeprefix('pane-') if pane.id else ''} pane")
+
+    def action_search(self) -> None:
+        self._show_pane("input")
+        self.query_one(Tabs).active = "tab-input"
+        search = self.query_one("#search", Input)
+        search.display = True
+        search.focus()
+
+    @on(Input.Changed, "#search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        self.query_one("#input-view", TextViewer).search = event.value
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        viewer = self.query_one("#input-view", TextViewer)
+        viewer.focus()
+        count = len(viewer.matches)
+        self.notify(f"{count} matches (n / N to move)" if count else "no match", markup=False)
+
+    def action_toggle_markdown(self) -> None:
+        self.query_one(SummaryPreview).action_toggle_source()
+
+    def action_edit_json(self) -> None:
+        self._show_pane("fields")
+        self.query_one("#fields-tabs", TabbedContent).active = "fields-json-tab"
+        self._json_editor.focus()
+
+    def action_edit_reply(self) -> None:
+        self._show_pane("fields")
+        self.query_one("#fields-tabs", TabbedContent).active = "fields-reply-tab"
+        self._reply_editor.focus()
+
+    def action_save(self) -> None:
+        self.tui.ask_save()
+
+    def action_edit_template(self, name: str) -> None:
+        self.tui.edit_template(name)
+
+    def saved_path_inputs(self) -> list[Path | None]:
+        return [self.session.source_path if self.session else None]

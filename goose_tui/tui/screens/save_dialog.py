@@ -1,0 +1,55 @@
+"""Choose what to save and where. The app refuses targets that are inputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, RadioButton, RadioSet, Static
+
+from goose_tui.tui.inert import inert
+from goose_tui.tui.saving import SaveKind
+
+LABELS: dict[SaveKind, str] = {
+    "json": "summary JSON",
+    "markdown": "summary Markdown",
+    "session": "compacted session (Goose JSONL: the summary replaces the history)",
+}
+
+
+class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="save.cancel")]
+
+    def __init__(self, defaults: dict[SaveKind, Path]) -> None:
+        super().__init__()
+        self.defaults = defaults
+        self.kind: SaveKind = "json"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Save (enter writes, atomically; inputs are never overwritten)")
+            with RadioSet(id="save-kind"):
+                for kind, label in LABELS.items():
+                    yield RadioButton(label, value=kind == "json", id=f"save-{kind}")
+            yield Input(str(self.defaults["json"]), id="save-path")
+            yield Static(Content(inert("")), id="save-note", classes="dialog-note")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        self.kind = str(event.pressed.id).removeprefix("save-")  # type: ignore[assignment]
+        self.query_one(Input).value = str(self.defaults[self.kind])
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        value = event.value.strip()
+        if value:
+            self.dismiss((self.kind, Path(value)))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

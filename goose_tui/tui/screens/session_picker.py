@@ -1,0 +1,89 @@
+"""Pick one session of a ``sessions.db`` or a folder: a table, filtered as you type."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from goose_tui.session.models import SessionInfo
+from goose_tui.tui.inert import inert
+
+
+def _row(info: SessionInfo) -> tuple[Text, ...]:
+    updated = info.updated_at.strftime("%Y-%m-%d %H:%M") if info.updated_at else "—"
+    tokens = f"{info.total_tokens:,}" if info.total_tokens is not None else "—"
+    return (
+        Text(inert(info.name or info.description or info.id)),
+        Text(updated),
+        Text(str(info.message_count), justify="right"),
+        Text(tokens, justify="right"),
+        Text(inert(info.model_name or "—")),
+    )
+
+
+def matches(info: SessionInfo, query: str) -> bool:
+    """Every word of ``query`` appears in the session's name, description, id or model."""
+    haystack = " ".join(
+        part or "" for part in (info.name, info.description, info.id, info.model_name)
+    ).lower()
+    return all(word in haystack for word in query.lower().split())
+
+
+class SessionPicker(Screen[SessionInfo | None]):
+    BINDINGS = [
+        Binding("escape", "cancel", "Quit picker", id="picker.cancel"),
+        Binding("enter", "choose", "Open session", id="picker.choose", priority=True),
+        Binding("down", "cursor(1)", "Next", id="picker.down", show=False, priority=True),
+        Binding("up", "cursor(-1)", "Previous", id="picker.up", show=False, priority=True),
+    ]
+
+    def __init__(self, sessions: list[SessionInfo], source: str) -> None:
+        super().__init__()
+        self.sessions = sessions
+        self.source = source
+        self.shown: list[SessionInfo] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Content(inert(f"Sessions in {self.source} — type to filter, enter to open")),
+            id="picker-title",
+        )
+        yield Input(placeholder="filter", id="picker-filter")
+        yield DataTable(id="picker-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("name", "updated", "messages", "tokens", "model")
+        self._fill("")
+        self.query_one(Input).focus()
+
+    def _fill(self, query: str) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        self.shown = [info for info in self.sessions if matches(info, query)]
+        for index, info in enumerate(self.shown):
+            table.add_row(*_row(info), key=str(index))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    def action_cursor(self, delta: int) -> None:
+        table = self.query_one(DataTable)
+        if self.shown:
+            table.move_cursor(row=min(max(table.cursor_row + delta, 0), len(self.shown) - 1))
+
+    def action_choose(self) -> None:
+        table = self.query_one(DataTable)
+        if self.shown and 0 <= table.cursor_row < len(self.shown):
+            self.dismiss(self.shown[table.cursor_row])
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_choose()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,103 @@
+"""Edit one template in the app: every pause in typing re-renders the panes with the edited
+text (in memory); ctrl+s saves it as an override file after asking."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Static, TextArea
+
+from goose_tui.compaction.templates import Template
+from goose_tui.files import atomic_write_text
+from goose_tui.tui.inert import inert
+from goose_tui.tui.screens.confirm import ConfirmScreen
+from goose_tui.tui.widgets.pane import Banner
+
+DEBOUNCE_SECONDS = 0.3
+
+# Applies edited text; returns an error to show (file and line) or None when it rendered.
+ApplyEdit = Callable[[str], str | None]
+
+
+def describe_source(template: Template) -> str:
+    source = template.source
+    if source.origin == "built-in":
+        return f"{source.name}: built-in ({source.path})" if source.path else "built-in"
+    if source.path is None:
+        return f"{source.name}: edited in the app, not saved"
+    return f"{source.name}: override {source.path} ({source.origin})"
+
+
+class TemplateEditor(Screen[None]):
+    BINDINGS = [
+        Binding("escape", "back", "Back to the inspector", id="template.back"),
+        Binding("ctrl+s", "save_override", "Save as override", id="template.save"),
+    ]
+
+    def __init__(
+        self,
+        template: Template,
+        *,
+        override_path: Path,
+        apply_edit: ApplyEdit,
+        on_saved: Callable[[Path], None],
+    ) -> None:
+        super().__init__()
+        self.template = template
+        self.override_path = override_path
+        self.apply_edit = apply_edit
+        self.on_saved = on_saved
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content(inert(describe_source(self.template))), id="template-source")
+        yield Banner(Content(inert(f"ctrl+s saves to {self.override_path}")), id="template-status")
+        yield TextArea(inert(self.template.text), id="template-text", soft_wrap=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    @property
+    def text(self) -> str:
+        return self.query_one(TextArea).text
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(DEBOUNCE_SECONDS, self._apply)
+
+    def _apply(self) -> None:
+        error = self.apply_edit(self.text)
+        status = self.query_one("#template-status", Banner)
+        if error:
+            status.show(f"{error} — the panes keep the last good render", "error")
+        else:
+            status.show(f"rendered · ctrl+s saves to {self.override_path}")
+
+    def action_save_override(self) -> None:
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            try:
+                atomic_write_text(self.override_path, self.text)
+            except OSError as exc:
+                self.notify(f"could not save: {exc}", severity="error", markup=False)
+                return
+            self.notify(f"saved override {self.override_path}", markup=False)
+            self.on_saved(self.override_path)
+            self.dismiss(None)
+
+        self.app.push_screen(
+            ConfirmScreen(f"Save this template as an override?\n\n{self.override_path}"),
+            answered,
+        )
+
+    def action_back(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,74 @@
+"""The context gauge: how full the model's window is, where the threshold sits, and what the
+window would hold after the compaction just run."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from goose_tui.tokens import ContextUsage
+
+# Below this share of the threshold the bar is calm; between it and the threshold it warns.
+NEAR_THRESHOLD = 0.9
+
+
+def _bar(fraction: float, threshold: float, width: int) -> tuple[str, int]:
+    """A bar of ``width`` cells filled to ``fraction``, with ``│`` at the threshold."""
+    filled = min(round(fraction * width), width)
+    cells = ["█"] * filled + ["░"] * (width - filled)
+    marker = min(max(round(threshold * width), 0), width - 1) if 0 < threshold < 1 else -1
+    if marker >= 0:
+        cells[marker] = "┃"
+    return "".join(cells), filled
+
+
+class ContextGauge(Widget):
+    DEFAULT_CSS = """
+    ContextGauge { height: 2; padding: 0 1; background: $panel; }
+    ContextGauge.-ok { color: $success; }
+    ContextGauge.-near { color: $warning; }
+    ContextGauge.-over { color: $error; }
+    """
+
+    usage: reactive[ContextUsage | None] = reactive(None)
+    # Tokens the window would hold with the summary in place of the history.
+    projected: reactive[int | None] = reactive(None)
+
+    def watch_usage(self, usage: ContextUsage | None) -> None:
+        self.remove_class("-ok", "-near", "-over")
+        if usage is None:
+            return
+        if usage.compaction_due or usage.fraction > 1:
+            self.add_class("-over")
+        elif usage.auto_compact_enabled and usage.fraction > usage.threshold * NEAR_THRESHOLD:
+            self.add_class("-near")
+        else:
+            self.add_class("-ok")
+
+    def render(self) -> Content:
+        usage = self.usage
+        if usage is None:
+            return Content("context: counting tokens…")
+        width = max(self.size.width - 2, 10)
+        bar_width = max(min(width - 60, 60), 10)
+        bar, _ = _bar(usage.fraction, usage.threshold, bar_width)
+        state = "COMPACTION DUE" if usage.compaction_due else "under threshold"
+        if not usage.auto_compact_enabled:
+            state = "auto-compaction off"
+        limit_note = {"assumed": "assumed limit"}.get(usage.limit_source, usage.limit_source)
+        first = Content.assemble(
+            ("context ", "bold"),
+            bar,
+            f" {usage.used:,} / {usage.limit:,} tokens  {usage.fraction:.1%}  ",
+            (state, "bold reverse" if usage.compaction_due else "bold"),
+        )
+        details = (
+            f"used: {usage.used_source} · limit: {limit_note} · threshold {usage.threshold:.0%} (┃)"
+        )
+        if usage.model:
+            details += f" · model {usage.model}"
+        if self.projected is not None:
+            after = self.projected / usage.limit if usage.limit else 0.0
+            details += f" · after compaction: {self.projected:,} tokens ({after:.1%})"
+        return Content.assemble(first, "\n", Content(details))

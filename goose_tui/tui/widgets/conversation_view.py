@@ -1,0 +1,231 @@
+"""The conversation, one row per line on Textual's line API (no widget per message), so a
+50 MB session with tens of thousands of messages scrolls without building a DOM for it."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.segment import Segment
+from textual.binding import Binding
+from textual.geometry import Region, Size
+from textual.message import Message as TextualMessage
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from goose_tui.session.models import Message, content_type
+from goose_tui.tui.inert import inert
+
+SHARE_BAR = 10
+EXPANDED_LINE_LIMIT = 400  # an expanded 10 MB tool output shows its head, not every line
+
+# A row: (message index, component class, text).
+Row = tuple[int, str, str]
+
+
+def _first_line(text: str) -> tuple[str, int]:
+    """The first line of ``text`` and how many more lines follow."""
+    end = text.find("\n")
+    if end == -1:
+        return text, 0
+    return text[:end], text.count("\n", end)
+
+
+def _compact_json(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _item_summary(item: Any) -> tuple[str, str]:
+    """(component class, one-line description) of a collapsed content item."""
+    kind = content_type(item)
+    if not isinstance(item, dict):
+        return "conversation--other", f"[not an object] {item!r}"
+    if kind == "text":
+        line, more = _first_line(str(item.get("text", "")))
+        return "conversation--text", line + (f"  … (+{more} lines)" if more else "")
+    if kind == "toolRequest":
+        call = item.get("toolCall") or {}
+        value = call.get("value") if isinstance(call, dict) else None
+        if isinstance(value, dict):
+            args = _compact_json(value.get("arguments", {}))
+            return "conversation--tool", f"▸ tool call {value.get('name', '?')} {args}"
+        return "conversation--tool", "▸ tool call [error]"
+    if kind == "toolResponse":
+        result = item.get("toolResult") or {}
+        status = result.get("status", "?") if isinstance(result, dict) else "?"
+        size = len(_compact_json(result))
+        return "conversation--tool", f"▸ tool response ({status}, {size:,} chars)"
+    if kind in ("thinking", "redactedThinking", "reasoning"):
+        line, _ = _first_line(str(item.get("thinking", "") or "[redacted]"))
+        return "conversation--thinking", f"thinking (dropped from summarizer input): {line}"
+    if kind == "image":
+        return "conversation--other", f"[image: {item.get('mimeType', '?')}]"
+    return "conversation--other", f"[{kind or 'untyped'}] {_compact_json(item)[:200]}"
+
+
+def _item_full(item: Any) -> tuple[str, list[str]]:
+    kind = content_type(item)
+    style, head = _item_summary(item)
+    if kind == "text":
+        body = str(item.get("text", ""))
+    elif kind in ("thinking", "redactedThinking", "reasoning"):
+        body = str(item.get("thinking", "") or item.get("data", ""))
+        head = "thinking (dropped from summarizer input):"
+    else:
+        body = json.dumps(item, ensure_ascii=False, indent=2, default=str)
+    lines = body.split("\n")
+    if len(lines) > EXPANDED_LINE_LIMIT:
+        hidden = len(lines) - EXPANDED_LINE_LIMIT
+        lines = [*lines[:EXPANDED_LINE_LIMIT], f"… {hidden:,} more lines"]
+    return style, ([head] if kind != "text" else []) + ["  " + line for line in lines]
+
+
+class ConversationView(ScrollView, can_focus=True):
+    DEFAULT_CSS = """
+    ConversationView { background: $surface; }
+    ConversationView > .conversation--header { text-style: bold; }
+    ConversationView > .conversation--user { color: $accent; }
+    ConversationView > .conversation--assistant { color: $success; }
+    ConversationView > .conversation--selected { background: $boost; text-style: bold reverse; }
+    ConversationView > .conversation--text { }
+    ConversationView > .conversation--tool { color: $secondary; }
+    ConversationView > .conversation--thinking { color: $text-muted; text-style: dim italic; }
+    ConversationView > .conversation--other { color: $warning; }
+    """
+    COMPONENT_CLASSES = {
+        "conversation--header",
+        "conversation--user",
+        "conversation--assistant",
+        "conversation--selected",
+        "conversation--text",
+        "conversation--tool",
+        "conversation--thinking",
+        "conversation--other",
+    }
+    BINDINGS = [
+        Binding("up", "select(-1)", "Previous message", id="conversation.previous", show=False),
+        Binding("down", "select(1)", "Next message", id="conversation.next", show=False),
+        Binding("enter", "toggle", "Expand message", id="conversation.toggle"),
+    ]
+
+    selected: reactive[int] = reactive(0, init=False)
+
+    class Selected(TextualMessage):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._messages: list[Message] = []
+        self._tokens: list[int] | None = None
+        self._expanded: set[int] = set()
+        self._rows: list[Row] = []
+        self._starts: list[int] = []  # first row of each message
+
+    def set_messages(self, messages: list[Message]) -> None:
+        self._messages = messages
+        self._tokens = None
+        self._expanded.clear()
+        self.selected = 0
+        self._rebuild()
+
+    def set_token_counts(self, tokens: list[int]) -> None:
+        self._tokens = tokens
+        self.refresh()
+
+    @property
+    def row_count(self) -> int:
+        return len(self._rows)
+
+    def row_text(self, row: int) -> str:
+        """What row ``row`` says (for tests and copying)."""
+        return (
+            self._header(self._rows[row][0])
+            if self._rows[row][1] == "header"
+            else (self._rows[row][2])
+        )
+
+    def _message_rows(self, index: int) -> list[Row]:
+        message = self._messages[index]
+        rows: list[Row] = [(index, "header", "")]
+        for item in message.content:
+            if index in self._expanded:
+                style, lines = _item_full(item)
+                rows.extend((index, style, inert(line)) for line in lines)
+            else:
+                style, text = _item_summary(item)
+                rows.append((index, style, inert("  " + text)))
+        if not message.content:
+            rows.append((index, "conversation--other", "  <empty message>"))
+        return rows
+
+    def _rebuild(self) -> None:
+        self._rows, self._starts = [], []
+        for index in range(len(self._messages)):
+            self._starts.append(len(self._rows))
+            self._rows.extend(self._message_rows(index))
+        self.virtual_size = Size(self.size.width, len(self._rows))
+        self.refresh()
+
+    def _header(self, index: int) -> str:
+        message = self._messages[index]
+        when = (
+            datetime.fromtimestamp(message.created, UTC).strftime("%Y-%m-%d %H:%M")
+            if message.created
+            else "—"
+        )
+        hidden = "" if message.metadata.agent_visible else "  (not agent-visible)"
+        if self._tokens is None or index >= len(self._tokens):
+            return f"#{index + 1} {message.role:<9} {when}  … tokens{hidden}"
+        tokens = self._tokens[index]
+        total = sum(self._tokens) or 1
+        share = tokens / total
+        filled = min(round(share * SHARE_BAR * 4), SHARE_BAR)  # ×4 so small shares show
+        bar = "▮" * filled + "·" * (SHARE_BAR - filled)
+        return (
+            f"#{index + 1} {inert(message.role):<9} {when}  {tokens:>7,} tok {bar} "
+            f"{share:5.1%}{hidden}"
+        )
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.size.width
+        base = self.rich_style
+        number = scroll_y + y
+        if number >= len(self._rows):
+            return Strip.blank(width, base)
+        index, kind, text = self._rows[number]
+        if kind == "header":
+            role = self._messages[index].role
+            style = base + self.get_component_rich_style("conversation--header")
+            if role in ("user", "assistant"):
+                style += self.get_component_rich_style(f"conversation--{role}", partial=True)
+            if index == self.selected:
+                style += self.get_component_rich_style("conversation--selected", partial=True)
+            text = self._header(index)
+        else:
+            style = base + self.get_component_rich_style(kind, partial=True)
+        return Strip([Segment(text, style)]).crop_extend(scroll_x, scroll_x + width, base)
+
+    def watch_selected(self, old: int, new: int) -> None:
+        self.refresh()
+        if 0 <= new < len(self._starts):
+            self.scroll_to_region(Region(0, self._starts[new], 1, 1), animate=False)
+            self.post_message(self.Selected(new))
+
+    def action_select(self, delta: int) -> None:
+        if self._messages:
+            self.selected = min(max(self.selected + delta, 0), len(self._messages) - 1)
+
+    def action_toggle(self) -> None:
+        if not self._messages:
+            return
+        self._expanded ^= {self.selected}
+        self._rebuild()
+        self.scroll_to_region(Region(0, self._starts[self.selected], 1, 1), animate=False)
