@@ -1,0 +1,116 @@
+"""Measurements that need a fresh interpreter; run by bench.py, prints one JSON object.
+
+python benchmarks/_child.py memory SESSION.jsonl
+python benchmarks/_child.py import
+python benchmarks/_child.py first-screen SPAWN_EPOCH [SESSION]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+CORE_MODULES = (
+    "goose_tui.cli",
+    "goose_tui.files",
+    "goose_tui.tokens",
+    "goose_tui.session.loader",
+    "goose_tui.compaction.format",
+    "goose_tui.compaction.templates",
+    "goose_tui.compaction.structured",
+    "goose_tui.compaction.extract",
+    "goose_tui.compaction.summarize",
+    "goose_tui.llm",
+    "goose_tui.llm.base",
+)
+
+
+def heavy_modules() -> list[str]:
+    return sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "litellm"))
+
+
+def measure_import() -> dict:
+    import importlib
+
+    start = time.perf_counter()
+    for name in CORE_MODULES:
+        importlib.import_module(name)
+    return {"seconds": time.perf_counter() - start, "heavy": heavy_modules()}
+
+
+def _status_kib(field: str) -> int:
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise KeyError(field)
+
+
+def measure_memory(path: str) -> dict:
+    # Peak resident set (VmHWM), not tracemalloc: it sees every allocation, pydantic-core's
+    # and the json C parser's included, and costs nothing while measuring. ru_maxrss would
+    # do too, but Linux carries it over from the parent across fork+exec, so the bench's own
+    # memory would hide the figure; VmHWM is per address space and can be reset.
+    import gc
+    from pathlib import Path
+
+    from goose_tui.compaction.format import format_messages
+    from goose_tui.session.loader import load_session
+
+    gc.collect()
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # reset the peak to the current RSS: imports are the baseline
+    before = _status_kib("VmRSS")
+    session = load_session(Path(path))
+    load_peak = _status_kib("VmHWM")
+    text = format_messages(session.messages)
+    peak = _status_kib("VmHWM")
+    return {
+        "load_delta_bytes": (load_peak - before) * 1024,
+        "baseline_bytes": before * 1024,
+        "peak_bytes": peak * 1024,
+        "delta_bytes": (peak - before) * 1024,
+        "messages": len(session.messages),
+        "formatted_chars": len(text),
+    }
+
+
+def measure_first_screen(spawn_epoch: float, session: str | None) -> dict:
+    import asyncio
+    from pathlib import Path
+
+    async def run() -> dict:
+        from goose_tui.tui.app import GooseTUI
+        from goose_tui.tui.widgets.context_gauge import ContextGauge
+
+        app = GooseTUI(session_path=Path(session) if session else None, model="offline")
+        async with app.run_test(size=(120, 40)) as pilot:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                gauges = app.screen.query(ContextGauge)
+                if gauges and gauges.first().usage is not None:
+                    break
+                await asyncio.sleep(0.005)
+            else:
+                return {"error": "the context gauge never showed a usage within 30 s"}
+            await pilot.pause()  # let the frame with the gauge be painted
+            return {"seconds": time.time() - spawn_epoch, "screen": type(app.screen).__name__}
+
+    return asyncio.run(run())
+
+
+def main(argv: list[str]) -> None:
+    mode = argv[0]
+    if mode == "memory":
+        result = measure_memory(argv[1])
+    elif mode == "import":
+        result = measure_import()
+    elif mode == "first-screen":
+        result = measure_first_screen(float(argv[1]), argv[2] if len(argv) > 2 else None)
+    else:
+        raise SystemExit(f"unknown mode {mode}")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
