@@ -1,7 +1,17 @@
-"""SPEC §5: the structured summary, read leniently. STUB (issue 2, part 4)."""
+"""SPEC §5: the structured summary, read leniently.
+
+JSON is read the way Goose's Rust reader (serde_json) reads it, because the rendered summary
+must match Goose byte for byte: numbers keep serde_json's integer ranges, its float parsing
+and its float formatting; NaN/Infinity, lone surrogate escapes, a number out of range and
+nesting deeper than 127 are errors. Checked against the goose-sdk wheel (tests/test_structured.py).
+"""
 
 from __future__ import annotations
 
+import json
+import math
+import re
+from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -25,6 +35,25 @@ FIELD_ORDER = (
     "current_work",
     "next_step",
 )
+_FIELDS = frozenset(FIELD_ORDER)
+
+# Rust's `char::is_whitespace` (Unicode White_Space): what Goose's `trim()` strips. Python's
+# str.isspace() also counts \x1c-\x1f, which Goose does not treat as blank.
+RUST_WHITESPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
+
+MAX_DEPTH = 127  # serde_json's recursion limit: 128 nested arrays/objects fail
+_U64_MAX = 2**64 - 1
+_I32_MAX = 2**31 - 1
+_POW10 = [float(f"1e{i}") for i in range(309)]  # correctly rounded, like serde's table
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def is_blank(text: str) -> bool:
+    return not text.strip(RUST_WHITESPACE)
 
 
 class FileEntry(BaseModel):
@@ -49,30 +78,307 @@ class StructuredSummary(BaseModel):
     @classmethod
     def parse(cls, value: Any) -> StructuredSummary | None:
         """Lenient read of a parsed JSON value; None when it is not an object. Not normalized."""
-        raise NotImplementedError
+        if not isinstance(value, dict):
+            return None
+        data: dict[str, Any] = {}
+        extras: dict[str, Any] = {}
+        for key, item in value.items():
+            if key in LIST_FIELDS:
+                data[key] = _string_list(item)
+            elif key == "files":
+                data[key] = _files(item)
+            elif key in ("current_work", "next_step"):
+                data[key] = None if item is None else stringify(item)
+            else:
+                extras[str(key)] = item
+        return cls(**data, extras=extras)
 
     @classmethod
     def parse_json_text(cls, text: str) -> StructuredSummary:
         """Parse JSON text (raw control characters in strings allowed, duplicate keys: last
         wins) and read it; raises ``ValueError`` with line and column when it is not JSON or
         not an object."""
-        raise NotImplementedError
+        value = loads_json(text)
+        summary = cls.parse(value)
+        if summary is None:
+            raise ValueError(
+                f"the summary must be a JSON object, not {_json_kind(value)} (line 1, column 1)"
+            )
+        return summary
 
     def normalized(self) -> StructuredSummary:
-        raise NotImplementedError
+        lists = {name: [s for s in getattr(self, name) if not is_blank(s)] for name in LIST_FIELDS}
+        files = []
+        for entry in self.files:
+            key_code = _optional(entry.key_code)
+            if is_blank(entry.path) and is_blank(entry.summary) and key_code is None:
+                continue
+            files.append(FileEntry(path=entry.path, summary=entry.summary, key_code=key_code))
+        return StructuredSummary(
+            **lists,
+            files=files,
+            current_work=_optional(self.current_work),
+            next_step=_optional(self.next_step),
+            extras=dict(self.extras),
+        )
 
     def is_usable(self) -> bool:
         """At least one of the nine fields non-empty after normalizing; extras never count."""
-        raise NotImplementedError
+        norm = self.normalized()
+        return any(getattr(norm, name) for name in FIELD_ORDER)
 
     def template_context(self) -> dict[str, Any]:
         """Every field as a top-level template variable, extras included."""
-        raise NotImplementedError
+        context: dict[str, Any] = dict(self.extras)
+        for name in LIST_FIELDS:
+            context[name] = list(getattr(self, name))
+        context["files"] = [entry.model_dump() for entry in self.files]
+        context["current_work"] = self.current_work
+        context["next_step"] = self.next_step
+        return context
 
     def to_json_dict(self) -> dict[str, Any]:
         """The nine fields then the extras, as a summary JSON a user can edit and re-read."""
-        raise NotImplementedError
+        out: dict[str, Any] = {}
+        for name in FIELD_ORDER:
+            if name == "files":
+                out[name] = [entry.model_dump(exclude_none=True) for entry in self.files]
+            else:
+                out[name] = getattr(self, name)
+        out.update(self.extras)
+        return out
 
 
 def stringify(value: Any) -> str:
-    raise NotImplementedError
+    """SPEC §5: a JSON value as the one line of text Goose makes of it."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return format_float(value)
+    if isinstance(value, dict):
+        return "; ".join(f"{key}: {stringify(item)}" for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return "; ".join(stringify(item) for item in value)
+    return str(value)
+
+
+def format_float(value: float) -> str:
+    """A float as serde_json writes it: shortest round-trip digits, `1000.0`, `0.00001`,
+    `1e-6`, `1e+16` (decimal notation while 1e-5 <= |v| < 1e16)."""
+    if not math.isfinite(value):
+        return ""  # serde_json cannot hold NaN/inf: it turns them into null
+    if value == 0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    sign = "-" if value < 0 else ""
+    parts = Decimal(repr(abs(value))).normalize().as_tuple()
+    digits = "".join(map(str, parts.digits))
+    exponent = int(parts.exponent)
+    length = len(digits)
+    point = length + exponent  # 10^(point-1) <= |value| < 10^point
+    if exponent >= 0 and point <= 16:
+        return f"{sign}{digits}{'0' * exponent}.0"
+    if 0 < point <= 16:
+        return f"{sign}{digits[:point]}.{digits[point:]}"
+    if -5 < point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    exp = point - 1
+    exp_text = f"e+{exp}" if exp >= 0 else f"e{exp}"
+    mantissa = digits if length == 1 else f"{digits[0]}.{digits[1:]}"
+    return f"{sign}{mantissa}{exp_text}"
+
+
+# --- reading JSON text as serde_json does ---------------------------------------------------
+
+
+class JsonValueError(ValueError):
+    """JSON that Python accepts but Goose's reader rejects (or that is too deep)."""
+
+    def __init__(self, message: str, pos: int | None = None):
+        super().__init__(message)
+        self.msg, self.pos = message, pos
+
+
+_NUMBER = re.compile(r"(-?)(\d+)(?:\.(\d+))?(?:[eE]([-+]?)(\d+))?")
+
+
+def serde_number(literal: str) -> int | float:
+    """The value serde_json gives a JSON number literal (without its float_roundtrip
+    feature): u64/i64 integers stay exact, anything else goes through its fast float path,
+    which is not always correctly rounded (`1.5e-300` reads as 1.4999999999999998e-300)."""
+    match = _NUMBER.fullmatch(literal)
+    if match is None:
+        raise JsonValueError(f"invalid number {literal[:40]!r}")
+    negative = match.group(1) == "-"
+    int_digits, frac_digits, exp_sign, exp_digits = match.group(2, 3, 4, 5)
+    if frac_digits is None and exp_digits is None and len(int_digits) <= 20:
+        whole = int(int_digits)
+        if whole <= _U64_MAX:
+            if not negative:
+                return whole
+            return -whole if 0 < whole <= 2**63 else -float(whole)
+    magnitude = _serde_float(int_digits, frac_digits or "", exp_sign, exp_digits)
+    return -magnitude if negative else magnitude
+
+
+def _serde_float(int_digits: str, frac_digits: str, exp_sign: str | None, exp_digits: str | None):
+    significand, used = _accumulate(0, int_digits)
+    exponent = len(int_digits) - used  # digits past u64 range only scale the value
+    if frac_digits:
+        stripped = frac_digits.lstrip("0") if significand == 0 else frac_digits
+        exponent -= len(frac_digits) - len(stripped)
+        significand, used = _accumulate(significand, stripped)
+        exponent -= used  # fraction digits past u64 range are ignored, as serde does
+    if exp_digits is not None:
+        exp_value = exp_digits.lstrip("0") or "0"
+        if len(exp_value) > 10 or int(exp_value) > _I32_MAX:
+            if significand != 0 and exp_sign != "-":
+                raise JsonValueError("number out of range")
+            return 0.0
+        step = int(exp_value)
+        exponent = exponent - step if exp_sign == "-" else exponent + step
+        exponent = max(-(2**31), min(_I32_MAX, exponent))  # i32 saturating arithmetic
+    return _from_parts(significand, exponent)
+
+
+def _accumulate(significand: int, digits: str) -> tuple[int, int]:
+    """Append digits while the significand stays within u64; how many were taken."""
+    used = 0
+    for char in digits:
+        candidate = significand * 10 + ord(char) - 48
+        if candidate > _U64_MAX:
+            break
+        significand, used = candidate, used + 1
+    return significand, used
+
+
+def _from_parts(significand: int, exponent: int) -> float:
+    value = float(significand)
+    while True:
+        if abs(exponent) <= 308:
+            if exponent >= 0:
+                value *= _POW10[exponent]
+                if math.isinf(value):
+                    raise JsonValueError("number out of range")
+            else:
+                value /= _POW10[-exponent]
+            return value
+        if value == 0.0:
+            return value
+        if exponent >= 0:
+            raise JsonValueError("number out of range")
+        value /= 1e308
+        exponent += 308
+
+
+def _reject_constant(name: str) -> Any:
+    raise JsonValueError(f"{name} is not valid JSON")
+
+
+DECODER = json.JSONDecoder(
+    strict=False,  # raw control characters inside strings are allowed (SPEC §6)
+    parse_float=serde_number,
+    parse_int=serde_number,
+    parse_constant=_reject_constant,
+)
+
+
+def check_value(value: Any) -> None:
+    """Reject what serde_json rejects after Python parsed it: nesting deeper than 127 and
+    lone surrogates (a Rust string cannot hold one)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                raise JsonValueError("lone surrogate in a \\u escape")
+        elif isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                raise JsonValueError(f"nested deeper than {MAX_DEPTH} levels")
+            children = item.items() if isinstance(item, dict) else ((None, v) for v in item)
+            for key, child in children:
+                if key is not None:
+                    stack.append((key, depth))
+                stack.append((child, depth + 1))
+
+
+def decode_at(text: str, start: int) -> tuple[Any, int]:
+    """Parse the JSON value that begins at ``start``; (value, end). Raises ValueError."""
+    try:
+        value, end = DECODER.raw_decode(text, start)
+    except RecursionError:
+        raise JsonValueError(f"nested deeper than {MAX_DEPTH} levels", start) from None
+    check_value(value)
+    return value, end
+
+
+def loads_json(text: str) -> Any:
+    """Parse a whole JSON document as Goose would; ValueError names line and column."""
+    ws = " \t\n\r"
+    start = len(text) - len(text.lstrip(ws))
+    try:
+        value, end = decode_at(text, start)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{err.msg} at line {err.lineno}, column {err.colno}") from None
+    except JsonValueError as err:
+        raise ValueError(f"{err.msg} at {_where(text, err.pos)}") from None
+    if text[end:].strip(ws):
+        line, col = _line_col(text, end)
+        raise ValueError(f"extra data after the JSON value at line {line}, column {col}")
+    return value
+
+
+def _where(text: str, pos: int | None) -> str:
+    # Errors found after parsing carry no offset; point at the start of the document.
+    line, col = _line_col(text, pos or 0)
+    return f"line {line}, column {col}"
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if value is None:
+        return "null"
+    return "a boolean" if isinstance(value, bool) else "a number"
+
+
+def _string_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [stringify(item) for item in value]
+    return [stringify(value)]
+
+
+def _files(value: Any) -> list[FileEntry]:
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    return [_file(item) for item in items]
+
+
+def _file(item: Any) -> FileEntry:
+    if not isinstance(item, dict):
+        return FileEntry(path=stringify(item))
+    key_code = item.get("key_code")
+    return FileEntry(
+        path=stringify(item.get("path")),
+        summary=stringify(item.get("summary")),
+        key_code=None if key_code is None else stringify(key_code),
+    )
+
+
+def _optional(text: str | None) -> str | None:
+    return None if text is None or is_blank(text) else text
