@@ -1,6 +1,9 @@
 """Harness for the differential suite: a scripted OpenAI-compatible server on loopback and a
 runner for the goose-sdk reference. Nothing here imports ``goose`` at module level, so the
-suite collects (and skips with a reason) where the wheel is not installed."""
+suite collects (and skips with a reason) where the wheel is not installed.
+
+The server is our own rather than tests/loopback.py: this suite starts about two hundred
+servers, and that one's shutdown waits out the default half-second poll each time."""
 
 from __future__ import annotations
 

@@ -94,9 +94,7 @@ def test_cli_compact_matches_reference(
 ) -> None:
     server.script = Script(reply=case.reply, usage=USAGE)
     reference = run_reference(server, case)
-    proc = run_compact(
-        write_session(case, tmp_path / "s.jsonl"), server, goose_prompts_dir, tmp_path
-    )
+    proc = run_compact(case, server, goose_prompts_dir, tmp_path)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
 
@@ -135,9 +133,7 @@ def test_cli_estimates_usage_the_reference_leaves_empty(
         None,
         None,
     )
-    proc = run_compact(
-        write_session(case, tmp_path / "s.jsonl"), server, goose_prompts_dir, tmp_path
-    )
+    proc = run_compact(case, server, goose_prompts_dir, tmp_path)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["summary"] == reference.text
@@ -145,7 +141,8 @@ def test_cli_estimates_usage_the_reference_leaves_empty(
     usage = out["usage"]
     system_prompt = server.requests[0]["messages"][0]["content"]
     assert usage["output_tokens"] == count_tokens(case.reply)
-    assert usage["input_tokens"] == count_tokens(system_prompt) + count_tokens(SUMMARIZE_REQUEST)
+    # SPEC §7 "tokens of system prompt + request": counted over the two texts joined.
+    assert usage["input_tokens"] == count_tokens(system_prompt + SUMMARIZE_REQUEST)
     assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
 
 
@@ -160,9 +157,7 @@ def test_cli_text_only_overflow_fails_after_one_request_like_reference(
         run_reference(server, case)
     assert len(server.requests) == 1
 
-    proc = run_compact(
-        write_session(case, tmp_path / "s.jsonl"), server, goose_prompts_dir, tmp_path
-    )
+    proc = run_compact(case, server, goose_prompts_dir, tmp_path)
     assert proc.returncode == 1
     assert len(server.requests) == 2
     assert "no tool responses to remove" in proc.stderr
