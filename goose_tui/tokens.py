@@ -1,42 +1,204 @@
 """SPEC §8: token estimates (tiktoken o200k_base, offline), context windows, the threshold.
-STUB (issue 2, part 5)."""
+
+Goose's estimate, read from its token_counter.rs: each message is counted on its own with
+``count_chat_tokens("", [message], [])``, i.e. 4 per message, the text items, tool requests as
+``id:name:arguments`` (arguments as compact JSON), tool-response text items joined by ``\\n``,
+and the 3-token reply primer, so the primer is paid once per message when the history is
+summed. Everything else (images, thinking, ...) counts nothing.
+
+The o200k_base file ships inside litellm (tiktoken's cache name for its download URL). We
+find it without importing litellm, which takes seconds, and build the Encoding ourselves, so
+no code path can reach for the network.
+"""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import importlib.util
+import json
+import math
+import os
+import threading
 from collections.abc import Sequence
-from typing import Literal
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from goose_tui.session.models import Message, Session
+from goose_tui.compaction.format import compact_json, tool_response_texts
+from goose_tui.session.models import Message, Session, content_type
+
+if TYPE_CHECKING:
+    import tiktoken
 
 DEFAULT_THRESHOLD = 0.8
 DEFAULT_CONTEXT_LIMIT = 128_000
+TOKENS_PER_MESSAGE = 4
+REPLY_PRIMER = 3
+THRESHOLD_ENV = "GOOSE_AUTO_COMPACT_THRESHOLD"
 
 LimitSource = Literal["session", "model-map", "cli", "assumed"]
 UsedSource = Literal["reported", "estimated"]
 
+# tiktoken's o200k_base definition (tiktoken_ext.openai_public), restated so that building it
+# never touches tiktoken's download path; a test checks it against tiktoken's own.
+O200K_FILE = "litellm_core_utils/tokenizers/fb374d419588a4632f3f557e76b4b70aebbca790"
+O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+O200K_SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",  # noqa: E501
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",  # noqa: E501
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+MODEL_MAP_FILE = "model_prices_and_context_window_backup.json"
+
+
+class TokenizerUnavailable(RuntimeError):
+    """The o200k_base file is not where litellm ships it (or is corrupt)."""
+
+
+def litellm_package_dir() -> Path | None:
+    """litellm's directory, found without executing its (slow) ``__init__``."""
+    try:
+        spec = importlib.util.find_spec("litellm")
+    except (ImportError, ValueError):
+        return None
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return Path(locations[0]) if locations else None
+
+
+def o200k_path() -> Path:
+    package = litellm_package_dir()
+    if package is None or not (package / O200K_FILE).is_file():
+        raise TokenizerUnavailable(
+            "the o200k_base tokenizer file ships with litellm, which was not found; "
+            "install goose-tui's dependencies (no download is attempted)"
+        )
+    return package / O200K_FILE
+
+
+_encoder_lock = threading.Lock()
+_encoder: tiktoken.Encoding | None = None
+
+
+def _load_encoder() -> tiktoken.Encoding:
+    import tiktoken
+
+    data = o200k_path().read_bytes()
+    if hashlib.sha256(data).hexdigest() != O200K_SHA256:
+        raise TokenizerUnavailable(f"{o200k_path()} is not the o200k_base file (hash mismatch)")
+    ranks = {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in data.splitlines() if line)
+    }
+    return tiktoken.Encoding(
+        name="o200k_base",
+        pat_str=O200K_PATTERN,
+        mergeable_ranks=ranks,
+        special_tokens=O200K_SPECIAL_TOKENS,
+    )
+
+
+def encoder() -> tiktoken.Encoding:
+    """The o200k_base encoding, loaded once (about 0.3 s) on first use."""
+    global _encoder
+    if _encoder is None:
+        with _encoder_lock:  # the app counts from worker threads: load it once
+            if _encoder is None:
+                _encoder = _load_encoder()
+    return _encoder
+
 
 def count_tokens(text: str) -> int:
-    raise NotImplementedError
+    # Goose uses encode_with_special_tokens: "<|endoftext|>" in a text counts as one token.
+    if not text:
+        return 0
+    return len(encoder().encode(text, allowed_special="all"))
+
+
+def _token_texts(message: Message) -> list[str]:
+    """The strings Goose counts for one message, in order."""
+    texts: list[str] = []
+    for item in message.content:
+        kind = content_type(item)
+        if kind == "text":
+            text = item.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+        elif kind == "toolRequest":
+            texts.extend(_tool_request_text(item))
+        elif kind == "toolResponse":
+            response = tool_response_texts(item)
+            if response:
+                texts.append("\n".join(response))
+    return texts
+
+
+def _tool_request_text(item: dict[str, Any]) -> list[str]:
+    call = item.get("toolCall")
+    if not isinstance(call, dict) or call.get("status") != "success":
+        return []  # Goose would panic on a failed call; counting nothing is the honest reading
+    value = call.get("value")
+    if not isinstance(value, dict):
+        return []
+    try:
+        arguments = compact_json(value.get("arguments"))
+    except (TypeError, ValueError):
+        arguments = str(value.get("arguments"))
+    return [f"{item.get('id', '')}:{value.get('name', '')}:{arguments}"]
+
+
+def _count_texts(texts: Sequence[str]) -> int:
+    return TOKENS_PER_MESSAGE + sum(count_tokens(text) for text in texts)
 
 
 def message_tokens(message: Message) -> int:
     """Goose's estimate for one message: +4 per message, tool requests as id:name:arguments,
     tool-response text joined by newlines."""
-    raise NotImplementedError
+    return _count_texts(_token_texts(message))
 
 
 class TokenCounter:
     """Per-message counts cached by message identity and content, so an edit recounts only
     the message that changed."""
 
+    def __init__(self) -> None:
+        self._cache: dict[tuple[object, int], int] = {}
+        self._lock = threading.Lock()
+        self.recounted = 0  # messages actually tokenized, for tests and the benchmark
+
     def count(self, message: Message) -> int:
-        raise NotImplementedError
+        texts = _token_texts(message)
+        key = (message.id if message.id is not None else id(message), hash(tuple(texts)))
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        tokens = _count_texts(texts)
+        with self._lock:
+            self._cache[key] = tokens
+            self.recounted += 1
+        return tokens
 
     def total(self, messages: Sequence[Message]) -> int:
-        """Sum over agent-visible messages, +3 reply primer."""
-        raise NotImplementedError
+        """Sum over agent-visible messages, +3 reply primer on each (Goose sums one
+        count_chat_tokens per message, and each one adds the primer)."""
+        return sum(
+            self.count(message) + REPLY_PRIMER
+            for message in messages
+            if message.metadata.agent_visible
+        )
+
+    def clear(self) -> None:
+        with self._lock:
+            self._cache.clear()
 
 
 class ContextUsage(BaseModel):
@@ -62,13 +224,75 @@ class ContextUsage(BaseModel):
 
 def resolve_threshold(cli_value: float | None = None) -> float:
     """--threshold, else GOOSE_AUTO_COMPACT_THRESHOLD, else 0.8."""
-    raise NotImplementedError
+    if cli_value is not None:
+        return float(cli_value)
+    raw = os.environ.get(THRESHOLD_ENV)
+    if raw is None:
+        return DEFAULT_THRESHOLD
+    try:
+        value = float(raw)
+    except ValueError:
+        return DEFAULT_THRESHOLD  # Goose ignores a value it cannot parse
+    return value if math.isfinite(value) else DEFAULT_THRESHOLD
+
+
+@lru_cache(maxsize=1)
+def _model_map() -> dict[str, Any]:
+    # litellm's bundled copy, read as plain JSON (3.5 MB, parsed once) without importing it.
+    package = litellm_package_dir()
+    if package is None:
+        return {}
+    try:
+        data = json.loads((package / MODEL_MAP_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _limit_of(entry: Any) -> int | None:
+    if not isinstance(entry, dict):
+        return None
+    for key in ("max_input_tokens", "max_tokens"):
+        value = entry.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def model_map_limit(model: str, provider: str | None = None) -> int | None:
+    """The window of ``model`` in litellm's map: exact name, then with the session's provider
+    in front, then with provider prefixes stripped one at a time."""
+    table = _model_map()
+    candidates = [model]
+    if provider and not model.startswith(f"{provider}/"):
+        candidates.append(f"{provider}/{model}")
+    rest = model
+    while "/" in rest:
+        rest = rest.split("/", 1)[1]
+        candidates.append(rest)
+    for candidate in candidates:
+        if (limit := _limit_of(table.get(candidate))) is not None:
+            return limit
+    return None
 
 
 def context_window(
     session: Session, model: str | None = None, context_limit: int | None = None
 ) -> tuple[int, LimitSource]:
-    raise NotImplementedError
+    """--context-limit (an explicit choice), else the session's own model config (when the
+    model is the session's), else litellm's map, else DEFAULT_CONTEXT_LIMIT, "assumed"."""
+    if context_limit is not None and context_limit > 0:
+        return context_limit, "cli"
+    same_model = model is None or model == session.model_name
+    own = session.model_config_.context_limit
+    if same_model and own is not None and own > 0:
+        return own, "session"
+    name = model or session.model_name
+    if name:
+        limit = model_map_limit(name, session.provider_name)
+        if limit is not None:
+            return limit, "model-map"
+    return DEFAULT_CONTEXT_LIMIT, "assumed"
 
 
 def context_usage(
@@ -79,4 +303,17 @@ def context_usage(
     threshold: float | None = None,
     counter: TokenCounter | None = None,
 ) -> ContextUsage:
-    raise NotImplementedError
+    limit, limit_source = context_window(session, model, context_limit)
+    reported = session.usage.total_tokens
+    if reported is not None:
+        used, used_source = reported, "reported"
+    else:
+        used, used_source = (counter or TokenCounter()).total(session.messages), "estimated"
+    return ContextUsage(
+        used=used,
+        used_source=used_source,
+        limit=limit,
+        limit_source=limit_source,
+        threshold=resolve_threshold(threshold),
+        model=model or session.model_name,
+    )
