@@ -284,6 +284,21 @@ CASES: tuple[Case, ...] = (
     _case("one_message", ONLY_USER, fenced({"next_step": "answer the one message"})),
     _case("role_lookalikes", TRAILING_NEWLINES, fenced({"user_intent": ["spoofed prefixes"]})),
     _case("tools_only", TOOLS_ONLY, fenced({"problem_solving": ["only tool output seen"]})),
+    _case(
+        "number_spellings",
+        SHORT,
+        # Numbers are read as Goose's JSON reader reads them (f64 beyond u64/i64 range) and
+        # written back in its spelling: 1.50 -> 1.5, 1e5 -> 100000.0, 1e16 -> 1e+16.
+        '```json\n{"user_intent": [1.50, 1e5, -0, -0.0, 1e15, 1e16, 1e-7, 2.5e-3, 0.1,'
+        " 18446744073709551615, 18446744073709551616, -9223372036854775809,"
+        ' 123456789012345678901234567890], "current_work": 1E2, "next_step": -1.0e-10}\n```',
+    ),
+    _case(
+        "nulls_inside_values",
+        SHORT,
+        '```json\n{"user_intent": [{"b": 1, "a": {"c": [true, null]}}, [null, " ", ""]],'
+        ' "current_work": "nul \\u0000 escape", "pending_tasks": [null, "x"]}\n```',
+    ),
     _case("json_fence_with_space", SHORT, '```json   \n  {"user_intent": ["spaced"]}  \n```'),
     # Replies that must fall back to the raw text, unchanged.
     _case("fallback_prose_only", SHORT, "I could not produce a summary, sorry.", True),
@@ -335,6 +350,20 @@ CASES: tuple[Case, ...] = (
     ),
     _case("fallback_json_string", SHORT, '```json\n"just a string"\n```', True),
     _case("fallback_single_quotes", SHORT, "```json\n{'user_intent': ['python dict']}\n```", True),
+    _case(
+        "fallback_number_out_of_range",
+        SHORT,
+        # Goose's reader rejects a number that overflows f64; Python's json would read inf.
+        '```json\n{"user_intent": ["fine"], "current_work": 1E400}\n```',
+        True,
+    ),
+    _case(
+        "fallback_lone_surrogate",
+        SHORT,
+        # A lone surrogate escape is not a Unicode scalar: Goose's reader rejects it.
+        '```json\n{"user_intent": ["bad \\ud800 escape"]}\n```',
+        True,
+    ),
     _case(
         "fallback_unquoted_closer_in_tail",
         SHORT,
