@@ -1,18 +1,17 @@
 """Two summaries of the same history side by side: field-by-field diff, a unified diff of the
 rendered Markdown, size in tokens, retention against the history, and what each call cost.
 
-Prices come from litellm's bundled price map, read as a plain JSON file: importing litellm
-takes seconds, and its import may try the network for a fresher map.
+Prices come from litellm's bundled price map, read as a plain JSON file (located with
+find_spec, never imported): importing litellm takes seconds and may try the network for a
+fresher map.
 """
 
 from __future__ import annotations
 
 import difflib
-import importlib.util
 import json
 from collections.abc import Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -21,10 +20,9 @@ from goose_tui.analysis.retention import RetentionReport, retention_report
 from goose_tui.compaction.structured import FIELD_ORDER, LIST_FIELDS, StructuredSummary
 from goose_tui.llm.base import TokenUsage
 from goose_tui.session.models import Message
-from goose_tui.tokens import count_tokens
+from goose_tui.tokens import MODEL_MAP_FILE, count_tokens, litellm_package_dir
 
 FieldStatus = Literal["same", "changed", "only_left", "only_right"]
-PRICE_MAP_FILE = "model_prices_and_context_window_backup.json"
 
 
 class SummarySide(BaseModel):
@@ -77,38 +75,32 @@ class Comparison(BaseModel):
 
 @lru_cache(maxsize=1)
 def price_map() -> dict[str, Any]:
-    """litellm's bundled price map, or {} when litellm (or the file) is not there. find_spec
-    of a top-level package locates it without importing it."""
-    spec = importlib.util.find_spec("litellm")
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        path = Path(location) / PRICE_MAP_FILE
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict):
-            return data
-    return {}
+    """litellm's bundled price map, or {} when litellm (or the file) is not there."""
+    package = litellm_package_dir()
+    if package is None:
+        return {}
+    try:
+        data = json.loads((package / MODEL_MAP_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def model_prices(model: str | None) -> tuple[float, float] | None:
-    """(input, output) USD per token; the map keys some models with their provider prefix
-    and some without, so both are tried."""
+    """(input, output) USD per token. The map keys some models with their provider prefix
+    and some without, so prefixes are stripped one at a time until a priced entry is found."""
     if not model or model == "offline" or model.startswith("replay:"):
         return None
     prices = price_map()
-    candidates = [model]
-    if "/" in model:
-        candidates.append(model.split("/", 1)[1])
-    for key in candidates:
-        entry = prices.get(key)
+    candidate: str | None = model
+    while candidate:
+        entry = prices.get(candidate)
         if isinstance(entry, dict):
-            cost_in, cost_out = (
-                entry.get("input_cost_per_token"),
-                entry.get("output_cost_per_token"),
-            )
+            cost_in = entry.get("input_cost_per_token")
+            cost_out = entry.get("output_cost_per_token")
             if isinstance(cost_in, (int, float)) and isinstance(cost_out, (int, float)):
                 return float(cost_in), float(cost_out)
+        candidate = candidate.split("/", 1)[1] if "/" in candidate else None
     return None
 
 

@@ -10,6 +10,7 @@ why it is hidden now), and a summary message drops every agent-invisible message
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -17,9 +18,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from goose_tui.session.models import Message, Session, content_type
-from goose_tui.tokens import DEFAULT_THRESHOLD, TokenCounter, context_window, resolve_threshold
+from goose_tui.tokens import (
+    DEFAULT_THRESHOLD,
+    REPLY_PRIMER,
+    TokenCounter,
+    context_window,
+    resolve_threshold,
+)
 
-REPLY_PRIMER = 3  # tokens Goose adds for the reply, as in TokenCounter.total
 HEADROOM = 13_000  # the "window − 13k" trigger: room left for a reply and tool schemas
 EventKind = Literal["summary", "continuation", "summarization_requested", "context_exceeded"]
 
@@ -32,8 +38,8 @@ _SPARK = "▁▂▃▄▅▆▇█"
 class TimelinePoint(BaseModel):
     index: int
     role: str
-    tokens: int  # this message's own estimate
-    cumulative: int  # the context the agent had after this message, reply primer included
+    tokens: int  # what this message adds: its estimate plus the reply primer, as Goose sums
+    cumulative: int  # the context the agent had after this message (TokenCounter.total's sum)
     fraction: float  # cumulative / context window
     in_context: bool  # counted at all (False for messages the agent never saw)
 
@@ -126,10 +132,10 @@ def build_timeline(
     previous_summary: int | None = None
 
     def total() -> int:
-        return sum(live.values()) + REPLY_PRIMER
+        return sum(live.values())
 
     for i, message in enumerate(messages):
-        tokens = counter.count(message)
+        tokens = counter.count(message) + REPLY_PRIMER
         before = total()
         visible = message.metadata.agent_visible
         kind: EventKind | None = None
@@ -197,7 +203,7 @@ def build_timeline(
         context_limit=context_limit,
         limit_source=limit_source,
         threshold=threshold,
-        peak=max((p.cumulative for p in points), default=REPLY_PRIMER),
+        peak=max((p.cumulative for p in points), default=0),
     )
 
 
@@ -234,8 +240,9 @@ def sparkline(values: Sequence[float], width: int | None = None, top: float | No
     top = top if top is not None else max(values)
     if top <= 0:
         return _SPARK[0] * len(values)
-    last = len(_SPARK) - 1
-    return "".join(_SPARK[min(last, max(0, round(v / top * last)))] for v in values)
+    levels = len(_SPARK)
+    # Level k covers (k/8, (k+1)/8] of the top, so the top value always gets the full block.
+    return "".join(_SPARK[min(levels - 1, max(0, math.ceil(v / top * levels) - 1))] for v in values)
 
 
 def marker_line(marks: dict[int, str], count: int, length: int) -> str:

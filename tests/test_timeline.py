@@ -1,0 +1,200 @@
+"""Timeline: cumulative context, trigger points, compactions already in a session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from goose_tui.analysis.timeline import (
+    HEADROOM,
+    build_timeline,
+    is_summary_message,
+    marker_line,
+    session_timeline,
+    sparkline,
+)
+from goose_tui.session.loader import load_session
+from goose_tui.session.models import Message, Session
+from goose_tui.tokens import TokenCounter
+from tests.conftest import REALDATA
+
+
+def msg(role: str, text: str, *, user: bool = True, agent: bool = True) -> Message:
+    return Message.model_validate(
+        {
+            "role": role,
+            "content": [{"type": "text", "text": text}],
+            "metadata": {"userVisible": user, "agentVisible": agent},
+        }
+    )
+
+
+def grow(n: int) -> list[Message]:
+    """Messages of growing size, so each one adds a different amount."""
+    return [msg("user" if i % 2 == 0 else "assistant", "word " * (20 * (i + 1))) for i in range(n)]
+
+
+def test_cumulative_matches_the_token_counter_total() -> None:
+    messages = grow(6)
+    counter = TokenCounter()
+    timeline = build_timeline(messages, 10_000, counter=counter)
+    for point in timeline.points:
+        assert point.cumulative == counter.total(messages[: point.index + 1])
+        assert point.fraction == pytest.approx(point.cumulative / 10_000)
+    assert timeline.peak == counter.total(messages)
+
+
+def test_trigger_is_the_first_message_whose_fraction_is_over_the_threshold() -> None:
+    messages = grow(8)
+    counter = TokenCounter()
+    totals = [counter.total(messages[: i + 1]) for i in range(len(messages))]
+    # A window chosen so that the threshold falls exactly on message 4's total: "over" is
+    # strict, so message 4 does not trigger and message 5 does.
+    limit = 1000
+    threshold = totals[4] / limit
+    timeline = build_timeline(messages, limit, threshold=threshold, counter=counter)
+    chosen = timeline.triggers[0]
+    assert chosen.label == f"threshold {threshold:g}"
+    assert chosen.first_index == 5
+    assert chosen.crossings == [5]
+    by_label = {t.label: t for t in timeline.triggers}
+    assert set(by_label) >= {"0.8", "0.9"}
+    for label, fraction in (("0.8", 0.8), ("0.9", 0.9)):
+        expected = next((i for i, t in enumerate(totals) if t / limit > fraction), None)
+        assert by_label[label].first_index == expected
+    # window - 13k only makes sense for a window over 13k tokens.
+    assert "window - 13k" not in by_label
+
+
+def test_window_minus_headroom_trigger() -> None:
+    messages = grow(4)
+    counter = TokenCounter()
+    total = counter.total(messages)
+    limit = HEADROOM + total - 1  # the last message puts the context just over window - 13k
+    timeline = build_timeline(messages, limit, counter=counter)
+    headroom = next(t for t in timeline.triggers if t.label == "window - 13k")
+    assert headroom.fraction == pytest.approx((limit - HEADROOM) / limit)
+    assert headroom.first_index == 3
+
+
+def compacted_session() -> list[Message]:
+    old = [
+        msg("user", "please refactor the loader " * 30, agent=False),
+        msg("assistant", "done, here is the diff " * 40, agent=False),
+        msg("user", "now add tests " * 25, agent=False),
+    ]
+    summary = msg("user", "# Conversation Summary\n\n## User Intent\n- refactor", user=False)
+    continuation = msg(
+        "assistant",
+        "The message above is a summary of the earlier conversation; carry on from it.",
+        user=False,
+    )
+    return [*old, summary, continuation, msg("user", "and run them"), msg("assistant", "ok")]
+
+
+def test_existing_compaction_with_tokens_before_and_after() -> None:
+    messages = compacted_session()
+    counter = TokenCounter()
+    # What each message adds to the context: its estimate and the per-message reply primer.
+    c = [counter.count(m) + 3 for m in messages]
+    timeline = build_timeline(messages, 100_000, counter=counter)
+    kinds = [(e.index, e.kind) for e in timeline.events]
+    assert kinds == [(3, "summary"), (4, "continuation")]
+    summary, continuation = timeline.events
+    # Before the summary the agent had the three old messages; after it, only the summary.
+    assert summary.tokens_before == sum(c[:3])
+    assert summary.tokens_after == c[3]
+    assert continuation.tokens_before == summary.tokens_after
+    assert continuation.tokens_after == c[3] + c[4]
+    assert [p.cumulative for p in timeline.points] == [
+        c[0],
+        c[0] + c[1],
+        c[0] + c[1] + c[2],
+        c[3],
+        c[3] + c[4],
+        c[3] + c[4] + c[5],
+        c[3] + c[4] + c[5] + c[6],
+    ]
+    # The context at the end is what the agent sees now, as the usage count has it.
+    assert timeline.points[-1].cumulative == counter.total(messages)
+
+
+def test_crossings_after_a_compaction_are_each_reported() -> None:
+    messages = compacted_session()
+    counter = TokenCounter()
+    c = [counter.count(m) + 3 for m in messages]
+    # The threshold sits between the old context peak and what follows the summary.
+    limit = 10_000
+    threshold = (c[0] + c[1] + 1) / limit
+    messages += [msg("user", "word " * 400), msg("assistant", "word " * 400)]
+    timeline = build_timeline(messages, limit, threshold=threshold, counter=counter)
+    chosen = timeline.triggers[0]
+    assert chosen.first_index == 2
+    assert len(chosen.crossings) == 2
+    assert chosen.crossings[0] == 2 and chosen.crossings[1] > 4
+
+
+def test_legacy_markers_are_events() -> None:
+    messages = [
+        msg("user", "hi"),
+        Message.model_validate(
+            {"role": "assistant", "content": [{"type": "contextLengthExceeded", "msg": "full"}]}
+        ),
+        Message.model_validate(
+            {"role": "assistant", "content": [{"type": "summarizationRequested", "msg": "go"}]}
+        ),
+    ]
+    timeline = build_timeline(messages, 1000)
+    assert [(e.index, e.kind) for e in timeline.events] == [
+        (1, "context_exceeded"),
+        (2, "summarization_requested"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("meta", "text", "expected"),
+    [
+        ({"userVisible": False, "agentVisible": True}, "anything at all", True),
+        ({}, "# Conversation Summary\n- x", True),
+        ({}, "## Summary of the work so far", True),
+        ({}, "summarize this for me", False),
+        ({"userVisible": True, "agentVisible": False}, "hidden from the agent", False),
+    ],
+)
+def test_summary_detection(meta: dict[str, Any], text: str, expected: bool) -> None:
+    message = Message.model_validate(
+        {"role": "user", "content": [{"type": "text", "text": text}], "metadata": meta}
+    )
+    assert is_summary_message(message) is expected
+
+
+def test_sparkline_scales_and_buckets() -> None:
+    assert sparkline([]) == ""
+    assert sparkline([0, 0]) == "▁▁"
+    assert sparkline([1, 2, 3, 4, 5, 6, 7, 8]) == "▁▂▃▄▅▆▇█"
+    assert sparkline([8, 4], top=8) == "█▄"
+    # 100 values into 10 columns: each column shows its bucket's maximum.
+    line = sparkline(list(range(100)), width=10)
+    assert len(line) == 10 and line[-1] == "█" and line[0] == "▁"
+    assert marker_line({0: "^", 99: "S"}, 100, 10) == "^        S"
+    assert marker_line({2: "S"}, 5, 5) == "  S"
+
+
+def test_real_session_timeline_uses_its_context_window() -> None:
+    session = load_session(REALDATA / "export-session.json")
+    timeline = session_timeline(session, context_limit=2000, threshold=0.05)
+    assert timeline.context_limit == 2000
+    assert len(timeline.points) == len(session.messages)
+    cumulative = [p.cumulative for p in timeline.points]
+    assert cumulative == sorted(cumulative)
+    first = next(i for i, p in enumerate(timeline.points) if p.fraction > 0.05)
+    assert timeline.triggers[0].first_index == first
+    assert timeline.events == []
+
+
+def test_session_timeline_threshold_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GOOSE_AUTO_COMPACT_THRESHOLD", "0.5")
+    timeline = session_timeline(Session(messages=grow(3)), context_limit=5000)
+    assert timeline.threshold == 0.5
+    assert timeline.triggers[0].label == "threshold 0.5"
