@@ -28,7 +28,7 @@ ApplyEdit = Callable[[str], str | None]
 def describe_source(template: Template) -> str:
     source = template.source
     if source.origin == "built-in":
-        return f"{source.name}: built-in ({source.path})" if source.path else "built-in"
+        return f"{source.name}: built-in"
     if source.path is None:
         return f"{source.name}: edited in the app, not saved"
     return f"{source.name}: override {source.path} ({source.origin})"

@@ -1,0 +1,272 @@
+"""The inspector driven with real key presses on the offline and replay models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from goose_tui.compaction.summarize import SUMMARIZE_REQUEST
+from goose_tui.session.loader import load_session
+from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.screens.error_modal import ErrorModal
+from goose_tui.tui.screens.help import HelpScreen
+from goose_tui.tui.widgets.compaction_status import CompactionStatus
+from goose_tui.tui.widgets.context_gauge import ContextGauge
+from goose_tui.tui.widgets.conversation_view import ConversationView
+from goose_tui.tui.widgets.fields_tree import FieldsTree
+from goose_tui.tui.widgets.summary_preview import SummaryPreview
+from goose_tui.tui.widgets.text_viewer import TextViewer
+
+from .conftest import settle
+
+
+def _tree_labels(tree: FieldsTree) -> list[str]:
+    labels: list[str] = []
+
+    def walk(node) -> None:
+        for child in node.children:
+            labels.append(str(child.label))
+            walk(child)
+
+    walk(tree.root)
+    return labels
+
+
+async def test_open_shows_conversation_gauge_and_prompt(session_file: Path) -> None:
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        main = app.main
+        view = main.query_one(ConversationView)
+        rows = [view.row_text(i) for i in range(view.row_count)]
+        assert rows[0].startswith("#1 user")
+        assert "tok" in rows[0] and "%" in rows[0]  # token estimate and share
+        assert any("thinking (dropped from summarizer input)" in r for r in rows)
+        assert any("▸ tool call developer__shell" in r for r in rows)
+        assert any("▸ tool response (success" in r for r in rows)
+        gauge = main.query_one(ContextGauge)
+        assert gauge.usage is not None and gauge.usage.used > 0
+        assert gauge.usage.used_source == "estimated"
+        prompt = main.query_one("#input-view", TextViewer).text
+        assert "[user]: The test test_parse_dates" in prompt
+        assert "Let me run the tests first" not in prompt  # thinking never reaches the model
+
+
+async def test_expand_message_shows_full_tool_output(session_file: Path) -> None:
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        view = app.main.query_one(ConversationView)
+        view.focus()
+        before = view.row_count
+        await pilot.press("down", "down", "enter")
+        assert view.selected == 2
+        rows = [view.row_text(i) for i in range(view.row_count)]
+        assert view.row_count > before
+        assert any("1 failed in 0.12s" in r for r in rows)
+
+
+async def test_compact_offline_fills_every_pane(session_file: Path) -> None:
+    app = GooseTUI(session_file, model="offline")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        main = app.main
+        assert not isinstance(app.screen, ErrorModal), getattr(app.screen, "message", "")
+        assert main.query_one(CompactionStatus).state == "done"
+        assert main.result is not None
+        assert main.result.request.messages[-1].content == SUMMARIZE_REQUEST
+        assert main.query_one("#input-view", TextViewer).text == main.result.request.system_prompt
+        markdown = main.query_one(SummaryPreview).markdown
+        assert markdown.startswith("# Conversation Summary")
+        assert "## User Intent" in markdown
+        labels = _tree_labels(main.query_one(FieldsTree))
+        assert any(label.startswith("user_intent") for label in labels)
+        gauge = main.query_one(ContextGauge)
+        assert gauge.projected is not None and 0 < gauge.projected
+        assert str(main.query_one("#fields-banner").render()).startswith("read ")
+
+
+async def test_compact_replay_shows_analysis_fields_extras_and_markdown(
+    session_file: Path, reply_file: Path
+) -> None:
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        main = app.main
+        analysis = main.query_one("#analysis-view", TextViewer).text
+        assert "user wants the failing date test fixed" in analysis
+        labels = _tree_labels(main.query_one(FieldsTree))
+        assert "reviewer (extra)" in labels
+        assert "src/dates.py" in labels
+        markdown = main.query_one(SummaryPreview).markdown
+        assert "### src/dates.py" in markdown
+        assert "Write the changelog entry" in markdown
+        assert main.query_one("#reply-editor").text.startswith("<analysis>")
+
+
+async def test_json_edit_rerenders_and_invalid_json_keeps_last_render(
+    session_file: Path, reply_file: Path
+) -> None:
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        main = app.main
+        await pilot.press("e")
+        editor = main.query_one("#json-editor")
+        assert app.focused is editor
+        editor.select_all()
+        await pilot.press(*'{"user_intent": ["Ship v2"], "next_step": 7}')
+        await pilot.pause(0.6)
+        markdown = main.query_one(SummaryPreview).markdown
+        assert "Ship v2" in markdown and "\n7" in markdown  # read leniently: 7 → "7"
+        assert "src/dates.py" not in markdown
+        good = markdown
+        await pilot.press("end", "backspace")  # drop the closing brace: invalid JSON
+        await pilot.pause(0.6)
+        banner = str(main.query_one("#fields-banner").render())
+        assert banner.startswith("invalid JSON") and "line 1" in banner
+        assert main.query_one(SummaryPreview).markdown == good
+
+
+async def test_raw_reply_edit_reruns_extraction(session_file: Path, reply_file: Path) -> None:
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        main = app.main
+        await pilot.press("r")
+        main.query_one("#reply-editor").select_all()
+        await pilot.press(*"just some words")
+        await pilot.pause(0.6)
+        banner = str(main.query_one("#fields-banner").render())
+        assert banner.startswith("raw-text fallback")
+        assert main.query_one(SummaryPreview).markdown == "just some words"
+
+
+async def test_missing_replay_file_opens_error_modal_and_app_keeps_running(
+    session_file: Path, tmp_path: Path
+) -> None:
+    app = GooseTUI(session_file, model=f"replay:{tmp_path / 'missing.md'}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        assert "missing.md" in app.screen.message
+        await pilot.click("#error-copy")
+        assert "missing.md" in app.clipboard
+        await pilot.press("escape")
+        assert app.screen is app.main
+        assert app.main.query_one(CompactionStatus).state == "failed"
+        assert app.is_running
+
+
+async def test_save_writes_new_files_and_never_the_input(
+    session_file: Path, reply_file: Path
+) -> None:
+    original = session_file.read_bytes()
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        await pilot.press("s")
+        await pilot.press("enter")  # default: the summary JSON beside the session
+        await pilot.pause()
+        saved = session_file.with_name("small_session.summary.json")
+        assert '"reviewer": "extra field kept"' in saved.read_text()
+
+        await pilot.press("s")
+        dialog = app.screen
+        dialog.query_one("#save-session").value = True
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        compacted = session_file.with_name("small_session.compacted.jsonl")
+        loaded = load_session(compacted)
+        assert len(loaded.messages) == 1 and loaded.messages[0].role == "user"
+        text = loaded.messages[0].content[0]["text"]
+        assert text == app.main.summary_text
+
+        await pilot.press("s")
+        field = app.screen.query_one("#save-path")
+        field.value = str(session_file)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ErrorModal)
+        assert "refusing" in app.screen.message
+    assert session_file.read_bytes() == original
+    leftovers = [p.name for p in session_file.parent.iterdir() if p.name.endswith(".tmp")]
+    assert leftovers == []
+
+
+async def test_search_maximize_copy_and_help(session_file: Path) -> None:
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"ValueError", "enter")
+        viewer = app.main.query_one("#input-view", TextViewer)
+        assert app.focused is viewer
+        assert len(viewer.matches) >= 1
+        await pilot.press("f")
+        assert app.screen.maximized is app.main.query_one("#pane-input")
+        await pilot.press("y")
+        assert app.clipboard == app.main.system_prompt
+        await pilot.press("escape")
+        assert app.screen.maximized is None
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        keys = str(app.screen.query_one("#help-keys").render())
+        assert "Compact" in keys and "Save" in keys
+        await pilot.press("escape")
+        assert app.screen is app.main
+
+
+async def test_narrow_terminal_shows_panes_as_tabs(session_file: Path) -> None:
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        main = app.main
+        assert main.query_one("#pane-tabs").display
+        shown = [p.id for p in main.query("#panes > Pane") if p.styles.display != "none"]
+        assert shown == ["pane-input"]
+        await pilot.click("#tab-markdown")
+        await pilot.pause()
+        shown = [p.id for p in main.query("#panes > Pane") if p.styles.display != "none"]
+        assert shown == ["pane-markdown"]
+
+
+async def test_switch_model_from_command_palette(session_file: Path, reply_file: Path) -> None:
+    app = GooseTUI(session_file, model="offline")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"replay a reply")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        await pilot.press(*str(reply_file), "enter")
+        await pilot.pause()
+        assert app.model == f"replay:{reply_file}"
+        await pilot.press("c")
+        await settle(pilot)
+        assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
+
+
+async def test_untrusted_text_is_inert(session_file: Path) -> None:
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        view = app.main.query_one(ConversationView)
+        first = view.row_text(1)
+        assert "[bold]not markup[/bold]" in first  # markup shown as typed
+        assert "␛]0;pwned␇" in first and "\x1b" not in first
+        screen_text = app.export_screenshot()
+        assert "\x1b]0;pwned" not in screen_text and "\x1b[2J" not in screen_text
