@@ -110,7 +110,7 @@ class Reply:
 @dataclass
 class RecordedRequest:
     path: str
-    headers: dict[str, str]
+    headers: dict[str, str]  # names lower-cased
     body: Any
 
 
@@ -190,7 +190,9 @@ def _make_handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 body: Any = json.loads(raw)
             except ValueError:
                 body = raw.decode("utf-8", "replace")
-            reply = server._take(RecordedRequest(self.path, dict(self.headers), body))
+            reply = server._take(
+                RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+            )
             model = body.get("model", "loopback") if isinstance(body, dict) else "loopback"
             stream = isinstance(body, dict) and bool(body.get("stream"))
             kind = reply.kind

@@ -72,7 +72,10 @@ class LiteLLMSummarizer:
         api_base: str | None = None,
         api_key: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        stream: bool = True,
     ):
+        # Goose streams its compaction request; ``stream=False`` is for servers that cannot.
+        self.stream = stream
         self.model = model
         self.name = model
         self.api_base = api_base
@@ -97,37 +100,29 @@ class LiteLLMSummarizer:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": [m.model_dump() for m in messages],
-            "stream": True,
-            "stream_options": {"include_usage": True},
             "timeout": self.timeout,
             "num_retries": 0,
             "max_retries": 0,
         }
+        if self.stream:
+            kwargs.update(stream=True, stream_options={"include_usage": True})
         if self.api_base:
             kwargs["api_base"] = self.api_base
         key = self._key()
         if key:
             kwargs["api_key"] = key
-        parts: list[str] = []
-        model_name: str | None = None
         try:
             # The whole exchange, stream included, is bounded: a server that stalls
             # mid-stream must end in an error, not a frozen app.
             async with asyncio.timeout(self.timeout):
-                stream = await litellm.acompletion(**kwargs)
-                async for chunk in stream:
-                    model_name = getattr(chunk, "model", None) or model_name
-                    piece = _delta_text(chunk)
-                    if piece:
-                        parts.append(piece)
-                        if on_chunk is not None:
-                            on_chunk(piece)
-                usage = _reported_usage(stream)
+                response = await litellm.acompletion(**kwargs)
+                if not self.stream:
+                    return _whole_completion(response, on_chunk)
+                return await _streamed_completion(response, on_chunk)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes one of our two errors
             raise self._translate(exc) from None
-        return Completion(text="".join(parts), usage=usage, model=model_name)
 
     def _translate(self, exc: BaseException) -> Exception:
         litellm = _configure_litellm()
@@ -141,6 +136,38 @@ class LiteLLMSummarizer:
         return ModelError(
             f"{self.model}: {what}: {_short(raw)}" if raw else f"{self.model}: {what}"
         )
+
+
+async def _streamed_completion(stream: Any, on_chunk: OnChunk | None) -> Completion:
+    parts: list[str] = []
+    model_name: str | None = None
+    async for chunk in stream:
+        model_name = getattr(chunk, "model", None) or model_name
+        piece = _delta_text(chunk)
+        if piece:
+            parts.append(piece)
+            if on_chunk is not None:
+                on_chunk(piece)
+    return Completion(text="".join(parts), usage=_reported_usage(stream), model=model_name)
+
+
+def _whole_completion(response: Any, on_chunk: OnChunk | None) -> Completion:
+    choices = getattr(response, "choices", None) or []
+    message = getattr(choices[0], "message", None) if choices else None
+    text = getattr(message, "content", None) or ""
+    if text and on_chunk is not None:
+        on_chunk(text)
+    usage = getattr(response, "usage", None)
+    values = vars(usage) if usage is not None else {}
+    return Completion(
+        text=text,
+        usage=TokenUsage(
+            input_tokens=values.get("prompt_tokens"),
+            output_tokens=values.get("completion_tokens"),
+            total_tokens=values.get("total_tokens"),
+        ),
+        model=getattr(response, "model", None),
+    )
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
