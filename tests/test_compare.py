@@ -1,0 +1,162 @@
+"""Compare: field diff, Markdown diff, tokens, retention of each side, price-map cost."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from goose_tui.analysis.compare import (
+    SummarySide,
+    compare_summaries,
+    cost_usd,
+    diff_fields,
+    model_prices,
+)
+from goose_tui.compaction.structured import FIELD_ORDER, FileEntry, StructuredSummary
+from goose_tui.llm.base import TokenUsage
+from goose_tui.tokens import MODEL_MAP_FILE, count_tokens, litellm_package_dir
+from tests.test_retention import HISTORY
+
+LEFT = StructuredSummary(
+    user_intent=["fix the division bug", "add div_safe"],
+    files=[FileEntry(path="calc.py", summary="div divides")],
+    errors_and_fixes=["ZeroDivisionError: division by zero"],
+    current_work="editing calc.py",
+    extras={"confidence": "high"},
+)
+RIGHT = StructuredSummary(
+    user_intent=["fix the division bug", "write tests"],
+    errors_and_fixes=["ZeroDivisionError: division by zero"],
+    current_work="running pytest",
+    next_step="run pytest -q",
+    extras={"model_notes": ["short"]},
+)
+
+
+def test_field_by_field_diff() -> None:
+    diffs = {d.field: d for d in diff_fields(LEFT, RIGHT)}
+    assert list(diffs) == [*FIELD_ORDER, "confidence", "model_notes"]
+    intent = diffs["user_intent"]
+    assert intent.status == "changed"
+    assert intent.added == ["write tests"] and intent.removed == ["add div_safe"]
+    assert diffs["files"].status == "only_left"
+    assert diffs["files"].left == ["calc.py: div divides"]
+    assert diffs["errors_and_fixes"].status == "same"
+    assert diffs["current_work"].status == "changed"
+    assert diffs["current_work"].removed == ["editing calc.py"]
+    assert diffs["next_step"].status == "only_right"
+    assert diffs["pending_tasks"].status == "same" and diffs["pending_tasks"].left == []
+    assert diffs["confidence"].status == "only_left"
+    assert diffs["model_notes"].right == ["short"]
+
+
+def test_comparison_sizes_retention_and_markdown_diff() -> None:
+    left_text = "# Conversation Summary\n- ZeroDivisionError: division by zero\n- calc.py\n"
+    right_text = "# Conversation Summary\n- a division error\n- calc.py\n"
+    comparison = compare_summaries(
+        SummarySide(label="a", summary=left_text, structured=LEFT),
+        SummarySide(label="b", summary=right_text, structured=RIGHT),
+        HISTORY,
+    )
+    assert comparison.left.tokens == count_tokens(left_text)
+    assert comparison.right.tokens == count_tokens(right_text)
+    missing_right = {i.text for i in comparison.right.retention.missing("errors")}
+    missing_left = {i.text for i in comparison.left.retention.missing("errors")}
+    assert "ZeroDivisionError: division by zero" in missing_right - missing_left
+    assert comparison.left.retention.found > comparison.right.retention.found
+    diff = comparison.markdown_diff.splitlines()
+    assert diff[:2] == ["--- a", "+++ b"]
+    assert "-- ZeroDivisionError: division by zero" in diff
+    assert "+- a division error" in diff
+    assert " - calc.py" in diff
+    # No model, no usage: no cost, said as such.
+    assert comparison.left.cost_usd is None
+    data = comparison.to_json_dict()
+    assert data["left"]["retention"]["found"] == comparison.left.retention.found
+    json.dumps(data)  # the CLI prints it
+
+
+def test_raw_text_side_has_no_field_diff() -> None:
+    comparison = compare_summaries(
+        SummarySide(label="saved.md", summary="just text"),
+        SummarySide(label="b", summary="# Conversation Summary", structured=RIGHT),
+    )
+    assert comparison.fields == []
+    assert comparison.note is not None and "saved.md" in comparison.note
+    assert comparison.left.fallback and not comparison.right.fallback
+    assert comparison.left.retention is None
+
+
+def _map_prices(key: str) -> tuple[float, float]:
+    package = litellm_package_dir()
+    assert package is not None
+    entry = json.loads((package / MODEL_MAP_FILE).read_text(encoding="utf-8"))[key]
+    return entry["input_cost_per_token"], entry["output_cost_per_token"]
+
+
+def test_cost_from_the_price_map_file() -> None:
+    cost_in, cost_out = _map_prices("gpt-4o-mini")
+    usage = TokenUsage(input_tokens=12_000, output_tokens=800, total_tokens=12_800)
+    assert cost_usd("gpt-4o-mini", usage) == pytest.approx(12_000 * cost_in + 800 * cost_out)
+    # A provider prefix that the map does not use is stripped.
+    assert model_prices("openai/gpt-4o-mini") == (cost_in, cost_out)
+
+
+@pytest.mark.parametrize("model", ["offline", "replay:reply.txt", "nobody/unknown-model-x", None])
+def test_no_cost_without_a_priced_model(model: str | None) -> None:
+    usage = TokenUsage(input_tokens=10, output_tokens=10)
+    assert cost_usd(model, usage) is None
+
+
+def test_no_cost_with_unknown_usage() -> None:
+    assert cost_usd("gpt-4o-mini", TokenUsage(input_tokens=10)) is None
+    assert cost_usd("gpt-4o-mini", None) is None
+
+
+def test_pricing_does_not_import_litellm() -> None:
+    code = (
+        "import sys\n"
+        "from goose_tui.analysis.compare import model_prices\n"
+        "assert model_prices('gpt-4o-mini') is not None\n"
+        "print('litellm' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_compare_two_replays_through_the_pipeline(tmp_path: Path) -> None:
+    """Two saved replies go through the real summarize: A keeps the error, B drops it."""
+    import asyncio
+
+    from goose_tui.analysis.compare import side_from_result
+    from goose_tui.compaction.summarize import summarize
+    from goose_tui.compaction.templates import load_templates
+    from goose_tui.llm import make_summarizer
+
+    def reply(errors: list[str], name: str) -> Path:
+        body = {"user_intent": ["fix calc.py"], "errors_and_fixes": errors}
+        path = tmp_path / name
+        path.write_text("<analysis>x</analysis>\n```json\n" + json.dumps(body) + "\n```\n")
+        return path
+
+    a = reply(["ZeroDivisionError: division by zero"], "a.txt")
+    b = reply(["a test failed"], "b.txt")
+    templates = load_templates(None)
+
+    async def run(path: Path):
+        return await summarize(HISTORY, make_summarizer(f"replay:{path}"), templates)
+
+    left = side_from_result("A", asyncio.run(run(a)))
+    right = side_from_result("B", asyncio.run(run(b)))
+    comparison = compare_summaries(left, right, HISTORY)
+    errors = next(d for d in comparison.fields if d.field == "errors_and_fixes")
+    assert errors.status == "changed"
+    assert errors.removed == ["ZeroDivisionError: division by zero"]
+    assert next(d for d in comparison.fields if d.field == "user_intent").status == "same"
+    assert comparison.left.cost_usd is None  # replay: no price
+    assert comparison.left.usage is not None and comparison.left.usage.input_tokens
+    assert "ZeroDivisionError" in comparison.markdown_diff
