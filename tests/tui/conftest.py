@@ -8,27 +8,7 @@ from textual.pilot import Pilot
 
 DATA = Path(__file__).parent / "data"
 
-REPLY = """<analysis>
-- user wants the failing date test fixed
-- a changelog entry is pending
-</analysis>
-
-```json
-{
-  "user_intent": ["Fix test_parse_dates in tests/test_dates.py"],
-  "technical_concepts": ["datetime.strptime validation"],
-  "files": [{"path": "src/dates.py", "summary": "parse now rejects month 13",
-             "key_code": "return _parse_checked(s)"}],
-  "errors_and_fixes": ["ValueError: time data '2024-13-01' does not match format"],
-  "problem_solving": [],
-  "user_messages": ["Thanks. Next, add a changelog entry for this fix."],
-  "pending_tasks": ["Add a changelog entry"],
-  "current_work": "All 12 tests pass",
-  "next_step": "Write the changelog entry",
-  "reviewer": "extra field kept"
-}
-```
-"""
+REPLY = (DATA / "reply.md").read_text(encoding="utf-8")
 
 
 @pytest.fixture

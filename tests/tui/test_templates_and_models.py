@@ -1,0 +1,153 @@
+"""Live template overrides, the template editor, cancelling and model errors through a
+loopback OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from goose_tui.compaction.templates import builtin_prompts_dir
+from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.screens.confirm import ConfirmScreen
+from goose_tui.tui.screens.error_modal import ErrorModal
+from goose_tui.tui.screens.template_editor import TemplateEditor
+from goose_tui.tui.widgets.compaction_status import CompactionStatus
+from goose_tui.tui.widgets.pane import Pane
+from goose_tui.tui.widgets.summary_preview import SummaryPreview
+from goose_tui.tui.widgets.text_viewer import TextViewer
+from tests.loopback import LoopbackServer, Reply
+
+from .conftest import REPLY, settle, wait_until
+
+
+def _bump(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+    stat = path.stat()  # make sure the mtime moves even on a coarse clock
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+
+
+async def test_override_file_change_on_disk_rerenders(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        preview = app.main.query_one(SummaryPreview)
+        assert preview.markdown.startswith("# Conversation Summary")
+        override = prompts / "compaction_summary.md"
+        _bump(override, "# Custom\n{% for i in user_intent %}* {{ i }}\n{% endfor %}")
+        await wait_until(pilot, lambda: preview.markdown.startswith("# Custom"))
+        assert "* Fix test_parse_dates" in preview.markdown
+        subtitle = str(app.main.query_one("#pane-markdown", Pane).border_subtitle)
+        assert str(override) in subtitle
+        good = preview.markdown
+        _bump(override, "# Broken\n\n{% for i in user_intent %}\n")
+        banner = app.main.query_one("#fields-banner")
+        await wait_until(pilot, lambda: str(banner.render()).startswith("template error"))
+        assert f"{override}:" in str(banner.render())
+        assert preview.markdown == good
+
+
+async def test_compaction_template_change_rebuilds_the_prompt(
+    session_file: Path, tmp_path: Path
+) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    app = GooseTUI(session_file, prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        viewer = app.main.query_one("#input-view", TextViewer)
+        _bump(prompts / "compaction.md", "SUMMARIZE THIS\n{{ messages }}")
+        await wait_until(pilot, lambda: viewer.text.startswith("SUMMARIZE THIS\n[user]:"))
+
+
+async def test_edit_template_in_app_and_save_override(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
+    config = Path(os.environ["XDG_CONFIG_HOME"])
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        await pilot.press("t")
+        assert isinstance(app.screen, TemplateEditor)
+        assert "built-in" in str(app.screen.query_one("#template-source").render())
+        area = app.screen.query_one("#template-text")
+        area.select_all()
+        await pilot.press(*"# Mine {{ next_step }}")
+        await pilot.pause(0.6)
+        assert app.templates.summary.source.origin == "edited"
+        assert app.main.query_one(SummaryPreview).markdown == "# Mine Write the changelog entry"
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, ConfirmScreen)
+        target = config / "goose" / "prompts" / "compaction_summary.md"
+        assert str(target) in app.screen.question
+        await pilot.press("y")
+        await pilot.pause()
+        assert target.read_text() == "# Mine {{ next_step }}"
+        assert app.screen is app.main
+        assert app.templates.summary.source.path == target
+        # The built-in template is untouched.
+        builtin = builtin_prompts_dir() / "compaction_summary.md"
+        assert "Mine" not in builtin.read_text()
+
+
+async def test_escape_cancels_a_streaming_compaction(session_file: Path) -> None:
+    with LoopbackServer([Reply.stream_then_hang("first words ")]) as server:
+        app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
+        async with app.run_test(size=(200, 50)) as pilot:
+            await settle(pilot)
+            await pilot.press("c")
+            status = app.main.query_one(CompactionStatus)
+            analysis = app.main.query_one("#analysis-view", TextViewer)
+            await wait_until(pilot, lambda: "first words" in analysis.text, timeout=30)
+            assert status.state == "running"
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: status.state == "cancelled")
+            assert not isinstance(app.screen, ErrorModal)
+            assert app.main.session is not None and len(app.main.session.messages) == 9
+
+
+async def test_model_error_opens_one_modal_and_edits_survive(session_file: Path) -> None:
+    with LoopbackServer([Reply.server_error()]) as server:
+        app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
+        async with app.run_test(size=(200, 50)) as pilot:
+            await settle(pilot)
+            await pilot.press("c")
+            await wait_until(pilot, lambda: isinstance(app.screen, ErrorModal), timeout=60)
+            assert app.screen.error_title == "Compaction failed"
+            await pilot.press("escape")
+            assert app.main.query_one(CompactionStatus).state == "failed"
+            # The app still works: a replay compaction succeeds afterwards.
+            reply = session_file.parent / "reply.md"
+            reply.write_text(REPLY)
+            app.set_model(f"replay:{reply}")
+            await pilot.press("c")
+            await settle(pilot)
+            assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
+
+
+async def test_picker_filters_and_opens(tmp_path: Path, session_file: Path) -> None:
+    folder = tmp_path / "many"
+    folder.mkdir()
+    shutil.copy(session_file, folder / "dates.jsonl")
+    other = session_file.read_text().replace("Fix date parsing test", "Refactor the CLI")
+    (folder / "cli.jsonl").write_text(other)
+    app = GooseTUI(folder)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        picker = app.screen
+        assert picker.__class__.__name__ == "SessionPicker"
+        assert len(picker.shown) == 2
+        await pilot.press(*"refactor")
+        assert [info.name or info.description for info in picker.shown] == ["Refactor the CLI"]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.main
+        assert app.main.session is not None and app.main.session.title == "Refactor the CLI"
