@@ -1,0 +1,149 @@
+"""Batch: many sessions, one report; one failure never stops the rest."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from goose_tui.analysis.batch import collect_jobs, run_batch, to_markdown
+from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded, OnChunk
+from goose_tui.session.schema import create_schema, insert_session
+from goose_tui.tokens import TokenCounter
+from tests.conftest import REALDATA
+
+
+def db_message(role: str, text: str, created: int) -> dict:
+    return {
+        "role": role,
+        "created": created,
+        "content": [{"type": "text", "text": text}],
+        "metadata": {"userVisible": True, "agentVisible": True},
+    }
+
+
+def make_db(path: Path) -> Path:
+    connection = sqlite3.connect(path)
+    create_schema(connection)
+    for n, text in enumerate(["rename parse_args in cli.py", "why does `make test` fail?"]):
+        insert_session(
+            connection,
+            {
+                "id": f"2025100{n + 1}_1",
+                "name": f"db session {n}",
+                "working_dir": "/home/dev/proj",
+                "created_at": "2025-10-01 08:00:00",
+                "updated_at": f"2025-10-0{n + 1} 09:00:00",
+                "model_config": {"model_name": "gpt-4o", "context_limit": 128000},
+            },
+            [
+                db_message("user", text, 1_759_300_000 + n),
+                db_message("assistant", "on it", 1_759_300_005 + n),
+            ],
+        )
+    connection.commit()
+    connection.close()
+    return path
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for name in ("export-session.json", "export-text.json"):
+        shutil.copy(REALDATA / name, folder / name)
+    (folder / "broken.jsonl").write_text("{not json at all\n")
+    (folder / "notes.txt").write_text("not a session, not looked at")
+    make_db(folder / "sessions.db")
+    return folder
+
+
+def test_collect_jobs_from_a_folder(corpus: Path) -> None:
+    jobs = [j.source for j in collect_jobs(corpus)]
+    assert jobs == [
+        str(corpus / "broken.jsonl"),
+        str(corpus / "export-session.json"),
+        str(corpus / "export-text.json"),
+        f"{corpus / 'sessions.db'}#20251002_1",
+        f"{corpus / 'sessions.db'}#20251001_1",
+    ]
+    assert [j.session_id for j in collect_jobs(corpus / "sessions.db")] == [
+        "20251002_1",
+        "20251001_1",
+    ]
+
+
+def test_one_broken_file_fails_alone_and_the_rest_are_summarized(corpus: Path) -> None:
+    seen: list[str] = []
+    report = asyncio.run(
+        run_batch(corpus, "offline", concurrency=2, on_entry=lambda e: seen.append(e.source))
+    )
+    by_source = {e.source: e for e in report.entries}
+    broken = by_source[str(corpus / "broken.jsonl")]
+    assert broken.error is not None and "broken.jsonl" in broken.error
+    assert broken.summary_tokens is None
+    ok = [e for e in report.entries if e.ok]
+    assert len(ok) == 4
+    for entry in ok:
+        assert entry.summary_tokens and entry.summary_tokens > 0
+        assert entry.attempts == 1
+        assert entry.retention is not None and 0 <= entry.retention <= 1
+        assert entry.fallback is False
+    real = by_source[str(corpus / "export-session.json")]
+    assert real.messages == 4
+    from goose_tui.session.loader import load_session
+
+    session = load_session(corpus / "export-session.json")
+    assert real.tokens_before == TokenCounter().total(session.messages)
+    assert report.totals.sessions == 5
+    assert (report.totals.succeeded, report.totals.failed) == (4, 1)
+    assert report.totals.tokens_before == sum(e.tokens_before for e in ok)
+    assert sorted(seen) == sorted(by_source)
+    markdown = to_markdown(report)
+    assert "| broken.jsonl" not in markdown  # sources are full paths
+    assert f"| {corpus / 'broken.jsonl'} |" in markdown
+    assert "5 sessions: 4 compacted, 1 failed" in markdown
+    json.dumps(report.to_json_dict())
+
+
+class Gate:
+    """A summarizer that counts how many calls are in flight at once, and rejects one
+    session's history as too long for its window (the ladder then runs out of rungs)."""
+
+    name = "gate"
+
+    def __init__(self) -> None:
+        self.active = 0
+        self.peak = 0
+        self.reply = '```json\n{"user_intent": ["do the thing"]}\n```'
+
+    async def complete(self, messages: list[ChatMessage], on_chunk: OnChunk | None = None):
+        self.active += 1
+        self.peak = max(self.peak, self.active)
+        try:
+            await asyncio.sleep(0.02)
+            if "make test" in messages[0].content:
+                raise ContextLengthExceeded("too long for the window")
+            return Completion(text=self.reply)
+        finally:
+            self.active -= 1
+
+
+def test_concurrency_is_bounded_and_a_model_failure_is_recorded(corpus: Path) -> None:
+    gate = Gate()
+    report = asyncio.run(run_batch(corpus, "gate", concurrency=2, summarizer=gate))
+    assert gate.peak == 2
+    failed = {e.source: e for e in report.entries if not e.ok}
+    db_failure = failed[f"{corpus / 'sessions.db'}#20251002_1"]
+    assert db_failure.error and "CompactionFailed" in db_failure.error
+    assert db_failure.attempts == 1  # no tool responses to remove: one request, then give up
+    assert report.totals.failed == 2  # and the broken file
+
+
+def test_bad_concurrency_is_refused(corpus: Path) -> None:
+    with pytest.raises(ValueError):
+        asyncio.run(run_batch(corpus, "offline", concurrency=0))
