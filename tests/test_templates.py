@@ -365,6 +365,30 @@ PROBES: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+PROBES += [
+    ("{{ \"<a href='/x'>&\\\"\" | escape }}|{{ '<b>' | e }}", {"user_intent": ["a"]}),
+    ("{{ user_intent | safe }}|{{ 7 | safe }}|{{ none | safe }}", {"user_intent": ["a"]}),
+    (
+        "{{ user_intent is none }}|{{ current_work is none }}|{{ x is defined }}",
+        {"user_intent": ["a"]},
+    ),
+    ("{% set x = 1 %}{{ x }}|{{ namespace }}|{{ 'a' ~ 'b' }}", {"user_intent": ["a"]}),
+]
+
+# Templates Goose's engine cannot render (no jinja built-in filters, tests or globals, no "%"):
+# the wheel keeps the raw reply, and we raise TemplateError so the caller can do the same.
+FAILING = [
+    "{{ user_intent | upper }}",
+    "{{ user_intent | length }}",
+    "{{ user_intent | default('d') }}",
+    "{% for i in range(2) %}{{ i }}{% endfor %}",
+    "{{ dict(a=1) }}",
+    "{{ user_intent is string }}",
+    "{{ '%s' % 1 }}",
+    "{{ nope.deeper }}",
+]
+
+
 def _wheel_render(summary_template: str, summary: dict[str, Any]) -> str:
     """What goose-sdk makes of ``summary`` with ``summary_template``, through a scripted
     model on loopback."""
@@ -400,3 +424,12 @@ def test_our_summary_template_matches_the_wheel_end_to_end(index: int) -> None:
         assert index == 0
         return
     assert render_summary_context(load_templates(), summary) == expected
+
+
+@pytest.mark.parametrize("template", FAILING)
+def test_what_the_wheel_cannot_render_is_a_template_error(template: str) -> None:
+    summary = {"user_intent": ["a"]}
+    raw_reply = _wheel_render(template, summary)
+    assert raw_reply.startswith("<analysis>checked</analysis>")  # the wheel kept the reply
+    with pytest.raises(TemplateError):
+        render_template(edited(template), summary)

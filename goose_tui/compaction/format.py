@@ -7,6 +7,8 @@ written by an older or newer Goose must format, never raise.
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -161,11 +163,26 @@ def format_content_item(item: ContentItem) -> str | None:
     return f"[{kind or 'unknown content'}]"
 
 
+_TAG_CHARACTERS = re.compile("[\U000e0000-\U000e007f]")
+
+
+def normalize_text(text: str) -> str:
+    """What the reference does to message text before it reaches the prompt (found over
+    loopback, tests/differential/test_findings.py): NFC normalization, and Unicode tag
+    characters removed (they can hide instructions from a human reader). Both checks are
+    skipped cheaply for the usual text that needs neither."""
+    if text and max(text) >= "\U000e0000":
+        text = _TAG_CHARACTERS.sub("", text)
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    return text
+
+
 def format_message_for_compacting(message: Message) -> str:
     parts = [text for item in message.content if (text := format_content_item(item)) is not None]
     if not parts:
         return f"[{message.role}]: <empty message>"
-    return f"[{message.role}]: " + "\n".join(parts)
+    return normalize_text(f"[{message.role}]: " + "\n".join(parts))
 
 
 def format_messages(messages: Iterable[Message]) -> str:

@@ -230,18 +230,49 @@ def _finalize(value: Any) -> Any:
     return _value_display(value)
 
 
+_HTML_ESCAPES = str.maketrans(
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;", "/": "&#x2f;"}
+)
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else _value_display(value)
+
+
+def _escape(value: Any) -> str:
+    # Goose's engine escapes "/" and "'" as hex entities, unlike markupsafe.
+    return _as_text(value).translate(_HTML_ESCAPES)
+
+
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
+    from jinja2.exceptions import SecurityError
     from jinja2.sandbox import SandboxedEnvironment
 
-    env = SandboxedEnvironment(
+    class GooseLikeEnvironment(SandboxedEnvironment):
+        # Goose's engine has no printf-style "%" on strings; fail as it does.
+        intercepted_binops = frozenset({"%"})
+
+        def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+            if operator == "%" and isinstance(left, str):
+                raise SecurityError("string formatting with % is not supported")
+            return super().call_binop(context, operator, left, right)
+
+    env = GooseLikeEnvironment(
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
         autoescape=False,
         finalize=_finalize,
     )
-    env.filters["code_fence"] = code_fence
+    # Goose's engine is built without the jinja built-in library: only these filters and
+    # tests exist and there are no globals (range, dict, ...), so a template using more fails
+    # here as it fails in Goose (tests/differential/test_findings.py).
+    env.filters = {"code_fence": code_fence, "safe": _as_text, "escape": _escape, "e": _escape}
+    builtin_tests = env.tests
+    env.tests = {name: builtin_tests[name] for name in ("defined", "undefined", "none")}
+    env.tests["escaped"] = env.tests["safe"] = lambda value: False
+    env.globals = {}
     return env
 
 
