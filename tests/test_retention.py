@@ -241,3 +241,74 @@ def test_real_text_export_calc() -> None:
     items = {(i.category, i.text) for i in extract_items(session.messages)}
     assert ("files", "calc.py") in items
     assert ("identifiers", "add(a,b)") in items
+
+
+# --- the CLI sub-command ------------------------------------------------------------------
+
+
+def run_command(argv: list[str]) -> int:
+    """Run an analysis sub-command as `goose-tui` does: through cli.main once it lists the
+    command, else through a parser built from register() with the same error handling."""
+    import argparse
+    import sys
+
+    from goose_tui import cli
+    from goose_tui.analysis.commands import register
+
+    if argv[0] in cli.COMMANDS:
+        return cli.main(argv)
+    parser = argparse.ArgumentParser(prog="goose-tui")
+    handlers = register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return handlers[args.command](args)
+    except cli.CliError as exc:
+        print(f"goose-tui: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+def write_session(path: Path, messages: list[Message]) -> Path:
+    import json
+
+    lines = [json.dumps({"description": "calc fixes", "message_count": len(messages)})]
+    lines += [m.model_dump_json(by_alias=True, exclude_none=True) for m in messages]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_cli_retention_with_a_saved_summary(tmp_path: Path, capsys) -> None:
+    session = write_session(tmp_path / "s.jsonl", HISTORY)
+    summary = tmp_path / "summary.md"
+    summary.write_text("Fixed calc.py after `ZeroDivisionError: division by zero`.\n")
+    assert run_command(["retention", str(session), "--summary", str(summary)]) == 0
+    out = capsys.readouterr().out
+    assert "error lines" in out and "overall" in out
+    missing_line = next(line for line in out.splitlines() if "cat missing.txt" in line)
+    assert missing_line.split()[:2] == ["#5", "commands"]
+
+    assert run_command(["retention", str(session), "--summary", str(summary), "--json"]) == 0
+    import json
+
+    data = json.loads(capsys.readouterr().out)
+    expected = retention_report(summary.read_text(), load_session(session).messages)
+    assert data["found"] == expected.found and data["total"] == expected.total
+    statuses = {i["text"]: i["status"] for i in data["items"]}
+    assert statuses["ZeroDivisionError: division by zero"] == "exact"
+    assert statuses["calc.py"] == "exact"
+
+
+def test_cli_retention_compacting_offline(tmp_path: Path, capsys) -> None:
+    session = write_session(tmp_path / "s.jsonl", HISTORY)
+    assert run_command(["retention", str(session), "--model", "offline", "--json"]) == 0
+    import json
+
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary_source"] == "model offline"
+    assert data["total"] == len(extract_items(load_session(session).messages))
+
+
+def test_cli_retention_missing_summary_file_is_unusable(tmp_path: Path, capsys) -> None:
+    session = write_session(tmp_path / "s.jsonl", HISTORY)
+    code = run_command(["retention", str(session), "--summary", str(tmp_path / "nope.md")])
+    assert code == 2
+    assert "nope.md" in capsys.readouterr().err
