@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -198,3 +200,22 @@ def test_session_timeline_threshold_from_environment(monkeypatch: pytest.MonkeyP
     timeline = session_timeline(Session(messages=grow(3)), context_limit=5000)
     assert timeline.threshold == 0.5
     assert timeline.triggers[0].label == "threshold 0.5"
+
+
+def test_cli_timeline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.test_retention import run_command, write_session
+
+    session = write_session(tmp_path / "s.jsonl", compacted_session())
+    argv = ["timeline", str(session), "--context-limit", "1000", "--threshold", "0.1"]
+    assert run_command(argv) == 0
+    out = capsys.readouterr().out
+    assert "window   1,000 tokens (from cli), threshold 0.1" in out
+    spark = next(line for line in out.splitlines() if line.startswith("context  "))
+    assert len(spark) == len("context  ") + 7
+    summary_row = next(line for line in out.splitlines() if line.lstrip().startswith("#3 "))
+    assert "summary" in summary_row
+    assert run_command([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["context_limit"] == 1000
+    assert [e["kind"] for e in data["events"]] == ["summary", "continuation"]
+    assert run_command(["timeline", str(session), "--context-limit", "0"]) == 2
