@@ -210,9 +210,16 @@ def _clip(text: str, limit: int = _MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _first_sentence(text: str) -> str:
+def _first_sentence(text: str, enough: int = 40) -> str:
+    """The opening of a message: whole sentences of its first line until ``enough`` chars,
+    so a curt "Great." does not stand in for the request that follows it."""
     line = text.strip().split("\n", 1)[0]
-    return _clip(_SENTENCE_END.split(line, 1)[0], 200)
+    taken = ""
+    for sentence in _SENTENCE_END.split(line):
+        taken = f"{taken} {sentence}".strip()
+        if len(taken) >= enough:
+            break
+    return _clip(taken, 200)
 
 
 def _error_quote(output: str) -> str | None:

@@ -1,0 +1,214 @@
+"""The offline summarizer, the replay summarizer and the model factory: no network."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from goose_tui.compaction.summarize import CompactionFailed, build_request, summarize
+from goose_tui.compaction.templates import Templates, load_templates
+from goose_tui.llm import make_summarizer
+from goose_tui.llm.base import ContextLengthExceeded, ModelError
+from goose_tui.llm.litellm_backend import LiteLLMSummarizer
+from goose_tui.llm.offline import OfflineSummarizer, parse_conversation
+from goose_tui.llm.replay import ReplaySummarizer
+from goose_tui.session.loader import load_session
+from goose_tui.session.models import Message
+
+REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "goose"
+FIRST_ASK = "Fix the failing test in calc.py.\nAlso add a README with usage."
+LAST_ASK = "Great. Next, make `sub` handle floats too."
+TRACEBACK = [
+    "Traceback (most recent call last):",
+    '  File "/w/test_calc.py", line 4, in test_add',
+    "AssertionError: assert -1 == 3",
+]
+
+
+def tool(i: str, name: str, args: dict) -> dict:
+    call = {"status": "success", "value": {"name": name, "arguments": args}}
+    return {"type": "toolRequest", "id": i, "toolCall": call}
+
+
+def result(i: str, body: str) -> dict:
+    value = {"content": [{"type": "text", "text": body}], "isError": False}
+    return {"type": "toolResponse", "id": i, "toolResult": {"status": "success", "value": value}}
+
+
+def msg(role: str, *content: dict | str) -> Message:
+    items = [{"type": "text", "text": c} if isinstance(c, str) else c for c in content]
+    return Message(role=role, content=items)
+
+
+def coding_session() -> list[Message]:
+    view = {"command": "view", "path": "/w/calc.py"}
+    fix = {"command": "str_replace", "path": "/w/calc.py", "old_str": "a-b", "new_str": "a+b"}
+    readme = {"path": "/w/README.md", "content": "# calc\n\nAdds numbers."}
+    return [
+        msg("user", FIRST_ASK),
+        msg(
+            "assistant", "Let me look at the code first.", tool("1", "developer__text_editor", view)
+        ),
+        msg("user", result("1", "def add(a, b):\n    return a-b")),
+        msg(
+            "assistant",
+            {"type": "thinking", "thinking": "secret plan", "signature": "s"},
+            tool("2", "developer__shell", {"command": "pytest -q"}),
+        ),
+        msg("user", result("2", "F\n" + "\n".join(TRACEBACK) + "\n1 failed in 0.1s")),
+        msg("assistant", tool("3", "developer__text_editor", fix)),
+        msg("user", result("3", "The file /w/calc.py has been edited.")),
+        msg("assistant", tool("4", "write", readme)),
+        msg("user", result("4", "Created /w/README.md (3 lines)")),
+        msg("assistant", "Fixed the sign bug in add and wrote the README. Tests pass."),
+        msg("user", LAST_ASK),
+    ]
+
+
+@pytest.fixture(scope="module")
+def templates() -> Templates:
+    return load_templates(None)
+
+
+def structured(reply: str) -> dict:
+    assert reply.startswith("<analysis>\n")
+    blocks = re.findall(r"```json\n(.*?)\n```", reply, re.S)
+    assert len(blocks) == 1
+    return json.loads(blocks[0])
+
+
+def test_the_conversation_is_read_back_from_the_prompt(templates: Templates) -> None:
+    prompt = build_request(coding_session(), templates).system_prompt
+    parsed = parse_conversation(prompt)
+    assert [m.role for m in parsed] == [m.role for m in coding_session()]
+    assert parsed[0].text() == FIRST_ASK
+    assert parsed[-1].text() == LAST_ASK  # nothing of the template's tail glued on
+    assert parsed[4].parts[0].kind == "tool_response"
+    assert "AssertionError" in parsed[4].parts[0].text
+
+
+async def test_offline_reply_has_the_contract_shape_and_the_facts(templates: Templates) -> None:
+    request = build_request(coding_session(), templates)
+    reply = (await OfflineSummarizer().complete(request.messages)).text
+    fields = structured(reply)
+    assert list(fields)[:9] == [
+        "user_intent",
+        "technical_concepts",
+        "files",
+        "errors_and_fixes",
+        "problem_solving",
+        "user_messages",
+        "pending_tasks",
+        "current_work",
+        "next_step",
+    ]
+    assert fields["user_messages"] == [FIRST_ASK, LAST_ASK]  # verbatim, tool output excluded
+    files = {f["path"]: f for f in fields["files"]}
+    assert files["/w/calc.py"]["summary"] == "Viewed, edited"
+    assert files["/w/calc.py"]["key_code"] == "a+b"
+    assert files["/w/README.md"]["summary"] == "Written"
+    (error,) = fields["errors_and_fixes"]
+    assert "pytest -q" in error
+    for line in (TRACEBACK[0], TRACEBACK[2]):
+        assert line in error.split("\n")  # quoted verbatim
+    assert "Fix that followed: edited /w/calc.py" in error
+    assert LAST_ASK in fields["pending_tasks"]
+    assert FIRST_ASK in fields["pending_tasks"]  # it says "also"
+    assert "Fixed the sign bug" in fields["current_work"]
+    assert "/w/README.md" in fields["current_work"]
+    assert "sub" in fields["next_step"]
+    assert "secret plan" not in reply  # thinking never reaches the summarizer
+    assert {"Python", "pytest"} <= set(fields["technical_concepts"])
+
+
+async def test_offline_end_to_end_renders_every_section(templates: Templates) -> None:
+    result = await summarize(coding_session(), OfflineSummarizer(), templates)
+    assert not result.extraction.fallback
+    for heading in (
+        "User Intent",
+        "Technical Concepts",
+        "Files + Code",
+        "Errors + Fixes",
+        "Problem Solving",
+        "User Messages",
+        "Pending Tasks",
+        "Current Work",
+        "Next Step",
+    ):
+        assert f"## {heading}" in result.summary
+    again = await summarize(coding_session(), OfflineSummarizer(), templates)
+    assert again.raw_response == result.raw_response  # deterministic
+
+
+async def test_offline_streams_in_pieces(templates: Templates) -> None:
+    chunks: list[str] = []
+    request = build_request(coding_session(), templates)
+    completion = await OfflineSummarizer().complete(request.messages, on_chunk=chunks.append)
+    assert len(chunks) > 10 and "".join(chunks) == completion.text
+    assert completion.usage.input_tokens is None  # estimated by the pipeline
+
+
+async def test_offline_context_limit_drives_the_ladder(templates: Templates) -> None:
+    session = coding_session()
+    full = build_request(session, templates)
+    with pytest.raises(ContextLengthExceeded, match="over the limit of 10"):
+        await OfflineSummarizer(context_limit=10).complete(full.messages)
+    # A limit between the full prompt and the prompt without any tool output.
+    from goose_tui.tokens import count_tokens
+
+    without = build_request([m for m in session if not m.has_tool_response()], templates)
+    size = lambda r: sum(count_tokens(m.content) for m in r.messages)  # noqa: E731
+    limit = (size(full) + size(without)) // 2 + 1
+    result = await summarize(session, OfflineSummarizer(context_limit=limit), templates)
+    assert result.attempts[0].outcome == "context_length_exceeded"
+    assert result.attempts[-1].outcome == "ok"
+    with pytest.raises(CompactionFailed, match="even after removing all tool responses"):
+        await summarize(session, OfflineSummarizer(context_limit=size(without) - 1), templates)
+
+
+async def test_offline_on_a_real_goose_export(templates: Templates) -> None:
+    session = load_session(REALDATA / "export-session.json")
+    result = await summarize(session.messages, OfflineSummarizer(), templates)
+    fields = result.extraction.structured
+    assert fields is not None
+    assert fields.user_messages == ["Create greeting.txt containing the word hello"]
+    assert [(f.path, f.summary, f.key_code) for f in fields.files] == [
+        ("/tmp/greeting.txt", "Written", "hello")
+    ]
+
+
+async def test_replay_reads_the_file_at_call_time(tmp_path: Path, templates: Templates) -> None:
+    reply = tmp_path / "reply.txt"
+    reply.write_text("first version")
+    summarizer = make_summarizer(f"replay:{reply}")
+    assert isinstance(summarizer, ReplaySummarizer)
+    chunks: list[str] = []
+    first = await summarizer.complete([], on_chunk=chunks.append)
+    assert first.text == "first version" == "".join(chunks)
+    reply.write_text("x" * 1000)
+    chunks.clear()
+    second = await summarizer.complete([])
+    assert second.text == "x" * 1000
+    result = await summarize([msg("user", "hi")], summarizer, templates)
+    assert result.summary == "x" * 1000 and result.extraction.fallback
+
+
+async def test_replay_of_a_missing_file_is_a_model_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="gone.txt"):
+        await ReplaySummarizer(tmp_path / "gone.txt").complete([])
+
+
+def test_factory() -> None:
+    assert isinstance(make_summarizer("offline"), OfflineSummarizer)
+    assert make_summarizer("offline", offline_context_limit=5).context_limit == 5
+    remote = make_summarizer("openai/gpt-4o-mini", api_base="http://127.0.0.1:9/v1")
+    assert isinstance(remote, LiteLLMSummarizer)
+    assert remote.name == "openai/gpt-4o-mini" and remote.api_base == "http://127.0.0.1:9/v1"
+    for bad in ("", "replay:"):
+        with pytest.raises(ValueError):
+            make_summarizer(bad)
+    with pytest.raises(ValueError):
+        make_summarizer("openai/x", offline_context_limit=3)
