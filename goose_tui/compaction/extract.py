@@ -1,29 +1,65 @@
 """SPEC §6: find the summary JSON in a model reply, linear in the reply's length.
-STUB (issue 2, part 4)."""
+
+Why it is linear (a naive search tries every marker after every cut, and scans each to its
+matching brace):
+- A candidate after cut j must contain every later ``</analysis>``. A marker past the next
+  terminator can never pass that check, so each cut looks only at the markers before the
+  next terminator: every marker is looked at once, not once per cut.
+- A candidate that contains later terminators and parses has them inside JSON strings. In
+  valid JSON strings run between consecutive unescaped quotes, so the number of unescaped
+  quotes between the object's start and each later terminator must be odd. Once two
+  terminators are an odd number of quotes apart, no object before them can hold both:
+  the search stops there, having looked only at the reply's tail, and tries the object at
+  the start of the text last.
+- "The object that starts at s" is the brace-matched span, and it must parse. When the JSON
+  parser succeeds from s it stops exactly at that matching ``}``; when it fails, that span
+  (if it closes at all) does not parse either. So the parser's own scan replaces the brace
+  scan. It runs on a window after s that grows only while a failure could be an artefact
+  of the window's end, so an attempt costs about as much as the JSON it reads.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+import re
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from goose_tui.compaction.structured import StructuredSummary
+from goose_tui.compaction.structured import RUST_WHITESPACE, StructuredSummary, decode_at
 
 CandidateKind = Literal["json_fence", "tail_start", "text_start"]
+
+TERMINATOR = "</analysis>"
+OPENING = "<analysis>"
+MARKER = "```json"
+
+# "The object that starts" a text: Rust whitespace (what Goose's trim_start skips), then `{`.
+_OBJECT_START = re.compile(f"[{re.escape(RUST_WHITESPACE)}]*(\\{{)")
+# Cheap necessary shape of a JSON object's first bytes; most noise fails here.
+_OBJECT_HEAD = re.compile(r'\{[ \t\n\r]*[}"]')
+_FIRST_WINDOW = 512
+_TAIL_MARGIN = 16  # an error this close to a window's end may be caused by the cut
 
 
 class Candidate(BaseModel):
     """Where the chosen JSON object was found: ``start``/``end`` are offsets into the reply
     (end exclusive); ``cut`` is the offset just after the ``</analysis>`` it follows (0 for
-    the start of text)."""
+    the start of text); ``cut_number`` counts that ``</analysis>`` from 1 (0: none)."""
 
     kind: CandidateKind
     start: int
     end: int
     cut: int
+    cut_number: int = 0
 
     def describe(self) -> str:
-        raise NotImplementedError
+        after = f" after the {_ordinal(self.cut_number)} {TERMINATOR}" if self.cut_number else ""
+        if self.kind == "json_fence":
+            return f"```json block{after}" if after else "```json block"
+        if self.kind == "tail_start" and after:
+            return f"object at the start of the text{after}"
+        return "object at the start of the reply"
 
 
 class Extraction(BaseModel):
@@ -39,4 +75,222 @@ class Extraction(BaseModel):
 
 
 def extract_summary(reply: str) -> Extraction:
-    raise NotImplementedError
+    """Run SPEC §6 on a reply: the first usable candidate, or the raw text with the reason.
+
+    ``analysis`` is the inside of the last ``<analysis>…</analysis>`` before the chosen
+    object; on fallback, the last such block in the reply (None when there is none)."""
+    search = _Search(reply)
+    found = search.run()
+    if found is not None:
+        candidate, summary = found
+        return Extraction(
+            reply=reply,
+            analysis=analysis_before(reply, candidate.start),
+            structured=summary,
+            candidate=candidate,
+        )
+    return Extraction(
+        reply=reply,
+        analysis=analysis_before(reply, len(reply)),
+        fallback_reason=search.fallback_reason(),
+    )
+
+
+def analysis_before(reply: str, pos: int) -> str | None:
+    """The text inside the last complete analysis block that ends at or before ``pos``.
+
+    Without an opening ``<analysis>`` (models sometimes drop it) the block starts after the
+    previous terminator, or at the start of the reply."""
+    close = reply.rfind(TERMINATOR, 0, pos)
+    if close == -1:
+        return None
+    previous = reply.rfind(TERMINATOR, 0, close)
+    floor = previous + len(TERMINATOR) if previous != -1 else 0
+    opening = reply.rfind(OPENING, floor, close)
+    begin = opening + len(OPENING) if opening != -1 else floor
+    return reply[begin:close].strip()
+
+
+Why = Literal["parse", "count", "unusable"]
+_Found = tuple[Candidate, StructuredSummary]
+
+
+class _Failure(BaseModel):
+    kind: CandidateKind
+    start: int
+    why: Why
+    extras: list[str] = []
+
+
+class _Search:
+    """One search over one reply; terminators are found from the end, only as far back as
+    the search goes."""
+
+    def __init__(self, reply: str):
+        self.reply = reply
+        self.last_terminator_end = 0  # an object after an earlier cut must reach this far
+        self.parsed: dict[int, tuple[Any, int] | None] = {}
+        self.first_failure: _Failure | None = None
+        self.failures = 0
+        self.stopped_at: int | None = None  # cut number before which nothing could pass
+
+    def run(self) -> _Found | None:
+        reply = self.reply
+        tag = reply.rfind(TERMINATOR)
+        if tag == -1:  # no cut: the start of the text is the only one
+            return self._segment(0, len(reply), 0, None) or self._try("text_start", 0, 0, 0)
+        self.last_terminator_end = tag + len(TERMINATOR)
+        number = reply.count(TERMINATOR)
+        later: int | None = None  # start of the next terminator after this cut
+        while True:
+            limit = later if later is not None else len(reply)
+            found = self._segment(tag + len(TERMINATOR), limit, number, later)
+            if found:
+                return found
+            previous = reply.rfind(TERMINATOR, 0, tag)
+            if previous == -1:
+                break
+            if later is not None and _unescaped_quotes(reply, tag, later) % 2:
+                self.stopped_at = number - 1
+                break
+            later, tag, number = tag, previous, number - 1
+        return self._try("text_start", 0, 0, 0)
+
+    def _segment(self, cut: int, limit: int, number: int, later: int | None) -> _Found | None:
+        """The candidates of one cut, in order: markers last first, then the tail's start.
+        Only markers before ``limit`` (the next terminator) can pass the count check."""
+        if later is not None and self.reply.find('"', cut, limit) == -1:
+            return None  # no quote before the next terminator: it cannot be inside a string
+        markers = []
+        index = self.reply.find(MARKER, cut, limit)
+        while index != -1:
+            markers.append(index)
+            index = self.reply.find(MARKER, index + len(MARKER), limit)
+        for marker in reversed(markers):
+            found = self._try("json_fence", marker + len(MARKER), cut, number, later)
+            if found:
+                return found
+        return self._try("tail_start", cut, cut, number, later)
+
+    def _try(
+        self, kind: CandidateKind, at: int, cut: int, number: int, later: int | None = None
+    ) -> _Found | None:
+        match = _OBJECT_START.match(self.reply, at)
+        if match is None:
+            return None
+        start = match.start(1)
+        if later is not None and _unescaped_quotes(self.reply, start, later) % 2 == 0:
+            # The next terminator would sit outside every string of this object: either it
+            # is outside the object (count check) or the object does not parse.
+            return self._fail(kind, start, "count")
+        parsed = self._parse(start)
+        if parsed is None:
+            return self._fail(kind, start, "parse")
+        value, end = parsed
+        # Every later terminator must be inside the object (quoted by the summary itself).
+        if later is not None and self.last_terminator_end > end:
+            return self._fail(kind, start, "count")
+        summary = StructuredSummary.parse(value)
+        normalized = summary.normalized() if summary is not None else None
+        if normalized is None or not normalized.is_usable():
+            extras = list(normalized.extras) if normalized else []
+            return self._fail(kind, start, "unusable", extras)
+        candidate = Candidate(kind=kind, start=start, end=end, cut=cut, cut_number=number)
+        return candidate, normalized
+
+    def _fail(
+        self, kind: CandidateKind, start: int, why: Why, extras: list[str] | None = None
+    ) -> None:
+        self.failures += 1
+        if self.first_failure is None:
+            self.first_failure = _Failure(kind=kind, start=start, why=why, extras=extras or [])
+        return None
+
+    def _parse(self, start: int) -> tuple[Any, int] | None:
+        if start not in self.parsed:
+            self.parsed[start] = self._parse_uncached(start)
+        return self.parsed[start]
+
+    def _parse_uncached(self, start: int) -> tuple[Any, int] | None:
+        reply = self.reply
+        if _OBJECT_HEAD.match(reply, start) is None:
+            return None
+        size = _FIRST_WINDOW
+        while True:
+            window = reply[start : start + size]
+            whole = start + size >= len(reply)
+            try:
+                value, end = decode_at(window, 0)
+            except json.JSONDecodeError as err:
+                cut_by_window = err.pos >= len(window) - _TAIL_MARGIN or err.msg.startswith(
+                    "Unterminated string"
+                )
+                if whole or not cut_by_window:
+                    return None
+            except ValueError:  # rejected after parsing (depth, surrogates, number range)
+                if whole:
+                    return None
+            else:
+                return value, start + end
+            size *= 4
+
+    def fallback_reason(self) -> str:
+        failure = self.first_failure
+        if failure is None:
+            reason = (
+                f"no JSON object found: no {MARKER} block and no object at the start of the "
+                f"reply or right after a {TERMINATOR}"
+            )
+        else:
+            line, col = _line_col(self.reply, failure.start)
+            where = f"the JSON object at offset {failure.start} (line {line}, column {col})"
+            if failure.why == "parse":
+                reason = f"{where} {self._parse_error(failure.start)}"
+            elif failure.why == "count":
+                reason = f"{where} is followed by a {TERMINATOR} outside it"
+            else:
+                reason = f"{where} parsed, but no field of the summary is filled"
+                if failure.extras:
+                    reason += f" (only unknown keys: {', '.join(failure.extras[:5])})"
+            others = self.failures - 1
+            if others:
+                reason += f"; {others} other candidate{'s' if others > 1 else ''} also failed"
+        if self.stopped_at is not None:
+            reason += (
+                f"; no object before the {_ordinal(self.stopped_at)} {TERMINATOR} can contain "
+                "the later ones"
+            )
+        return reason
+
+    def _parse_error(self, start: int) -> str:
+        """Why the object at ``start`` was rejected, in words (one full parse, for the user)."""
+        try:
+            decode_at(self.reply, start)
+        except json.JSONDecodeError as err:
+            if err.pos >= len(self.reply) or err.msg.startswith("Unterminated string"):
+                return "never closes (truncated reply?)"
+            return f"does not parse: {err.msg} at line {err.lineno}, column {err.colno}"
+        except ValueError as err:
+            return f"does not parse: {err}"
+        return "does not parse"
+
+
+# A quote that ends or starts a JSON string: not preceded by an odd run of backslashes.
+_UNESCAPED_QUOTE = re.compile(r'(?<!\\)(?:\\\\)*"')
+
+
+def _unescaped_quotes(text: str, start: int, end: int) -> int:
+    return len(_UNESCAPED_QUOTE.findall(text, start, end))
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _ordinal(number: int) -> str:
+    if 10 <= number % 100 <= 20:
+        suffix = "th"
+    else:
+        suffix = {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
