@@ -147,3 +147,41 @@ def test_concurrency_is_bounded_and_a_model_failure_is_recorded(corpus: Path) ->
 def test_bad_concurrency_is_refused(corpus: Path) -> None:
     with pytest.raises(ValueError):
         asyncio.run(run_batch(corpus, "offline", concurrency=0))
+
+
+def test_cli_batch_writes_json_and_markdown(corpus: Path, tmp_path: Path, capsys) -> None:
+    from tests.test_retention import run_command
+
+    out_path = tmp_path / "report.json"
+    code = run_command(["batch", str(corpus), "--model", "offline", "-o", str(out_path)])
+    assert code == 1  # one session failed; the report still covers all five
+    out = capsys.readouterr().out
+    assert "5 sessions: 4 compacted, 1 failed" in out
+    data = json.loads(out_path.read_text())
+    assert data["totals"]["failed"] == 1
+    assert len(data["entries"]) == 5
+    assert "| session | messages |" in (tmp_path / "report.md").read_text()
+
+
+def test_cli_batch_all_good_exits_zero(tmp_path: Path, capsys) -> None:
+    from tests.test_retention import run_command
+
+    db = make_db(tmp_path / "sessions.db")
+    assert run_command(["batch", str(db), "--model", "offline", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [e["session_id"] for e in data["entries"]] == ["20251002_1", "20251001_1"]
+
+
+def test_cli_batch_refuses_an_empty_folder_and_writing_over_an_input(
+    corpus: Path, tmp_path: Path, capsys
+) -> None:
+    from tests.test_retention import run_command
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run_command(["batch", str(empty), "--model", "offline"]) == 2
+    target = corpus / "export-text.json"
+    before = target.read_bytes()
+    assert run_command(["batch", str(corpus), "--model", "offline", "-o", str(target)]) == 2
+    assert target.read_bytes() == before
+    assert "refusing" in capsys.readouterr().err

@@ -160,3 +160,52 @@ def test_compare_two_replays_through_the_pipeline(tmp_path: Path) -> None:
     assert comparison.left.cost_usd is None  # replay: no price
     assert comparison.left.usage is not None and comparison.left.usage.input_tokens
     assert "ZeroDivisionError" in comparison.markdown_diff
+
+
+def test_cli_compare_saved_summary_against_a_replay(tmp_path: Path, capsys) -> None:
+    from tests.test_retention import run_command, write_session
+
+    session = write_session(tmp_path / "s.jsonl", HISTORY)
+    saved = tmp_path / "before.md"
+    saved.write_text("# Conversation Summary\n\n- fixed calc.py\n")
+    reply = tmp_path / "reply.txt"
+    reply.write_text(
+        "<analysis>a</analysis>\n```json\n"
+        + json.dumps({"user_intent": ["fix calc.py"], "errors_and_fixes": ["ZeroDivisionError"]})
+        + "\n```\n"
+    )
+    argv = ["compare", str(session), "--a", f"summary:{saved}", "--b", f"replay:{reply}"]
+    assert run_command(argv) == 0
+    out = capsys.readouterr().out
+    assert "no field diff" in out  # the saved Markdown has no structure to line up
+    cost = next(line for line in out.splitlines() if line.startswith("cost"))
+    assert cost.split()[1:] == ["n/a", "n/a"]
+    assert "+- ZeroDivisionError" in out
+    assert run_command([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["left"]["fallback"] is True and data["right"]["fallback"] is False
+    assert data["right"]["retention"]["found"] > data["left"]["retention"]["found"]
+
+
+def test_cli_compare_two_structured_sides(tmp_path: Path, capsys) -> None:
+    from tests.test_retention import run_command, write_session
+
+    session = write_session(tmp_path / "s.jsonl", HISTORY)
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps({"user_intent": ["x"], "pending_tasks": ["p1"]}))
+    b.write_text(json.dumps({"user_intent": ["x", "y"]}))
+    argv = ["compare", str(session), "--a", f"summary:{a}", "--b", f"summary:{b}", "--json"]
+    assert run_command(argv) == 0
+    fields = {f["field"]: f for f in json.loads(capsys.readouterr().out)["fields"]}
+    assert fields["user_intent"]["status"] == "changed"
+    assert fields["user_intent"]["added"] == ["y"]
+    assert fields["pending_tasks"]["status"] == "only_left"
+
+
+def test_cli_compare_missing_replay_is_unusable(tmp_path: Path, capsys) -> None:
+    from tests.test_retention import run_command, write_session
+
+    session = write_session(tmp_path / "s.jsonl", HISTORY)
+    argv = ["compare", str(session), "--a", "offline", "--b", f"replay:{tmp_path / 'nope.txt'}"]
+    assert run_command(argv) == 2
+    assert "nope.txt" in capsys.readouterr().err
