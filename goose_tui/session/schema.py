@@ -59,11 +59,13 @@ CREATE INDEX idx_sessions_type ON sessions(session_type);
 """
 
 
-def create_schema(connection: sqlite3.Connection) -> None:
+def create_schema(connection: sqlite3.Connection, applied_at: str | None = None) -> None:
+    """``applied_at`` fixes the migration timestamps (a reproducible sample file)."""
     connection.executescript(SCHEMA)
     connection.executemany(
-        "INSERT INTO schema_version (version) VALUES (?)",
-        [(v,) for v in range(1, SCHEMA_VERSION + 1)],
+        "INSERT INTO schema_version (version, applied_at)"
+        " VALUES (?, COALESCE(?, CURRENT_TIMESTAMP))",
+        [(v, applied_at) for v in range(1, SCHEMA_VERSION + 1)],
     )
 
 
