@@ -54,6 +54,10 @@ SUBCOMMANDS = (
     "usage",
     "sessions",
     "compact",
+    "retention",
+    "compare",
+    "timeline",
+    "batch",
 )
 
 DESCRIPTION = """\
@@ -76,6 +80,10 @@ headless sub-commands (run `goose-tui COMMAND --help` for each):
   usage SESSION         tokens used, context limit, threshold, whether compaction is due
   sessions [PATH]       list the sessions in a sessions.db, a folder, or Goose's data dir
   compact SESSION       compact a session with a model and print the summary
+  retention SESSION     what a summary kept and lost: user messages, files, errors, commands
+  compare SESSION       two summaries side by side (two models, two templates, a saved one)
+  timeline SESSION      how the context grew turn by turn and where compaction triggers
+  batch DIR_OR_DB       compact many sessions and write one report
 
 models (--model): `offline` (default; built in, no network), `replay:FILE` (the reply is
 the file's text), or any litellm model string such as `openai/gpt-4o-mini`,
@@ -200,6 +208,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_prompts_dir(s)
     s.add_argument("--json", action="store_true", help="print one JSON object with every step")
     s.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the summary here")
+
+    from goose_tui.analysis.commands import register
+
+    for name, handler in register(sub).items():
+        sub.choices[name].set_defaults(handler=handler)
     return p
 
 
@@ -485,9 +498,10 @@ def run_app_from_args(argv: Sequence[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv and argv[0] in COMMANDS:
+        if argv and argv[0] in SUBCOMMANDS:
             args = build_parser().parse_args(argv)
-            return COMMANDS[args.command](args)
+            handler = getattr(args, "handler", None) or COMMANDS[args.command]
+            return handler(args)
         return run_app_from_args(argv)
     except CliError as exc:
         print(f"goose-tui: {exc}", file=sys.stderr)
