@@ -116,7 +116,6 @@ def test_extracts_each_category_with_its_source_message() -> None:
     ]
     assert items_of("commands") == [
         ("pytest -q tests/test_calc.py", 1),
-        ("view", 3),
         ("cat missing.txt", 5),
     ]
     assert items_of("identifiers") == [

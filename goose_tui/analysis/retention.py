@@ -170,6 +170,18 @@ def _path_token(token: str) -> str | None:
     return None
 
 
+def _commands(arguments: dict[str, Any]) -> Iterator[str]:
+    """Shell commands of a tool call. An editor's sub-command (one word next to a path, as in
+    Goose's text editor: {"command": "view", "path": ...}) is not a command that was run."""
+    has_path = any(True for _ in _path_values(arguments))
+    for key in _COMMAND_KEYS:
+        value = arguments.get(key)
+        if isinstance(value, str) and value.strip():
+            if has_path and len(value.split()) == 1:
+                continue
+            yield value
+
+
 def paths_in_text(text: str) -> list[str]:
     found = (_path_token(t) for t in _TOKEN_SPLIT.split(_URL.sub(" ", text)))
     return [p for p in found if p]
@@ -257,11 +269,10 @@ def extract_items(messages: Sequence[Message]) -> list[RetentionItem]:
                 _, arguments = call
                 for path in _path_values(arguments):
                     add("files", path, index)
-                for key in _COMMAND_KEYS:
-                    if isinstance(arguments.get(key), str):
-                        add("commands", arguments[key], index)
-                        for path in paths_in_text(arguments[key]):
-                            add("files", path, index)
+                for command in _commands(arguments):
+                    add("commands", command, index)
+                    for path in paths_in_text(command):
+                        add("files", path, index)
             elif kind == "toolResponse":
                 failed, texts = _error_result_texts(item)
                 for text in texts:
