@@ -11,6 +11,7 @@ import asyncio
 import json
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -127,10 +128,10 @@ def _handler(state: ScriptedServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-@pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    """A fresh loopback server per test; set ``server.script`` before calling the client."""
-    state = ScriptedServer(Script())
+@contextmanager
+def serve(script: Script | None = None) -> Iterator[ScriptedServer]:
+    """A scripted server on 127.0.0.1, port chosen by the OS, for the ``with`` block."""
+    state = ScriptedServer(script or Script())
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     httpd.daemon_threads = True
     state.port = httpd.server_port
@@ -143,6 +144,13 @@ def server() -> Iterator[ScriptedServer]:
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    """A fresh loopback server per test; set ``server.script`` before calling the client."""
+    with serve() as state:
+        yield state
 
 
 def goose_messages(case: Case) -> list[Any]:

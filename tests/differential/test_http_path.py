@@ -1,10 +1,13 @@
 """Differential tests through the real HTTP path (issue 3).
 
-One loopback server answers both the goose-sdk reference and ``goose-tui compact SESSION
---model openai/gpt-4o --api-base URL --prompts-dir DIR --json`` run as a subprocess (litellm
-inside). The session is a Goose legacy JSONL written from the corpus conversation. Both
-clients must send the byte-equal system prompt and request, and end in the byte-equal
-summary. Each subprocess imports litellm (seconds), so this runs a subset of the corpus.
+For each run, one loopback server answers both the goose-sdk reference and
+``goose-tui compact SESSION --model openai/gpt-4o --api-base URL --prompts-dir DIR --json``
+run as a subprocess (litellm inside). The session is a Goose legacy JSONL written from the
+corpus conversation. Both clients must send the byte-equal request and end in the
+byte-equal summary.
+
+Each subprocess spends seconds importing litellm, so all of them are started at once by a
+module fixture (each with its own server) and the tests then check one run each.
 """
 
 from __future__ import annotations
@@ -13,13 +16,16 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from goose_tui.compaction.summarize import SUMMARIZE_REQUEST
-from tests.differential.conftest import Script, ScriptedServer, our_messages, run_reference
+from tests.differential.conftest import Script, ScriptedServer, our_messages, run_reference, serve
 from tests.differential.corpus import CASES, Case
 
 goose = pytest.importorskip(
@@ -27,6 +33,7 @@ goose = pytest.importorskip(
 )
 
 REPO = Path(__file__).resolve().parents[2]
+API_KEY = "sk-differential-test-key"
 USAGE = {"prompt_tokens": 4321, "completion_tokens": 87, "total_tokens": 4408}
 SUBSET = (
     "full_schema",
@@ -37,14 +44,30 @@ SUBSET = (
     "jinja_in_values",
     "unicode_everywhere",
     "empty_messages",
-    "many_messages",
-    "role_lookalikes",
     "fallback_prose_only",
     "fallback_truncated_json",
-    "fallback_whitespace_only",
 )
 BY_NAME = {c.name: c for c in CASES}
-HTTP_CASES = [BY_NAME[name] for name in SUBSET]
+# Run name -> (case, what the server answers).
+RUNS: dict[str, tuple[Case, Script]] = {
+    name: (BY_NAME[name], Script(reply=BY_NAME[name].reply, usage=USAGE)) for name in SUBSET
+}
+RUNS["no_usage_reported"] = (BY_NAME["full_schema"], Script(reply=CASES[0].reply, usage=None))
+RUNS["context_length_exceeded"] = (BY_NAME["full_schema"], Script(context_error=True))
+
+
+@dataclass
+class Run:
+    case: Case
+    reference: Any  # CompactionSummary, or the GooseError it raised
+    requests: list[dict[str, Any]]  # [reference's, ours]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def output(self) -> dict[str, Any]:
+        assert self.returncode == 0, self.stderr
+        return json.loads(self.stdout)
 
 
 def write_session(case: Case, path: Path) -> Path:
@@ -57,14 +80,13 @@ def write_session(case: Case, path: Path) -> Path:
     return path
 
 
-def run_compact(
-    case: Case, server: ScriptedServer, prompts_dir: Path, tmp_path: Path
-) -> subprocess.CompletedProcess[str]:
-    session = write_session(case, tmp_path / "session.jsonl")
+def start_compact(
+    session: Path, server: ScriptedServer, prompts_dir: Path, home: Path
+) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOSE_", "OPENAI_"))}
     # Keep any user-level template overrides out of the run; --prompts-dir wins anyway.
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
-    env["OPENAI_API_KEY"] = "sk-differential-test"
+    env["XDG_CONFIG_HOME"] = str(home / "xdg")
+    env["OPENAI_API_KEY"] = API_KEY
     command = [
         sys.executable,
         "-m",
@@ -79,86 +101,102 @@ def run_compact(
         str(prompts_dir),
         "--json",
     ]
-    return subprocess.run(
-        command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False
+    return subprocess.Popen(
+        command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+
+
+def _reference(server: ScriptedServer, case: Case) -> Any:
+    try:
+        return run_reference(server, case)
+    except goose.GooseError as exc:
+        return exc
+
+
+@pytest.fixture(scope="module")
+def runs(goose_prompts_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    # A few CLI processes at a time: their litellm imports are CPU-bound, so more than the
+    # machine's cores only adds memory, not speed.
+    parallel = max(2, os.cpu_count() or 2)
+    results: dict[str, Run] = {}
+    names = list(RUNS)
+    for start in range(0, len(names), parallel):
+        with ExitStack() as stack:
+            batch = []
+            for name in names[start : start + parallel]:
+                case, script = RUNS[name]
+                server = stack.enter_context(serve(script))
+                reference = _reference(server, case)
+                home = tmp_path_factory.mktemp(name)
+                session = write_session(case, home / "session.jsonl")
+                proc = start_compact(session, server, goose_prompts_dir, home)
+                batch.append((name, case, server, reference, proc))
+            for name, case, server, reference, proc in batch:
+                stdout, stderr = proc.communicate(timeout=300)
+                requests = list(server.requests)
+                results[name] = Run(case, reference, requests, proc.returncode, stdout, stderr)
+    yield results
 
 
 def chat(body: dict[str, Any]) -> list[dict[str, str]]:
     return [{"role": m["role"], "content": m["content"]} for m in body["messages"]]
 
 
-@pytest.mark.parametrize("case", HTTP_CASES, ids=[c.name for c in HTTP_CASES])
-def test_cli_compact_matches_reference(
-    case: Case, server: ScriptedServer, goose_prompts_dir: Path, tmp_path: Path
-) -> None:
-    server.script = Script(reply=case.reply, usage=USAGE)
-    reference = run_reference(server, case)
-    proc = run_compact(case, server, goose_prompts_dir, tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
-
-    assert len(server.requests) == 2
-    goose_body, ours_body = server.requests
+@pytest.mark.parametrize("name", SUBSET)
+def test_cli_compact_matches_reference(name: str, runs: dict[str, Run]) -> None:
+    run = runs[name]
+    out = run.output()
+    assert len(run.requests) == 2
+    goose_body, ours_body = run.requests
     assert chat(ours_body) == chat(goose_body)
     assert out["system_prompt"] == goose_body["messages"][0]["content"]
     assert out["request"] == chat(goose_body)
     assert chat(goose_body)[1] == {"role": "user", "content": SUMMARIZE_REQUEST}
     assert not ours_body.get("tools")
 
-    assert out["raw_response"] == case.reply
-    assert out["summary"] == reference.text
-    assert out["fallback"] is case.fallback
+    assert out["raw_response"] == run.case.reply
+    assert out["summary"] == run.reference.text
+    assert out["fallback"] is run.case.fallback
     assert out["usage"] == {
-        "input_tokens": reference.input_tokens,
-        "output_tokens": reference.output_tokens,
-        "total_tokens": reference.total_tokens,
+        "input_tokens": run.reference.input_tokens,
+        "output_tokens": run.reference.output_tokens,
+        "total_tokens": run.reference.total_tokens,
     }
     assert [a["outcome"] for a in out["attempts"]] == ["ok"]
 
 
-def test_cli_estimates_usage_the_reference_leaves_empty(
-    server: ScriptedServer, goose_prompts_dir: Path, tmp_path: Path
-) -> None:
+def test_cli_estimates_usage_the_reference_leaves_empty(runs: dict[str, Run]) -> None:
     """Without usage from the server the reference reports None for all three counts; our
     pipeline fills each by SPEC §7 (input = system prompt + request, output = raw response,
     total = in + out). The summary itself is still byte-equal."""
     from goose_tui.tokens import count_tokens
 
-    case = BY_NAME["full_schema"]
-    server.script = Script(reply=case.reply, usage=None)
-    reference = run_reference(server, case)
+    run = runs["no_usage_reported"]
+    reference = run.reference
     assert (reference.input_tokens, reference.output_tokens, reference.total_tokens) == (
         None,
         None,
         None,
     )
-    proc = run_compact(case, server, goose_prompts_dir, tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
+    out = run.output()
     assert out["summary"] == reference.text
-
     usage = out["usage"]
-    system_prompt = server.requests[0]["messages"][0]["content"]
-    assert usage["output_tokens"] == count_tokens(case.reply)
+    system_prompt = run.requests[0]["messages"][0]["content"]
+    assert usage["output_tokens"] == count_tokens(run.case.reply)
     # SPEC §7 "tokens of system prompt + request": counted over the two texts joined.
     assert usage["input_tokens"] == count_tokens(system_prompt + SUMMARIZE_REQUEST)
     assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
 
 
 def test_cli_text_only_overflow_fails_after_one_request_like_reference(
-    server: ScriptedServer, goose_prompts_dir: Path, tmp_path: Path
+    runs: dict[str, Run],
 ) -> None:
     """Both clients, given only text messages, stop after one request on a 400
     context_length_exceeded: there is no tool response to remove (SPEC §7)."""
-    case = BY_NAME["full_schema"]
-    server.script = Script(context_error=True)
-    with pytest.raises(goose.GooseError, match="no tool responses to remove"):
-        run_reference(server, case)
-    assert len(server.requests) == 1
-
-    proc = run_compact(case, server, goose_prompts_dir, tmp_path)
-    assert proc.returncode == 1
-    assert len(server.requests) == 2
-    assert "no tool responses to remove" in proc.stderr
-    assert "sk-differential-test" not in proc.stderr + proc.stdout
+    run = runs["context_length_exceeded"]
+    assert isinstance(run.reference, goose.GooseError)
+    assert "no tool responses to remove" in str(run.reference)
+    assert len(run.requests) == 2  # one from each client
+    assert run.returncode == 1
+    assert "no tool responses to remove" in run.stderr
+    assert API_KEY not in run.stderr + run.stdout
