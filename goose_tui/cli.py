@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -508,6 +509,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug of ours: still one line, the traceback on request
+        if os.environ.get("GOOSE_TUI_DEBUG"):
+            raise
+        print(
+            f"goose-tui: internal error: {type(exc).__name__}: {exc} "
+            "(set GOOSE_TUI_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":
