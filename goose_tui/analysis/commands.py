@@ -97,9 +97,11 @@ def _prompts_dir(p: argparse.ArgumentParser, flag: str) -> None:
 # --- shared -------------------------------------------------------------------------------
 
 
-def _templates(prompts_dir: Path | None) -> Any:
+def _templates(prompts_dir: Path | None, flag: str = "--prompts-dir") -> Any:
     from goose_tui import cli
 
+    if prompts_dir is not None and not prompts_dir.is_dir():
+        raise cli.CliError(f"{flag} {prompts_dir}: not a folder", cli.EXIT_UNUSABLE)
     return cli._templates(argparse.Namespace(prompts_dir=prompts_dir))
 
 
@@ -203,11 +205,10 @@ def cmd_retention(args: argparse.Namespace) -> int:
 
 
 async def _make_side(
-    spec: str, messages: list[Any], prompts_dir: Path | None, api_base: str | None
+    spec: str, messages: list[Any], templates: Any, api_base: str | None
 ) -> SummarySide:
     from goose_tui.compaction.summarize import finish, summarize
 
-    templates = _templates(prompts_dir)
     if spec.startswith(SUMMARY_PREFIX):
         from goose_tui.cli import read_text_arg
 
@@ -221,11 +222,13 @@ async def _make_side(
     return side_from_result(spec, result)
 
 
-async def _both_sides(args: argparse.Namespace, messages: list[Any]) -> list[SummarySide]:
+async def _both_sides(
+    args: argparse.Namespace, messages: list[Any], templates: tuple[Any, Any]
+) -> list[SummarySide]:
     return list(
         await asyncio.gather(
-            _make_side(args.a, messages, args.a_prompts_dir, args.api_base),
-            _make_side(args.b, messages, args.b_prompts_dir, args.api_base),
+            _make_side(args.a, messages, templates[0], args.api_base),
+            _make_side(args.b, messages, templates[1], args.api_base),
         )
     )
 
@@ -275,7 +278,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from goose_tui import cli
 
     session = cli._load(args)
-    left, right = _run(_both_sides(args, session.messages))
+    templates = (
+        _templates(args.a_prompts_dir, "--a-prompts-dir"),
+        _templates(args.b_prompts_dir, "--b-prompts-dir"),
+    )
+    left, right = _run(_both_sides(args, session.messages, templates))
     comparison = compare_summaries(left, right, session.messages)
     if args.json:
         cli.print_json({"session": session.title, **comparison.to_json_dict()})
