@@ -219,3 +219,36 @@ def test_cli_timeline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert data["context_limit"] == 1000
     assert [e["kind"] for e in data["events"]] == ["summary", "continuation"]
     assert run_command(["timeline", str(session), "--context-limit", "0"]) == 2
+
+
+def test_timeline_of_a_session_compacted_by_the_real_pipeline() -> None:
+    """Compact the long sample offline and lay the history out as Goose keeps it: the old
+    messages hidden from the agent, the summary, a continuation note, then new turns."""
+    import asyncio
+
+    from goose_tui.compaction.summarize import summarize
+    from goose_tui.compaction.templates import load_templates
+    from goose_tui.llm import make_summarizer
+    from tests.conftest import SAMPLES
+
+    session = load_session(SAMPLES / "long_session.jsonl")
+    result = asyncio.run(
+        summarize(session.messages, make_summarizer("offline"), load_templates(None))
+    )
+    hidden = [
+        m.model_copy(update={"metadata": m.metadata.model_copy(update={"agent_visible": False})})
+        for m in session.messages
+    ]
+    note = msg("assistant", "Carry on from the summary above.", user=False)
+    messages = [*hidden, result.summary_message, note, msg("user", "next, ship it")]
+    counter = TokenCounter()
+    timeline = build_timeline(messages, 16_384, counter=counter)
+    n = len(session.messages)
+    summary = timeline.events[0]
+    assert (summary.index, summary.kind) == (n, "summary")
+    assert summary.tokens_before == counter.total(session.messages)
+    assert summary.tokens_after == counter.total([result.summary_message])
+    assert summary.tokens_after < summary.tokens_before
+    assert [e.kind for e in timeline.events] == ["summary", "continuation"]
+    assert timeline.points[-1].cumulative == counter.total(messages)
+    assert timeline.peak == summary.tokens_before
