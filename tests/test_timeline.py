@@ -252,3 +252,11 @@ def test_timeline_of_a_session_compacted_by_the_real_pipeline() -> None:
     assert [e.kind for e in timeline.events] == ["summary", "continuation"]
     assert timeline.points[-1].cumulative == counter.total(messages)
     assert timeline.peak == summary.tokens_before
+
+
+def test_marker_sits_under_its_sparkline_column() -> None:
+    # 65 values in 64 columns: the drop after position 43 and its marker share a column.
+    values = [float(i) for i in range(43)] + [100.0] + [1.0] * 21
+    line = sparkline(values, width=64)
+    column = marker_line({43: "S"}, len(values), len(line)).index("S")
+    assert line[column] == "█" and line[column + 1] == "▁"

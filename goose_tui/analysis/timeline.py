@@ -232,11 +232,11 @@ def sparkline(values: Sequence[float], width: int | None = None, top: float | No
     if not values:
         return ""
     if width is not None and width > 0 and len(values) > width:
-        size = len(values) / width
-        values = [
-            max(values[int(b * size) : max(int((b + 1) * size), int(b * size) + 1)])
-            for b in range(width)
-        ]
+        # Value p goes to column p * width // n, the same mapping marker_line uses.
+        buckets: list[list[float]] = [[] for _ in range(width)]
+        for position, value in enumerate(values):
+            buckets[position * width // len(values)].append(value)
+        values = [max(bucket) for bucket in buckets]
     top = top if top is not None else max(values)
     if top <= 0:
         return _SPARK[0] * len(values)
