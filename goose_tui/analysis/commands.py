@@ -225,12 +225,15 @@ async def _make_side(
 async def _both_sides(
     args: argparse.Namespace, messages: list[Any], templates: tuple[Any, Any]
 ) -> list[SummarySide]:
-    return list(
-        await asyncio.gather(
-            _make_side(args.a, messages, templates[0], args.api_base),
-            _make_side(args.b, messages, templates[1], args.api_base),
-        )
+    sides = await asyncio.gather(
+        _make_side(args.a, messages, templates[0], args.api_base),
+        _make_side(args.b, messages, templates[1], args.api_base),
     )
+    # Name the templates too, so that the same model with two prompt folders reads apart.
+    for side, folder in zip(sides, (args.a_prompts_dir, args.b_prompts_dir), strict=True):
+        if folder is not None:
+            side.label = f"{side.label} + {folder}"
+    return list(sides)
 
 
 def _side_rows(a: SideReport, b: SideReport) -> list[list[str]]:
