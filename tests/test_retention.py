@@ -246,24 +246,10 @@ def test_real_text_export_calc() -> None:
 
 
 def run_command(argv: list[str]) -> int:
-    """Run an analysis sub-command as `goose-tui` does: through cli.main once it lists the
-    command, else through a parser built from register() with the same error handling."""
-    import argparse
-    import sys
-
+    """Run an analysis sub-command exactly as the `goose-tui` entry point does."""
     from goose_tui import cli
-    from goose_tui.analysis.commands import register
 
-    if argv[0] in cli.COMMANDS:
-        return cli.main(argv)
-    parser = argparse.ArgumentParser(prog="goose-tui")
-    handlers = register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return handlers[args.command](args)
-    except cli.CliError as exc:
-        print(f"goose-tui: {exc}", file=sys.stderr)
-        return exc.exit_code
+    return cli.main(argv)
 
 
 def write_session(path: Path, messages: list[Message]) -> Path:
