@@ -1,0 +1,129 @@
+"""API keys never leave the process except in the request to the model (issue 5, "Secrets").
+
+tests/test_llm_litellm.py proves the backend's errors are scrubbed. Here the whole path a user
+takes: the ``compact`` command (stdout and stderr at the file-descriptor level, every log
+record, the ``-o`` file and the ``--json`` export) against a loopback server answering 401,
+500 or a normal reply, with both provider keys set to distinctive fake values and the server
+echoing them back in its error text, as some providers do; and the app's error modal after a
+failed compaction.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from tests.loopback import LoopbackServer, Reply
+
+OPENAI_KEY = "sk-test-OPENAIFAKE-7f3e9a1c5b2d4e6f8a0b"
+ANTHROPIC_KEY = "sk-ant-test-ANTHROPICFAKE-1a2b3c4d5e6f"
+KEYS = (OPENAI_KEY, ANTHROPIC_KEY)
+# Pieces long enough to identify a key, in case something printed it cut or wrapped.
+FRAGMENTS = ("OPENAIFAKE-7f3e9a1c", "ANTHROPICFAKE-1a2b")
+MODEL = "openai/gpt-4o-mini"
+
+REPLY = '<analysis>done</analysis>\n```json\n{"user_intent": ["ship the fix"]}\n```'
+REPLIES = {
+    "401": Reply.http_error(
+        401, f"Incorrect API key provided: {OPENAI_KEY}.", code="invalid_api_key"
+    ),
+    "500": Reply.http_error(
+        500, f"upstream failed for keys {OPENAI_KEY} and {ANTHROPIC_KEY}", err_type="server_error"
+    ),
+    "ok": Reply.ok(REPLY),
+}
+
+
+def assert_no_key(*texts: str) -> None:
+    for text in texts:
+        for secret in KEYS + FRAGMENTS:
+            assert secret not in text
+
+
+@pytest.fixture
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    path = tmp_path / "session.jsonl"
+    messages = [
+        {"role": "user", "created": 1, "content": [{"type": "text", "text": "fix the build"}]},
+        {"role": "assistant", "created": 2, "content": [{"type": "text", "text": "fixed"}]},
+    ]
+    path.write_text("\n".join(json.dumps(m) for m in messages) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("case", list(REPLIES))
+def test_compact_command_never_prints_or_saves_a_key(
+    case: str,
+    keys: None,
+    session: Path,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from goose_tui.cli import main
+
+    caplog.set_level(logging.DEBUG)  # whatever litellm or we log, at any level
+    out_file = tmp_path / "summary.md"
+    with LoopbackServer([REPLIES[case]]) as server:
+        args = ["compact", str(session), "--model", MODEL, "--api-base", f"{server.url}/v1"]
+        code = main([*args, "--json", "-o", str(out_file)])
+    # The key did go where it belongs: the model server's Authorization header.
+    assert server.requests[0].headers.get("authorization") == f"Bearer {OPENAI_KEY}"
+    out, err = capfd.readouterr()  # file-descriptor level: C extensions and threads too
+    saved = out_file.read_text(encoding="utf-8") if out_file.exists() else ""
+    assert_no_key(out, err, saved, caplog.text)
+    if case == "ok":
+        assert code == 0, err
+        assert json.loads(out)["structured"]["user_intent"] == ["ship the fix"]
+        assert "ship the fix" in saved
+    else:
+        assert code == 1
+        assert f"HTTP {case}" in err and not saved
+        assert "***" in err  # the echoed key was replaced, not the whole message lost
+
+
+async def test_the_app_error_modal_and_logs_never_show_a_key(
+    keys: None, session: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from goose_tui.tui.app import GooseTUI
+    from goose_tui.tui.screens.error_modal import ErrorModal
+
+    caplog.set_level(logging.DEBUG)
+    with LoopbackServer([REPLIES["401"]]) as server:
+        app = GooseTUI(session, model=MODEL, api_base=f"{server.url}/v1")
+        async with app.run_test(size=(140, 45)) as pilot:
+            await pilot.pause(0.5)
+            await pilot.press("c")
+            for _ in range(200):
+                await pilot.pause(0.05)
+                if isinstance(app.screen, ErrorModal):
+                    break
+            assert isinstance(app.screen, ErrorModal), "no error modal after a 401"
+            modal = app.screen
+            screenshot = app.export_screenshot()
+            notes = [str(n.message) for n in app._notifications]
+    assert server.requests, "the app never called the model"
+    assert "401" in modal.message
+    assert_no_key(modal.error_title, modal.message, screenshot, caplog.text, *notes)
+
+
+async def test_a_key_in_the_environment_is_scrubbed_from_backend_errors(keys: None) -> None:
+    """The Anthropic key is not the one in use, but a server (or proxy) that echoes every
+    credential it saw must not get it shown either."""
+    from goose_tui.llm import make_summarizer
+    from goose_tui.llm.base import ChatMessage, ModelError
+
+    with LoopbackServer([REPLIES["500"]]) as server:
+        summarizer = make_summarizer(MODEL, api_base=f"{server.url}/v1")
+        with pytest.raises(ModelError) as caught:
+            await summarizer.complete([ChatMessage(role="user", content="hello")])
+    assert_no_key(str(caught.value), repr(caught.value))
