@@ -63,10 +63,11 @@ def test_override_cannot_escape_the_sandbox_through_the_cli(
     assert not (tmp_path / "MARKER").exists()
     assert not any(marker in out for marker in PY_REPRS)
     if code != 0:
-        # Blocked loudly: exit 1, one line naming the override file and the payload's line.
+        # Blocked loudly (the sandbox's SecurityError, or a global/filter that the engine,
+        # like Goose's, does not offer): exit 1, one line naming the file and the line.
         assert code == 1
         assert f"{prompts / 'compaction_summary.md'}:3: " in err
-        assert "unsafe" in err or "Security" in err
+        assert len(err.strip().splitlines()) == 1
     else:
         # Blocked quietly: the sandbox turned the forbidden attribute into an empty value.
         assert out.strip() == "Intro line"
@@ -130,17 +131,19 @@ def test_summary_values_render_literally_from_a_model_reply() -> None:
     assert "## Current Work\n{{ 8*8 }}" in summary
     assert "## Next Step\n{% include 'compaction.md' %}" in summary
     assert "- {{ messages }}" in summary
-    for evaluated in ("49", "loop", "36.py", "\nyes", "25", "64", "81", "<class"):
+    for evaluated in ("49", "looploop", "36.py", "\nyes\n", "25", "64", "81", "<class"):
         assert evaluated not in summary
 
 
 def test_extras_and_fields_render_literally_in_a_custom_override(tmp_path: Path) -> None:
     """An override that prints every value raw, extras included: still data, not code."""
-    body = "{{ current_work }}|{{ extra_field }}|{{ user_intent | join(',') }}"
+    body = "{{ current_work }}|{{ extra_field }}|{% for v in user_intent %}{{ v }},{% endfor %}"
     templates = load_templates(override(tmp_path, "compaction_summary.md", body))
     reply = json.dumps(hostile_summary())
     _, summary = finish(reply, templates)
-    assert summary == "Intro line\n\n{{ 8*8 }}|{{ 9*9 }}|" + ",".join(HOSTILE_VALUES)
+    assert summary == "Intro line\n\n{{ 8*8 }}|{{ 9*9 }}|" + "".join(
+        v + "," for v in HOSTILE_VALUES
+    )
 
 
 def test_session_text_is_never_template_code_in_the_system_prompt() -> None:
