@@ -165,3 +165,28 @@ def test_formatted_messages_are_byte_equal(case: Case, server: ScriptedServer) -
     run_reference(server, case, only_messages)
     sent = server.requests[0]["messages"][0]["content"]
     assert sent == "<<" + format_messages(our_messages(case)) + ">>"
+
+
+REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata" / "goose"
+
+
+@pytest.mark.skipif(not REALDATA.is_dir(), reason="the shared real Goose exports are not here")
+def test_real_text_export_prompt_is_byte_equal(
+    server: ScriptedServer, goose_prompts_dir: Path
+) -> None:
+    """A real `goose session export` (text only, so the wheel can take it whole), loaded by
+    our loader: the system prompt we build equals the one the wheel sends for the same
+    texts."""
+    from goose_tui.session.loader import load_session
+
+    session = load_session(REALDATA / "export-text.json")
+    assert session.messages and all(
+        item.get("type") == "text" for m in session.messages for item in m.content
+    )
+    conversation = tuple(
+        (m.role, "\n".join(item["text"] for item in m.content)) for m in session.messages
+    )
+    server.script = Script(reply=CASES[0].reply, usage=USAGE)
+    run_reference(server, Case("real", conversation, CASES[0].reply))
+    ours = build_request(session.messages, load_templates(goose_prompts_dir))
+    assert ours.system_prompt == server.requests[0]["messages"][0]["content"]
