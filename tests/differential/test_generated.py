@@ -78,3 +78,73 @@ def test_generated_replies_match_reference(
         if ours != reference.text:
             mismatches.append((reply, reference.text, ours))
     assert mismatches == []
+
+
+FIELDS = (
+    "user_intent",
+    "technical_concepts",
+    "files",
+    "errors_and_fixes",
+    "problem_solving",
+    "user_messages",
+    "pending_tasks",
+    "current_work",
+    "next_step",
+    "an_extra",
+)
+SCALARS = (
+    "null",
+    "true",
+    "false",
+    "0",
+    "-0",
+    "7",
+    "1.50",
+    "2e3",
+    "1E-9",
+    "1e21",
+    "18446744073709551616",
+    '""',
+    '" "',
+    '"x"',
+    '"tab\\there"',
+    '"\\u00e9\\ud83d\\ude80"',
+    '"line\\nbreak "',
+    '"{{ jinja }}"',
+    '"```"',
+)
+
+
+def json_value(rng: random.Random, depth: int = 0) -> str:
+    """JSON text written by hand, so number spellings reach the parser as written."""
+    roll = rng.random()
+    if depth >= 3 or roll < 0.5:
+        return rng.choice(SCALARS)
+    items = [json_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    if roll < 0.75:
+        return "[" + ", ".join(items) + "]"
+    keys = ("path", "summary", "key_code", "k", "path")  # repeated key: the last one wins
+    pairs = [f'"{rng.choice(keys)}": {item}' for item in items]
+    return "{" + ", ".join(pairs) + "}"
+
+
+def summary_object(seed: int) -> str:
+    rng = random.Random(seed)
+    fields = rng.sample(FIELDS, rng.randint(1, 5))
+    return "{" + ", ".join(f'"{f}": {json_value(rng)}' for f in fields) + "}"
+
+
+@pytest.mark.parametrize("block", range(10))
+def test_generated_field_values_match_reference(
+    block: int, server: ScriptedServer, goose_prompts_dir: Path
+) -> None:
+    templates = load_templates(goose_prompts_dir)
+    mismatches = []
+    for seed in range(block * 30, block * 30 + 30):
+        reply = "<analysis>gen</analysis>\n```json\n" + summary_object(seed) + "\n```"
+        server.script = Script(reply=reply)
+        reference = run_reference(server, Case("generated", SHORT, reply))
+        ours = finish(reply, templates)[1]
+        if ours != reference.text:
+            mismatches.append((seed, reply, reference.text, ours))
+    assert mismatches == []
