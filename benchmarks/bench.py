@@ -56,8 +56,8 @@ class Sizes:
     rerender_runs: int
 
 
-FULL = Sizes(1 * MB, 4 * MB, 50 * MB, 20_000, 30)
-QUICK = Sizes(MB // 4, 1 * MB, 8 * MB, 4_000, 15)
+FULL = Sizes(1 * MB, 4 * MB, 50 * MB, 20_000, 11)
+QUICK = Sizes(MB // 4, 1 * MB, 8 * MB, 4_000, 5)
 
 
 @dataclass
