@@ -13,8 +13,6 @@ no code path can reach for the network.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import importlib.util
 import json
 import math
@@ -90,6 +88,9 @@ _encoder: tiktoken.Encoding | None = None
 
 
 def _load_encoder() -> tiktoken.Encoding:
+    import base64
+    import hashlib
+
     import tiktoken
 
     data = o200k_path().read_bytes()
