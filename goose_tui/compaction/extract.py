@@ -129,7 +129,8 @@ class _Search:
     def __init__(self, reply: str):
         self.reply = reply
         self.last_terminator_end = 0  # an object after an earlier cut must reach this far
-        self.parsed: dict[int, tuple[Any, int] | None] = {}
+        # The object at the start of the text can be tried twice (tail start, text start).
+        self.last_parse: tuple[int, tuple[Any, int] | None] | None = None
         self.first_failure: _Failure | None = None
         self.failures = 0
         self.stopped_at: int | None = None  # cut number before which nothing could pass
@@ -192,7 +193,7 @@ class _Search:
             return self._fail(kind, start, "count")
         summary = StructuredSummary.parse(value)
         normalized = summary.normalized() if summary is not None else None
-        if normalized is None or not normalized.is_usable():
+        if normalized is None or not normalized.has_content():
             extras = list(normalized.extras) if normalized else []
             return self._fail(kind, start, "unusable", extras)
         candidate = Candidate(kind=kind, start=start, end=end, cut=cut, cut_number=number)
@@ -207,9 +208,9 @@ class _Search:
         return None
 
     def _parse(self, start: int) -> tuple[Any, int] | None:
-        if start not in self.parsed:
-            self.parsed[start] = self._parse_uncached(start)
-        return self.parsed[start]
+        if self.last_parse is None or self.last_parse[0] != start:
+            self.last_parse = (start, self._parse_uncached(start))
+        return self.last_parse[1]
 
     def _parse_uncached(self, start: int) -> tuple[Any, int] | None:
         reply = self.reply
@@ -280,6 +281,8 @@ _UNESCAPED_QUOTE = re.compile(r'(?<!\\)(?:\\\\)*"')
 
 
 def _unescaped_quotes(text: str, start: int, end: int) -> int:
+    if text.find("\\", start, end) == -1:  # the common case, without the regex
+        return text.count('"', start, end)
     return len(_UNESCAPED_QUOTE.findall(text, start, end))
 
 

@@ -91,7 +91,9 @@ class StructuredSummary(BaseModel):
                 data[key] = None if item is None else stringify(item)
             else:
                 extras[str(key)] = item
-        return cls(**data, extras=extras)
+        # The values are built with the right types here; skipping validation keeps the
+        # candidate search fast on replies with thousands of objects.
+        return cls.model_construct(**data, extras=extras)
 
     @classmethod
     def parse_json_text(cls, text: str) -> StructuredSummary:
@@ -113,8 +115,10 @@ class StructuredSummary(BaseModel):
             key_code = _optional(entry.key_code)
             if is_blank(entry.path) and is_blank(entry.summary) and key_code is None:
                 continue
-            files.append(FileEntry(path=entry.path, summary=entry.summary, key_code=key_code))
-        return StructuredSummary(
+            files.append(
+                FileEntry.model_construct(path=entry.path, summary=entry.summary, key_code=key_code)
+            )
+        return StructuredSummary.model_construct(
             **lists,
             files=files,
             current_work=_optional(self.current_work),
@@ -122,10 +126,13 @@ class StructuredSummary(BaseModel):
             extras=dict(self.extras),
         )
 
+    def has_content(self) -> bool:
+        """Any of the nine fields non-empty as it stands (usable, for a normalized summary)."""
+        return any(getattr(self, name) for name in FIELD_ORDER)
+
     def is_usable(self) -> bool:
         """At least one of the nine fields non-empty after normalizing; extras never count."""
-        norm = self.normalized()
-        return any(getattr(norm, name) for name in FIELD_ORDER)
+        return self.normalized().has_content()
 
     def template_context(self) -> dict[str, Any]:
         """Every field as a top-level template variable, extras included."""
@@ -307,13 +314,19 @@ def check_value(value: Any) -> None:
                 stack.append((child, depth + 1))
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def decode_at(text: str, start: int) -> tuple[Any, int]:
     """Parse the JSON value that begins at ``start``; (value, end). Raises ValueError."""
     try:
         value, end = DECODER.raw_decode(text, start)
     except RecursionError:
         raise JsonValueError(f"nested deeper than {MAX_DEPTH} levels", start) from None
-    check_value(value)
+    # Walk the value only when its text could hold what the walk rejects.
+    deep = text.count("[", start, end) + text.count("{", start, end) > MAX_DEPTH
+    if deep or _SURROGATE.search(text, start, end) or _SURROGATE_ESCAPE.search(text, start, end):
+        check_value(value)
     return value, end
 
 
@@ -327,8 +340,9 @@ def loads_json(text: str) -> Any:
         raise ValueError(f"{err.msg} at line {err.lineno}, column {err.colno}") from None
     except JsonValueError as err:
         raise ValueError(f"{err.msg} at {_where(text, err.pos)}") from None
-    if text[end:].strip(ws):
-        line, col = _line_col(text, end)
+    rest = text[end:]
+    if rest.strip(ws):
+        line, col = _line_col(text, end + len(rest) - len(rest.lstrip(ws)))
         raise ValueError(f"extra data after the JSON value at line {line}, column {col}")
     return value
 
