@@ -171,7 +171,9 @@ def normalize_text(text: str) -> str:
     loopback, tests/differential/test_findings.py): NFC normalization, and Unicode tag
     characters removed (they can hide instructions from a human reader). Both checks are
     skipped cheaply for the usual text that needs neither."""
-    if text and max(text) >= "\U000e0000":
+    if text.isascii():  # C speed; most tool output ends here
+        return text
+    if _TAG_CHARACTERS.search(text):
         text = _TAG_CHARACTERS.sub("", text)
     if not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
