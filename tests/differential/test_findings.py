@@ -10,6 +10,8 @@ Findings (checked over loopback against the wheel):
 - A compaction template that fails to render fails the compaction before any request.
 - The engine knows the ``code_fence`` filter but not jinja2's built-ins (``upper``,
   ``length``, ``join``, ``first`` ...).
+Ours matches all of these except the failing summary template: ``finish`` raises
+``TemplateError`` there (marked xfail, strict, until its owner decides).
 """
 
 from __future__ import annotations
@@ -138,7 +140,21 @@ SUMMARY_TEMPLATES = {
 }
 
 
-@pytest.mark.parametrize("summary", SUMMARY_TEMPLATES.values(), ids=list(SUMMARY_TEMPLATES))
+RENDER_FAILURES = {"unknown_filter_upper", "unknown_filter_length", "attribute_of_undefined"}
+# Open difference, reported to the owner of summarize.finish: the wheel answers a summary
+# template that fails to render with the raw reply; finish() raises TemplateError instead.
+RENDER_FAILURE_XFAIL = pytest.mark.xfail(
+    strict=True,
+    raises=TemplateError,
+    reason="finish() raises TemplateError where the wheel falls back to the raw reply",
+)
+SUMMARY_PARAMS = [
+    pytest.param(text, id=name, marks=[RENDER_FAILURE_XFAIL] if name in RENDER_FAILURES else [])
+    for name, text in SUMMARY_TEMPLATES.items()
+]
+
+
+@pytest.mark.parametrize("summary", SUMMARY_PARAMS)
 def test_custom_summary_template(summary: str, server: ScriptedServer, tmp_path: Path) -> None:
     compaction = goose.default_compaction_templates().compaction
     server.script = Script(reply=REPLY)
@@ -149,6 +165,18 @@ def test_custom_summary_template(summary: str, server: ScriptedServer, tmp_path:
     )
     templates = load_templates(write_prompts(tmp_path / "p", compaction, summary))
     assert finish(REPLY, templates)[1] == reference.text
+
+
+def test_reference_answers_a_failing_summary_template_with_the_raw_reply(
+    server: ScriptedServer,
+) -> None:
+    compaction = goose.default_compaction_templates().compaction
+    for name in sorted(RENDER_FAILURES):
+        server.script = Script(reply=REPLY)
+        templates = goose.CompactionTemplates(
+            compaction=compaction, summary=SUMMARY_TEMPLATES[name]
+        )
+        assert run_reference(server, Case("s", SHORT, REPLY), templates).text == REPLY
 
 
 def test_failing_compaction_template_sends_nothing(server: ScriptedServer, tmp_path: Path) -> None:
