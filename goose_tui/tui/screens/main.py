@@ -192,15 +192,16 @@ class MainScreen(Screen[None]):
 
     def _show_prompt(self, prompt: str, note: str) -> None:
         self.system_prompt = prompt
+        self._prompt_note = note
         self.query_one("#input-view", TextViewer).set_text(prompt)
-        self._show_template_origin(note)
+        self._show_template_origin()
 
-    def _show_template_origin(self, note: str = "") -> None:
+    def _show_template_origin(self) -> None:
         from goose_tui.tui.screens.template_editor import describe_source
 
         templates = self.tui.templates
-        pane = self.query_one("#pane-input", Pane)
-        pane.set_title(
+        note = self._prompt_note
+        self.query_one("#pane-input", Pane).set_title(
             f"input · {note}" if note else "input", describe_source(templates.compaction)
         )
         self.query_one("#pane-markdown", Pane).set_title(

@@ -40,6 +40,15 @@ def _compact_json(value: Any) -> str:
         return str(value)
 
 
+def _result_chars(result: Any) -> int:
+    """Characters of text in a tool result, without serializing a possibly huge value."""
+    value = result.get("value") if isinstance(result, dict) else None
+    items = value.get("content") if isinstance(value, dict) else value
+    if not isinstance(items, list):
+        return 0
+    return sum(len(str(i.get("text", ""))) for i in items if isinstance(i, dict))
+
+
 def _item_summary(item: Any) -> tuple[str, str]:
     """(component class, one-line description) of a collapsed content item."""
     kind = content_type(item)
@@ -58,8 +67,7 @@ def _item_summary(item: Any) -> tuple[str, str]:
     if kind == "toolResponse":
         result = item.get("toolResult") or {}
         status = result.get("status", "?") if isinstance(result, dict) else "?"
-        size = len(_compact_json(result))
-        return "conversation--tool", f"▸ tool response ({status}, {size:,} chars)"
+        return "conversation--tool", f"▸ tool response ({status}, {_result_chars(result):,} chars)"
     if kind in ("thinking", "redactedThinking", "reasoning"):
         line, _ = _first_line(str(item.get("thinking", "") or "[redacted]"))
         return "conversation--thinking", f"thinking (dropped from summarizer input): {line}"
@@ -124,19 +132,24 @@ class ConversationView(ScrollView, can_focus=True):
         super().__init__(id=id, classes=classes)
         self._messages: list[Message] = []
         self._tokens: list[int] | None = None
+        self._token_total = self._token_max = 1
         self._expanded: set[int] = set()
         self._rows: list[Row] = []
+        self._row_cache: dict[int, list[Row]] = {}  # per message, so a toggle redoes one
         self._starts: list[int] = []  # first row of each message
 
     def set_messages(self, messages: list[Message]) -> None:
         self._messages = messages
         self._tokens = None
         self._expanded.clear()
+        self._row_cache.clear()
         self.selected = 0
         self._rebuild()
 
     def set_token_counts(self, tokens: list[int]) -> None:
         self._tokens = tokens
+        self._token_total = sum(tokens) or 1
+        self._token_max = max(tokens, default=0) or 1
         self.refresh()
 
     @property
@@ -169,7 +182,10 @@ class ConversationView(ScrollView, can_focus=True):
         self._rows, self._starts = [], []
         for index in range(len(self._messages)):
             self._starts.append(len(self._rows))
-            self._rows.extend(self._message_rows(index))
+            rows = self._row_cache.get(index)
+            if rows is None:
+                rows = self._row_cache[index] = self._message_rows(index)
+            self._rows.extend(rows)
         self.virtual_size = Size(self.size.width, len(self._rows))
         self.refresh()
 
@@ -184,9 +200,10 @@ class ConversationView(ScrollView, can_focus=True):
         if self._tokens is None or index >= len(self._tokens):
             return f"#{index + 1} {message.role:<9} {when}  … tokens{hidden}"
         tokens = self._tokens[index]
-        total = sum(self._tokens) or 1
-        share = tokens / total
-        filled = min(round(share * SHARE_BAR * 4), SHARE_BAR)  # ×4 so small shares show
+        share = tokens / self._token_total
+        # The bar is relative to the largest message, so differences show even when every
+        # share of a long session is small; the percentage gives the share of the whole.
+        filled = min(round(tokens / self._token_max * SHARE_BAR), SHARE_BAR)
         bar = "▮" * filled + "·" * (SHARE_BAR - filled)
         return (
             f"#{index + 1} {inert(message.role):<9} {when}  {tokens:>7,} tok {bar} "
@@ -227,5 +244,6 @@ class ConversationView(ScrollView, can_focus=True):
         if not self._messages:
             return
         self._expanded ^= {self.selected}
+        self._row_cache.pop(self.selected, None)
         self._rebuild()
         self.scroll_to_region(Region(0, self._starts[self.selected], 1, 1), animate=False)

@@ -20,6 +20,7 @@ from goose_tui.tui.inert import inert
 # (start, end, component class) for one line.
 Spans = list[tuple[int, int, str]]
 Highlighter = Callable[[str], Spans]
+MAX_MATCHES = 10_000
 
 _ROLE = re.compile(r"^\[(user|assistant|system)\]: ")
 _TOOL = re.compile(r"\b(tool_request|tool_response|tool_confirmation_request|action_required)\b")
@@ -81,7 +82,7 @@ class TextViewer(ScrollView, can_focus=True):
 
     @property
     def text(self) -> str:
-        """The text as given (not made inert), for copying."""
+        """The text as given (made inert only when drawn), for copying."""
         return self._text
 
     @property
@@ -90,7 +91,8 @@ class TextViewer(ScrollView, can_focus=True):
 
     def set_text(self, text: str) -> None:
         self._text = text
-        self._lines = inert(text).split("\n") if text else []
+        # Lines are kept raw and made inert when drawn: a 50 MB prompt is never copied whole.
+        self._lines = text.split("\n") if text else []
         self._update_size()
         self._find_matches()
         self.refresh()
@@ -99,7 +101,7 @@ class TextViewer(ScrollView, can_focus=True):
         """Add streamed text at the end, keeping the view pinned to the bottom if it was."""
         at_bottom = self.scroll_y >= self.max_scroll_y
         self._text += chunk
-        pieces = inert(chunk).split("\n")
+        pieces = chunk.split("\n")
         if self._lines:
             self._lines[-1] += pieces[0]
             self._lines.extend(pieces[1:])
@@ -122,16 +124,30 @@ class TextViewer(ScrollView, can_focus=True):
         self.refresh()
 
     def _find_matches(self) -> None:
+        """One pass of ``str.find`` over the whole text; line numbers come from counting
+        newlines between consecutive hits, so the cost is in C, not a loop over lines."""
         self._matches, self._current = [], -1
         needle = self.search.lower()
-        if not needle:
+        if not needle or "\n" in needle:
             return
-        for number, line in enumerate(self._lines):
-            lowered = line.lower()
-            start = lowered.find(needle)
-            while start != -1:
-                self._matches.append((number, start))
-                start = lowered.find(needle, start + len(needle))
+        haystack = self._text.lower()
+        if len(haystack) != len(self._text):  # lower() changed lengths: go line by line
+            for number, line in enumerate(self._lines):
+                start = line.lower().find(needle)
+                while start != -1 and len(self._matches) < MAX_MATCHES:
+                    self._matches.append((number, start))
+                    start = line.lower().find(needle, start + len(needle))
+            return
+        line, line_start, previous = 0, 0, 0
+        position = haystack.find(needle)
+        while position != -1 and len(self._matches) < MAX_MATCHES:
+            newlines = haystack.count("\n", previous, position)
+            if newlines:
+                line += newlines
+                line_start = haystack.rfind("\n", 0, position) + 1
+            self._matches.append((line, position - line_start))
+            previous = position
+            position = haystack.find(needle, position + len(needle))
 
     def _show_current(self) -> None:
         line, column = self._matches[self._current]
@@ -165,11 +181,12 @@ class TextViewer(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         if number >= len(self._lines):
             return Strip.blank(width, base)
-        line = self._lines[number]
-        strip = Strip(self._segments(number, line, base))
-        return strip.crop_extend(scroll_x, scroll_x + width, base)
+        # Style only the visible slice: a single line can be megabytes of tool output.
+        line = inert(self._lines[number][scroll_x : scroll_x + width])
+        strip = Strip(self._segments(number, line, scroll_x, base))
+        return strip.crop_extend(0, width, base)
 
-    def _segments(self, number: int, line: str, base: RichStyle) -> list[Segment]:
+    def _segments(self, number: int, line: str, offset: int, base: RichStyle) -> list[Segment]:
         spans = self._highlighter(line) if self._highlighter else []
         if self.search:
             current = self._matches[self._current] if self._current >= 0 else None
@@ -180,14 +197,14 @@ class TextViewer(ScrollView, can_focus=True):
                     if current == (line_no, column)
                     else "text-viewer--match"
                 )
-                spans.append((column, column + size, name))
+                spans.append((column - offset, column - offset + size, name))
         if not spans:
             return [Segment(line, base)]
         # Each character takes the styles of every span over it, later spans on top.
         styles: list[RichStyle] = [base] * len(line)
         for start, end, name in spans:
             extra = self.get_component_rich_style(name, partial=True)
-            for index in range(start, min(end, len(line))):
+            for index in range(max(start, 0), min(end, len(line))):
                 styles[index] = styles[index] + extra
         segments: list[Segment] = []
         run_start = 0
