@@ -8,6 +8,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from goose_tui.tokens import ContextUsage
+from goose_tui.tui.inert import inert
 
 # Below this share of the threshold the bar is calm; between it and the threshold it warns.
 NEAR_THRESHOLD = 0.9
@@ -66,9 +67,9 @@ class ContextGauge(Widget):
         details = (
             f"used: {usage.used_source} · limit: {limit_note} · threshold {usage.threshold:.0%} (┃)"
         )
-        if usage.model:
-            details += f" · model {usage.model}"
         if self.projected is not None:
             after = self.projected / usage.limit if usage.limit else 0.0
             details += f" · after compaction: {self.projected:,} tokens ({after:.1%})"
+        if usage.model:
+            details += f" · model {inert(usage.model)}"
         return Content.assemble(first, "\n", Content(details))
