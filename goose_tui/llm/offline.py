@@ -201,7 +201,9 @@ def _key_code(part: Part) -> str | None:
         return None
     lines = code.rstrip("\n").split("\n")
     if len(lines) > _MAX_KEY_CODE_LINES:
-        lines = lines[:_MAX_KEY_CODE_LINES] + [f"... ({len(lines) - _MAX_KEY_CODE_LINES} more)"]
+        lines = lines[:_MAX_KEY_CODE_LINES] + [
+            f"... ({len(lines) - _MAX_KEY_CODE_LINES} more lines)"
+        ]
     return "\n".join(lines)
 
 
@@ -258,6 +260,7 @@ def _gather(messages: list[ParsedMessage]) -> _Facts:
     facts = _Facts()
     open_error: int | None = None  # index into facts.errors still waiting for its fix
     last_request = ""
+    shows_file = False  # the last request showed or edited a file: its output is code
     for message in messages:
         text = message.text()
         if text and message.role == "user":
@@ -268,6 +271,7 @@ def _gather(messages: list[ParsedMessage]) -> _Facts:
             if part.kind == "tool_request":
                 facts.tools[part.tool] = facts.tools.get(part.tool, 0) + 1
                 last_request = f"{part.tool}" + _request_detail(part)
+                shows_file = _file_action(part) is not None
                 command = part.arguments.get("command")
                 if isinstance(command, str) and _short_name(part.tool) == "shell":
                     facts.commands.append(command)
@@ -286,7 +290,10 @@ def _gather(messages: list[ParsedMessage]) -> _Facts:
                             facts.errors[open_error] += f"\nFix that followed: {verb} {path}"
                             open_error = None
             elif part.kind == "tool_response":
-                quote = _error_quote(part.text)
+                # File contents are full of `raise ValueError(...)`: for a file tool only
+                # the first line (where a tool reports its own failure) can be an error.
+                output = part.text.split("\n", 1)[0] if shows_file else part.text
+                quote = _error_quote(output)
                 if quote:
                     where = f"{last_request} failed" if last_request else "A tool failed"
                     facts.errors.append(f"{where}:\n{quote}")
