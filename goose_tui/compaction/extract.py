@@ -133,31 +133,30 @@ class _Search:
         self.last_parse: tuple[int, tuple[Any, int] | None] | None = None
         self.first_failure: _Failure | None = None
         self.failures = 0
-        self.stopped_at: int | None = None  # cut number before which nothing could pass
+        self.stopped_at: int | None = None  # the terminator no earlier object can contain
 
     def run(self) -> _Found | None:
         reply = self.reply
         tag = reply.rfind(TERMINATOR)
         if tag == -1:  # no cut: the start of the text is the only one
-            return self._segment(0, len(reply), 0, None) or self._try("text_start", 0, 0, 0)
+            return self._segment(0, len(reply), None) or self._try("text_start", 0, 0)
         self.last_terminator_end = tag + len(TERMINATOR)
-        number = reply.count(TERMINATOR)
         later: int | None = None  # start of the next terminator after this cut
         while True:
             limit = later if later is not None else len(reply)
-            found = self._segment(tag + len(TERMINATOR), limit, number, later)
+            found = self._segment(tag + len(TERMINATOR), limit, later)
             if found:
                 return found
             previous = reply.rfind(TERMINATOR, 0, tag)
             if previous == -1:
                 break
             if later is not None and _unescaped_quotes(reply, tag, later) % 2:
-                self.stopped_at = number - 1
+                self.stopped_at = tag
                 break
-            later, tag, number = tag, previous, number - 1
-        return self._try("text_start", 0, 0, 0)
+            later, tag = tag, previous
+        return self._try("text_start", 0, 0)
 
-    def _segment(self, cut: int, limit: int, number: int, later: int | None) -> _Found | None:
+    def _segment(self, cut: int, limit: int, later: int | None) -> _Found | None:
         """The candidates of one cut, in order: markers last first, then the tail's start.
         Only markers before ``limit`` (the next terminator) can pass the count check."""
         if later is not None and self.reply.find('"', cut, limit) == -1:
@@ -168,13 +167,13 @@ class _Search:
             markers.append(index)
             index = self.reply.find(MARKER, index + len(MARKER), limit)
         for marker in reversed(markers):
-            found = self._try("json_fence", marker + len(MARKER), cut, number, later)
+            found = self._try("json_fence", marker + len(MARKER), cut, later)
             if found:
                 return found
-        return self._try("tail_start", cut, cut, number, later)
+        return self._try("tail_start", cut, cut, later)
 
     def _try(
-        self, kind: CandidateKind, at: int, cut: int, number: int, later: int | None = None
+        self, kind: CandidateKind, at: int, cut: int, later: int | None = None
     ) -> _Found | None:
         match = _OBJECT_START.match(self.reply, at)
         if match is None:
@@ -196,6 +195,8 @@ class _Search:
         if normalized is None or not normalized.has_content():
             extras = list(normalized.extras) if normalized else []
             return self._fail(kind, start, "unusable", extras)
+        # Counted only now: the search itself never needs to read the whole reply.
+        number = self.reply.count(TERMINATOR, 0, cut) if cut else 0
         candidate = Candidate(kind=kind, start=start, end=end, cut=cut, cut_number=number)
         return candidate, normalized
 
@@ -258,10 +259,13 @@ class _Search:
                 reason += f"; {others} other candidate{'s' if others > 1 else ''} also failed"
         if self.stopped_at is not None:
             reason += (
-                f"; no object before the {_ordinal(self.stopped_at)} {TERMINATOR} can contain "
-                "the later ones"
+                f"; no object before the {_ordinal(self._ordinal_of(self.stopped_at))} "
+                f"{TERMINATOR} can contain it and the later ones"
             )
         return reason
+
+    def _ordinal_of(self, tag: int) -> int:
+        return self.reply.count(TERMINATOR, 0, tag) + 1
 
     def _parse_error(self, start: int) -> str:
         """Why the object at ``start`` was rejected, in words (one full parse, for the user)."""
