@@ -52,7 +52,13 @@ def coding_session() -> list[Message]:
         msg(
             "assistant", "Let me look at the code first.", tool("1", "developer__text_editor", view)
         ),
-        msg("user", result("1", "def add(a, b):\n    return a-b")),
+        # File contents full of error words are code, not a failure.
+        msg(
+            "user",
+            result(
+                "1", "def add(a, b):\n    if a is None:\n        raise ValueError\n    return a-b"
+            ),
+        ),
         msg(
             "assistant",
             {"type": "thinking", "thinking": "secret plan", "signature": "s"},
