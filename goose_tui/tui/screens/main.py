@@ -60,6 +60,9 @@ class MainScreen(Screen[None]):
         Binding(
             "T", "edit_template('compaction.md')", "Prompt tmpl", id="main.prompt_tmpl", show=False
         ),
+        Binding("l", "retention", "Lost?", id="main.retention"),
+        Binding("v", "compare", "Compare", id="main.compare"),
+        Binding("g", "timeline", "Timeline", id="main.timeline"),
     ]
 
     def __init__(self) -> None:
@@ -468,3 +471,10 @@ class MainScreen(Screen[None]):
 
     def saved_path_inputs(self) -> list[Path | None]:
         return [self.session.source_path if self.session else None]
+
+    # -- analysis screens (what was lost, compare, timeline) -------------------------------
+
+    def action_retention(self) -> None:
+        from goose_tui.tui.screens.retention_screen import open_retention
+
+        open_retention(self)

@@ -1,0 +1,186 @@
+"""What was lost: the retention report of the current summary against the history it replaces.
+
+Scores per category on top, the items below (missing first); enter on an item goes back to
+the conversation with its source message selected. The items of a history are pulled out
+once per session; each opening only re-checks them against the current summary, so the
+report always follows the latest hand edit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from goose_tui.analysis.retention import (
+    CATEGORY_LABELS,
+    RetentionItem,
+    RetentionReport,
+    check_items,
+    extract_items,
+    format_score,
+)
+from goose_tui.session.models import Message
+from goose_tui.tui.inert import inert
+from goose_tui.tui.screens.jump import show_message, summary_label
+
+TEXT_WIDTH = 200  # an item is one table row; the whole text is one enter away
+STATUS_STYLE = {"missing": "bold red", "normalized": "yellow", "exact": "green"}
+
+# (the message list it came from, its items): a session's items do not change, summaries do.
+_items_cache: tuple[Sequence[Message], list[RetentionItem]] | None = None
+
+
+def history_items(messages: Sequence[Message]) -> list[RetentionItem]:
+    global _items_cache
+    if _items_cache is None or _items_cache[0] is not messages:
+        _items_cache = (messages, extract_items(messages))
+    return _items_cache[1]
+
+
+def score_bar(score: float | None, width: int = 20) -> str:
+    if score is None:
+        return ""
+    filled = round(score * width)
+    return "█" * filled + "·" * (width - filled)
+
+
+def one_line(text: str, width: int = TEXT_WIDTH) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class RetentionScreen(Screen[None]):
+    """``summary`` is checked against ``messages``; ``label`` says where the summary came
+    from (a model, or a hand edit)."""
+
+    DEFAULT_CSS = """
+    RetentionScreen #retention-title { height: 1; padding: 0 1; background: $primary-background; }
+    RetentionScreen #retention-scores { height: auto; max-height: 9; margin: 1 0 0 0; }
+    RetentionScreen #retention-hint { height: 1; padding: 0 1; color: $text-muted; }
+    RetentionScreen #retention-items { height: 1fr; }
+    """
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="retention.back"),
+        Binding("a", "toggle_found", "Show found too", id="retention.toggle_found"),
+        Binding("y", "copy_missing", "Copy missing", id="retention.copy"),
+    ]
+
+    def __init__(self, messages: Sequence[Message], summary: str, label: str) -> None:
+        super().__init__()
+        self.messages = messages
+        self.summary = summary
+        self.label = label
+        self.report: RetentionReport | None = None
+        self.show_found = False
+        self._rows: list[RetentionItem] = []  # the items in table order
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content(inert(f"what was lost · {self.label}")), id="retention-title")
+        scores = DataTable(id="retention-scores", cursor_type="none", zebra_stripes=True)
+        yield scores
+        yield Static(Content("checking the summary…"), id="retention-hint")
+        yield DataTable(id="retention-items", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        scores = self.query_one("#retention-scores", DataTable)
+        scores.add_columns("category", "found", "total", "score", "")
+        items = self.query_one("#retention-items", DataTable)
+        items.add_columns("message", "category", "status", "overlap", "text")
+        self.check()
+
+    @work(thread=True, exclusive=True, group="retention", exit_on_error=False)
+    def check(self) -> None:
+        report = check_items(history_items(self.messages), self.summary)
+        self.app.call_from_thread(self._show, report)
+
+    def _show(self, report: RetentionReport) -> None:
+        self.report = report
+        scores = self.query_one("#retention-scores", DataTable)
+        scores.clear()
+        for c in report.categories:
+            scores.add_row(
+                CATEGORY_LABELS[c.category],
+                str(c.found),
+                str(c.total),
+                format_score(c.score),
+                score_bar(c.score),
+            )
+        scores.add_row(
+            Text("overall", style="bold"),
+            str(report.found),
+            str(report.total),
+            Text(format_score(report.overall), style="bold"),
+            score_bar(report.overall),
+        )
+        self._fill_items()
+
+    def _fill_items(self) -> None:
+        report = self.report
+        if report is None:
+            return
+        missing = report.missing()
+        self._rows = missing + ([i for i in report.items if i.found] if self.show_found else [])
+        table = self.query_one("#retention-items", DataTable)
+        table.clear()
+        for item in self._rows:
+            overlap = "" if item.word_overlap is None else f"{item.word_overlap:.0%} words"
+            table.add_row(
+                Text(f"#{item.message_index + 1}", justify="right"),
+                CATEGORY_LABELS[item.category],
+                Text(item.status, style=STATUS_STYLE[item.status]),
+                overlap,
+                Text(inert(one_line(item.text))),
+            )
+        shown = "all items" if self.show_found else "missing items"
+        hint = (
+            f"{len(missing)} of {report.total} items missing · showing {shown} · "
+            "enter: go to the message · a: show found items too"
+            if report.total
+            else "the history has no checkable items"
+        )
+        self.query_one("#retention-hint", Static).update(Content(hint))
+        if self._rows:
+            table.focus()
+
+    @on(DataTable.RowSelected, "#retention-items")
+    def _item_selected(self, event: DataTable.RowSelected) -> None:
+        if 0 <= event.cursor_row < len(self._rows):
+            show_message(self.app, self._rows[event.cursor_row].message_index)
+
+    def action_toggle_found(self) -> None:
+        self.show_found = not self.show_found
+        self._fill_items()
+
+    def action_copy_missing(self) -> None:
+        if self.report is None:
+            return
+        lines = [
+            f"#{i.message_index + 1}\t{CATEGORY_LABELS[i.category]}\t{i.text}"
+            for i in self.report.missing()
+        ]
+        self.app.copy_to_clipboard("\n".join(lines))
+        self.notify(f"copied {len(lines)} missing items")
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+
+def open_retention(main: Screen) -> None:
+    """Open the report for the inspector's current summary (the last good render)."""
+    session = getattr(main, "session", None)
+    summary = getattr(main, "summary_text", "")
+    if session is None:
+        main.notify("no session loaded yet")
+        return
+    if not summary:
+        main.notify("no summary yet: press c to compact first")
+        return
+    main.app.push_screen(RetentionScreen(session.messages, summary, summary_label(main)))

@@ -1,0 +1,123 @@
+"""The analysis screens (what was lost, compare, timeline) driven with real key presses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.widgets import DataTable
+
+from goose_tui.analysis.retention import extract_items
+from goose_tui.session.loader import load_session
+from goose_tui.tui.app import GooseTUI, bundled_sample
+from goose_tui.tui.screens.retention_screen import RetentionScreen
+from goose_tui.tui.widgets.conversation_view import ConversationView
+
+from .conftest import settle
+
+KNOWN_ERROR = "FAILED tests/test_dates.py::test_parse_dates"
+
+
+def _cells(table: DataTable, column: int) -> list[str]:
+    return [str(table.get_row_at(r)[column]) for r in range(table.row_count)]
+
+
+def _reply_without(session_file: Path, left_out: str, path: Path) -> Path:
+    """A reply quoting every checkable item of the history verbatim, except ``left_out``."""
+    items = extract_items(load_session(session_file).messages)
+    kept = [i.text for i in items if i.text != left_out]
+    assert len(kept) == len(items) - 1  # the item is really in the history
+    reply = {"user_intent": ["Fix the date test"], "problem_solving": kept}
+    path.write_text(f"```json\n{json.dumps(reply)}\n```\n", encoding="utf-8")
+    return path
+
+
+async def _compact(pilot) -> None:
+    await settle(pilot)
+    await pilot.press("c")
+    await settle(pilot)
+
+
+async def test_retention_lists_exactly_the_omitted_error_and_enter_jumps_to_it(
+    session_file: Path, tmp_path: Path
+) -> None:
+    reply = _reply_without(session_file, KNOWN_ERROR, tmp_path / "reply.md")
+    source = next(
+        i for i in extract_items(load_session(session_file).messages) if i.text == KNOWN_ERROR
+    )
+    app = GooseTUI(session_file, model=f"replay:{reply}")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _compact(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RetentionScreen)
+        assert screen.report is not None
+        assert [(i.category, i.text) for i in screen.report.missing()] == [("errors", KNOWN_ERROR)]
+        items = screen.query_one("#retention-items", DataTable)
+        assert _cells(items, 4) == [KNOWN_ERROR]
+        assert _cells(items, 0) == [f"#{source.message_index + 1}"]
+        scores = screen.query_one("#retention-scores", DataTable)
+        errors_row = _cells(scores, 0).index("error lines")
+        assert [str(c) for c in scores.get_row_at(errors_row)[1:4]] == ["1", "2", "50%"]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is app.main
+        view = app.main.query_one(ConversationView)
+        assert view.selected == source.message_index
+        assert app.focused is view
+
+
+async def test_retention_follows_a_hand_edit_of_the_summary(session_file: Path) -> None:
+    app = GooseTUI(session_file, model="offline")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _compact(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        assert app.screen.report.missing() == []  # the offline summary keeps everything
+        await pilot.press("escape")
+        await pilot.press("e")
+        editor = app.main.query_one("#json-editor")
+        editor.select_all()
+        await pilot.press(*'{"user_intent": ["pytest -q"]}')
+        await pilot.pause(0.6)
+        await pilot.click("#conversation")  # leave the editor, where l would be typed
+        await pilot.press("l")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RetentionScreen)
+        assert screen.label == "summary edited by hand"
+        missing = {i.text for i in screen.report.missing()}
+        assert "pytest -q" not in missing and KNOWN_ERROR in missing
+        assert len(missing) == screen.report.total - 1
+        # a: the found items are listed too, after the missing ones
+        await pilot.press("a")
+        table = screen.query_one("#retention-items", DataTable)
+        assert table.row_count == screen.report.total
+        assert _cells(table, 2)[-1] == "exact"
+
+
+async def test_retention_on_the_bundled_sample_offline() -> None:
+    app = GooseTUI(bundled_sample(), model="offline")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _compact(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        report = app.screen.report
+        assert report.total > 30 and 0 < report.found < report.total
+        table = app.screen.query_one("#retention-items", DataTable)
+        assert table.row_count == len(report.missing())
+        target = report.missing()[3].message_index
+        await pilot.press("down", "down", "down", "enter")
+        await pilot.pause()
+        assert app.main.query_one(ConversationView).selected == target
+
+
+async def test_retention_before_any_summary_says_so(session_file: Path) -> None:
+    app = GooseTUI(session_file, model="offline")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await pilot.pause()
+        assert app.screen is app.main
+        assert any("compact first" in str(n.message) for n in app._notifications)
