@@ -452,6 +452,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
                     for a in result.attempts
                 ],
                 "usage": result.usage.model_dump(),
+                "reported_usage": result.reported_usage.model_dump(),
             }
         )
     elif args.output is None:

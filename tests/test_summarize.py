@@ -313,3 +313,17 @@ async def test_usage_is_kept_and_missing_counts_estimated(
         input_tokens=want_in, output_tokens=want_out, total_tokens=want_total
     )
     assert estimated_out != count_tokens(result.summary)
+
+
+def test_a_failing_summary_template_keeps_the_raw_reply(tmp_path) -> None:
+    from goose_tui.compaction.summarize import finish
+    from goose_tui.compaction.templates import load_templates
+
+    reply = '```json\n{"user_intent": ["ship it"]}\n```'
+    (tmp_path / "compaction_summary.md").write_text("{{ user_intent | no_such_filter }}\n")
+    extraction, summary = finish(reply, load_templates(tmp_path))
+    assert summary == reply
+    assert extraction.fallback and "summary template failed" in extraction.fallback_reason
+    (tmp_path / "compaction_summary.md").write_text("{% if false %}x{% endif %}\n")
+    extraction, summary = finish(reply, load_templates(tmp_path))
+    assert summary == reply and "rendered nothing" in extraction.fallback_reason

@@ -17,7 +17,12 @@ from pydantic import BaseModel
 
 from goose_tui.compaction.extract import Extraction, extract_summary
 from goose_tui.compaction.format import format_messages
-from goose_tui.compaction.templates import Templates, render_compaction_prompt, render_summary
+from goose_tui.compaction.templates import (
+    TemplateError,
+    Templates,
+    render_compaction_prompt,
+    render_summary,
+)
 from goose_tui.llm.base import (
     ChatMessage,
     Completion,
@@ -65,6 +70,9 @@ class CompactionResult(BaseModel):
     summary: str  # rendered Markdown, or raw_response on fallback
     attempts: list[Attempt]
     usage: TokenUsage  # filled per SPEC §7
+    # Exactly what the provider reported. Goose's own compact() returns this one: the
+    # goose-sdk wheel does not estimate missing counts (tests/differential/test_reference.py).
+    reported_usage: TokenUsage = TokenUsage()
     summary_message: Message  # role "user", replaces the history
 
 
@@ -118,7 +126,19 @@ def finish(raw_response: str, templates: Templates) -> tuple[Extraction, str]:
     extraction = extract_summary(raw_response)
     if extraction.structured is None:
         return extraction, raw_response  # nothing is ever lost: the reply is the summary
-    return extraction, render_summary(templates, extraction.structured)
+    # Goose answers a summary template that fails, or renders nothing, with the raw reply
+    # (tests/differential/test_findings.py): a broken template must not lose the summary.
+    try:
+        rendered = render_summary(templates, extraction.structured)
+    except TemplateError as exc:
+        reason = f"the summary template failed, so the raw reply is kept: {exc}"
+    else:
+        if rendered:
+            return extraction, rendered
+        reason = "the summary template rendered nothing, so the raw reply is kept"
+    return extraction.model_copy(update={"structured": None, "fallback_reason": reason}), (
+        raw_response
+    )
 
 
 def fill_usage(reported: TokenUsage, request: CompactionRequest, raw_response: str) -> TokenUsage:
@@ -203,6 +223,7 @@ async def summarize(
             summary=summary,
             attempts=attempts,
             usage=fill_usage(completion.usage, request, raw),
+            reported_usage=completion.usage,
             summary_message=summary_message(summary),
         )
     raise CompactionFailed(EXHAUSTED, attempts)

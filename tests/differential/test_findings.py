@@ -10,8 +10,7 @@ Findings (checked over loopback against the wheel):
 - A compaction template that fails to render fails the compaction before any request.
 - The engine knows the ``code_fence`` filter but not jinja2's built-ins (``upper``,
   ``length``, ``join``, ``first`` ...).
-Ours matches all of these except the failing summary template: ``finish`` raises
-``TemplateError`` there (marked xfail, strict, until its owner decides).
+Ours matches all of these.
 """
 
 from __future__ import annotations
@@ -141,17 +140,9 @@ SUMMARY_TEMPLATES = {
 
 
 RENDER_FAILURES = {"unknown_filter_upper", "unknown_filter_length", "attribute_of_undefined"}
-# Open difference, reported to the owner of summarize.finish: the wheel answers a summary
-# template that fails to render with the raw reply; finish() raises TemplateError instead.
-RENDER_FAILURE_XFAIL = pytest.mark.xfail(
-    strict=True,
-    raises=TemplateError,
-    reason="finish() raises TemplateError where the wheel falls back to the raw reply",
-)
-SUMMARY_PARAMS = [
-    pytest.param(text, id=name, marks=[RENDER_FAILURE_XFAIL] if name in RENDER_FAILURES else [])
-    for name, text in SUMMARY_TEMPLATES.items()
-]
+# The wheel answers a summary template that fails to render with the raw reply; so does
+# finish(), which names the failure as the fallback reason.
+SUMMARY_PARAMS = [pytest.param(text, id=name) for name, text in SUMMARY_TEMPLATES.items()]
 
 
 @pytest.mark.parametrize("summary", SUMMARY_PARAMS)

@@ -186,6 +186,12 @@ def test_cli_estimates_usage_the_reference_leaves_empty(runs: dict[str, Run]) ->
     # SPEC §7 "tokens of system prompt + request": counted over the two texts joined.
     assert usage["input_tokens"] == count_tokens(system_prompt + SUMMARIZE_REQUEST)
     assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
+    # What the provider reported is kept beside it, and that one equals the reference's.
+    assert out["reported_usage"] == {
+        "input_tokens": reference.input_tokens,
+        "output_tokens": reference.output_tokens,
+        "total_tokens": reference.total_tokens,
+    }
 
 
 def test_cli_text_only_overflow_fails_after_one_request_like_reference(
