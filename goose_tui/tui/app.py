@@ -12,7 +12,6 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
-import goose_tui
 from goose_tui.compaction.templates import (
     Template,
     TemplateError,
@@ -23,6 +22,7 @@ from goose_tui.compaction.templates import (
 )
 from goose_tui.files import OverwriteRefused
 from goose_tui.llm.base import Summarizer
+from goose_tui.samples import bundled_sample
 from goose_tui.session.models import SessionInfo
 from goose_tui.tui.commands import ModelCommands
 from goose_tui.tui.screens.error_modal import ErrorModal
@@ -35,10 +35,6 @@ from goose_tui.tui.screens.template_editor import TemplateEditor
 
 POLL_SECONDS = 1.0
 TEMPLATE_NAMES: tuple[TemplateName, ...] = ("compaction.md", "compaction_summary.md")
-
-
-def bundled_sample() -> Path:
-    return Path(goose_tui.__file__).resolve().parents[1] / "sample_sessions" / "long_session.jsonl"
 
 
 def user_override_dir(prompts_dir: Path | None) -> Path:
