@@ -121,3 +121,112 @@ async def test_retention_before_any_summary_says_so(session_file: Path) -> None:
         await pilot.pause()
         assert app.screen is app.main
         assert any("compact first" in str(n.message) for n in app._notifications)
+
+
+# --- timeline -----------------------------------------------------------------------------
+
+
+async def _compacted_sample(path: Path) -> tuple[Path, int]:
+    """The long sample compacted offline and laid out as Goose keeps it: old messages hidden
+    from the agent, the summary, a continuation note, then new turns. Returns (file, index of
+    the summary message)."""
+    from goose_tui.compaction.summarize import summarize
+    from goose_tui.compaction.templates import load_templates
+    from goose_tui.llm import make_summarizer
+    from goose_tui.session.models import Message
+
+    sample = bundled_sample()
+    session = load_session(sample)
+    result = await summarize(session.messages, make_summarizer("offline"), load_templates(None))
+    hidden = [
+        m.model_copy(update={"metadata": m.metadata.model_copy(update={"agent_visible": False})})
+        for m in session.messages
+    ]
+
+    def text(role: str, body: str, *, user: bool = True) -> Message:
+        return Message.model_validate(
+            {
+                "role": role,
+                "content": [{"type": "text", "text": body}],
+                "metadata": {"userVisible": user, "agentVisible": True},
+            }
+        )
+
+    note = text("assistant", "Carry on from the summary above.", user=False)
+    messages = [*hidden, result.summary_message, note, text("user", "next, ship it")]
+    lines = [sample.read_text(encoding="utf-8").splitlines()[0]]  # its metadata: the window
+    lines += [m.model_dump_json(by_alias=True, exclude_none=True) for m in messages]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path, len(session.messages)
+
+
+async def test_timeline_on_the_bundled_sample_marks_the_threshold_and_jumps() -> None:
+    from goose_tui.tui.screens.timeline_screen import TimelineScreen
+    from goose_tui.tui.widgets.timeline_plot import TimelinePlot
+
+    app = GooseTUI(bundled_sample())
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TimelineScreen)
+        t = screen.timeline
+        assert t is not None and t.context_limit == 16_384 and t.events == []
+        triggers = screen.query_one("#timeline-triggers", DataTable)
+        assert _cells(triggers, 0) == ["threshold 0.8", "0.9", "window - 13k"]
+        first = t.triggers[0].first_index
+        assert first is not None and _cells(triggers, 3)[0] == f"#{first + 1}"
+        # The plot's marker row puts ^ under the first message over the threshold.
+        plot = screen.query_one(TimelinePlot)
+        marker_row = plot.render_line(plot.size.height - 1).text
+        start, _ = plot.column_span(first)
+        assert marker_row[9 + start] == "^"
+        assert "0.8 ┤" in "".join(plot.render_line(y).text for y in range(plot.size.height))
+        # Selecting the trigger row puts the cursor on that message; right moves on.
+        triggers.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert plot.cursor == first and app.focused is plot
+        await pilot.press("right")
+        await pilot.pause()
+        point = str(screen.query_one("#timeline-point").render())
+        assert point.startswith(f"#{first + 2} ")
+        assert f"context {t.points[first + 1].cumulative:,}" in point
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is app.main
+        assert app.main.query_one(ConversationView).selected == first + 1
+
+
+async def test_timeline_lists_the_sessions_compaction_with_before_and_after(
+    tmp_path: Path,
+) -> None:
+    from goose_tui.tokens import TokenCounter
+    from goose_tui.tui.widgets.timeline_plot import TimelinePlot
+
+    path, summary_at = await _compacted_sample(tmp_path / "compacted.jsonl")
+    messages = load_session(path).messages
+    counter = TokenCounter()
+    app = GooseTUI(path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        screen = app.screen
+        events = screen.query_one("#timeline-events", DataTable)
+        assert _cells(events, 1) == ["summary", "continuation"]
+        assert _cells(events, 0)[0] == f"#{summary_at + 1}"
+        # Before: everything the agent had, i.e. the sample as it was before it was hidden.
+        before = counter.total(load_session(bundled_sample()).messages)
+        after = counter.total([messages[summary_at]])
+        assert _cells(events, 2)[0] == f"{before:,}"
+        assert _cells(events, 3)[0] == f"{after:,}"
+        plot = screen.query_one(TimelinePlot)
+        start, _ = plot.column_span(summary_at)
+        assert plot.render_line(plot.size.height - 1).text[9 + start] == "S"
+        events.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert plot.cursor == summary_at
+        assert "Conversation Summary" in str(screen.query_one("#timeline-point").render())

@@ -478,3 +478,8 @@ class MainScreen(Screen[None]):
         from goose_tui.tui.screens.retention_screen import open_retention
 
         open_retention(self)
+
+    def action_timeline(self) -> None:
+        from goose_tui.tui.screens.timeline_screen import open_timeline
+
+        open_timeline(self)

@@ -1,0 +1,194 @@
+"""The timeline: how the context grew message by message, where compaction would trigger
+(the chosen threshold, 0.8, 0.9, window − 13k) and the compactions already in the session.
+
+left/right move along the plot; the line under it shows the message at the cursor; enter
+goes back to the conversation with that message selected. Selecting a trigger or a
+compaction in the tables below puts the cursor on its message.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from goose_tui.analysis.timeline import Timeline, session_timeline
+from goose_tui.session.models import Message, Session, content_type
+from goose_tui.tui.inert import inert
+from goose_tui.tui.screens.jump import show_message
+from goose_tui.tui.widgets.timeline_plot import TimelinePlot
+
+PREVIEW = 110
+
+
+def message_preview(message: Message, width: int = PREVIEW) -> str:
+    """The message's text in one line, or what its first item is (a tool call, a result)."""
+    texts = [str(i.get("text", "")) for i in message.content if content_type(i) == "text"]
+    text = " ".join(" ".join(texts).split())
+    if not text:
+        kinds = [content_type(i) or "untyped" for i in message.content]
+        text = "[" + ", ".join(kinds) + "]" if kinds else "<empty message>"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class TimelineScreen(Screen[None]):
+    DEFAULT_CSS = """
+    TimelineScreen #timeline-title { height: 1; padding: 0 1; background: $primary-background; }
+    TimelineScreen #timeline-summary { height: 1; padding: 0 1; }
+    TimelineScreen #timeline-plot { height: 1fr; min-height: 8; margin: 1 0 0 0; }
+    TimelineScreen #timeline-point { height: 2; padding: 0 1; background: $boost; }
+    TimelineScreen #timeline-tables { height: auto; max-height: 10; margin: 1 0 0 0; }
+    TimelineScreen #timeline-triggers { width: 62; height: auto; max-height: 10; }
+    TimelineScreen #timeline-events { width: 1fr; height: auto; max-height: 10; }
+    """
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="timeline.back"),
+        Binding("enter", "open_message", "Go to message", id="timeline.open"),
+        Binding("z", "zoom", "Zoom to peak", id="timeline.zoom"),
+    ]
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        threshold: float | None = None,
+        context_limit: int | None = None,
+        model: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.options = {"threshold": threshold, "context_limit": context_limit, "model": model}
+        self.timeline: Timeline | None = None
+
+    def compose(self) -> ComposeResult:
+        title = f"timeline · {self.session.title} · {len(self.session.messages):,} messages"
+        yield Static(Content(inert(title)), id="timeline-title")
+        yield Static(Content("counting tokens…"), id="timeline-summary")
+        yield TimelinePlot(id="timeline-plot")
+        yield Static(Content(""), id="timeline-point")
+        with Horizontal(id="timeline-tables"):
+            yield DataTable(id="timeline-triggers", cursor_type="row")
+            yield DataTable(id="timeline-events", cursor_type="row")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        triggers = self.query_one("#timeline-triggers", DataTable)
+        triggers.add_columns("trigger", "fraction", "tokens", "first over", "crossings")
+        triggers.border_title = "where compaction would trigger"
+        events = self.query_one("#timeline-events", DataTable)
+        events.add_columns("message", "kind", "before", "after", "text")
+        events.border_title = "compactions in the session"
+        self.query_one(TimelinePlot).focus()
+        self.build()
+
+    @work(thread=True, exclusive=True, group="timeline", exit_on_error=False)
+    def build(self) -> None:
+        timeline = session_timeline(self.session, **self.options)  # type: ignore[arg-type]
+        self.app.call_from_thread(self._show, timeline)
+
+    def _show(self, t: Timeline) -> None:
+        self.timeline = t
+        share = t.peak / t.context_limit if t.context_limit else 0.0
+        summary = (
+            f"window {t.context_limit:,} tokens (from {t.limit_source}) · threshold "
+            f"{t.threshold:g} · peak {t.peak:,} tokens ({share:.1%} of the window) · "
+            f"{len(t.events)} compaction event(s)"
+        )
+        self.query_one("#timeline-summary", Static).update(Content(inert(summary)))
+        triggers = self.query_one("#timeline-triggers", DataTable)
+        for trigger in t.triggers:
+            first = "never" if trigger.first_index is None else f"#{trigger.first_index + 1}"
+            triggers.add_row(
+                trigger.label,
+                Text(f"{trigger.fraction:.3f}", justify="right"),
+                Text(f"{trigger.tokens:,.0f}", justify="right"),
+                first,
+                Text(str(len(trigger.crossings)), justify="right"),
+            )
+        events = self.query_one("#timeline-events", DataTable)
+        for e in t.events:
+            events.add_row(
+                Text(f"#{e.index + 1}", justify="right"),
+                e.kind.replace("_", " "),
+                Text(f"{e.tokens_before:,}", justify="right"),
+                Text(f"{e.tokens_after:,}", justify="right"),
+                Text(inert(e.preview)),
+            )
+        if not t.events:
+            events.add_row("", Text("none: this session was never compacted"), "", "", "")
+        plot = self.query_one(TimelinePlot)
+        plot.set_timeline(t)
+        self._show_point(0)
+
+    @on(TimelinePlot.CursorMoved)
+    def _cursor_moved(self, event: TimelinePlot.CursorMoved) -> None:
+        self._show_point(event.index)
+
+    def _show_point(self, index: int) -> None:
+        t = self.timeline
+        if t is None or not 0 <= index < len(t.points):
+            return
+        p = t.points[index]
+        seen = "" if p.in_context else " · not in the agent's context"
+        crossed = [tr.label for tr in t.triggers if index in tr.crossings]
+        over = f" · crosses {', '.join(crossed)}" if crossed else ""
+        head = (
+            f"#{index + 1} {inert(p.role)} · +{p.tokens:,} tokens · context {p.cumulative:,} "
+            f"({p.fraction:.1%}){seen}{over}"
+        )
+        text = head + "\n" + inert(message_preview(self.session.messages[index]))
+        self.query_one("#timeline-point", Static).update(Content(text))
+
+    @on(DataTable.RowSelected, "#timeline-triggers")
+    def _trigger_selected(self, event: DataTable.RowSelected) -> None:
+        if self.timeline is None:
+            return
+        first = self.timeline.triggers[event.cursor_row].first_index
+        if first is None:
+            self.notify("the context never goes over this trigger")
+            return
+        self._focus_plot_at(first)
+
+    @on(DataTable.RowSelected, "#timeline-events")
+    def _event_selected(self, event: DataTable.RowSelected) -> None:
+        if self.timeline is not None and event.cursor_row < len(self.timeline.events):
+            self._focus_plot_at(self.timeline.events[event.cursor_row].index)
+
+    def _focus_plot_at(self, index: int) -> None:
+        plot = self.query_one(TimelinePlot)
+        plot.cursor = index
+        plot.focus()
+
+    def action_open_message(self) -> None:
+        if self.timeline is not None:
+            show_message(self.app, self.query_one(TimelinePlot).cursor)
+
+    def action_zoom(self) -> None:
+        plot = self.query_one(TimelinePlot)
+        plot.zoomed = not plot.zoomed
+        binding_text = "peak" if plot.zoomed else "window"
+        self.notify(f"plot scaled to the {binding_text}")
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+
+def open_timeline(main: Screen) -> None:
+    session = getattr(main, "session", None)
+    if session is None:
+        main.notify("no session loaded yet")
+        return
+    app = main.app
+    main.app.push_screen(
+        TimelineScreen(
+            session,
+            threshold=getattr(app, "threshold", None),
+            context_limit=getattr(app, "context_limit", None),
+            model=getattr(app, "usage_model", None),
+        )
+    )
