@@ -73,20 +73,20 @@ def read(text: str) -> StructuredSummary:
 )
 def test_stringify_like_the_wheel(literal: str, expected: str) -> None:
     assert stringify(loads_json(literal)) == expected
-    summary = read('{"user_intent": [%s], "current_work": "w"}' % literal)
+    summary = read('{"user_intent": [' + literal + '], "current_work": "w"}')
     assert summary.user_intent == [expected]
 
 
 @pytest.mark.parametrize("literal", ["1E400", "-1e99999999999", "1.7976931348623157e309"])
 def test_numbers_out_of_range_do_not_parse(literal: str) -> None:
     with pytest.raises(ValueError, match="out of range"):
-        read('{"user_intent": [%s]}' % literal)
+        read('{"user_intent": [' + literal + "]}")
 
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
 def test_non_json_constants_are_rejected(literal: str) -> None:
     with pytest.raises(ValueError):
-        read('{"user_intent": [%s]}' % literal)
+        read('{"user_intent": [' + literal + "]}")
 
 
 def test_exponent_overflow_with_zero_or_negative_is_zero() -> None:
@@ -98,7 +98,7 @@ def test_lone_surrogates_are_rejected_pairs_are_joined() -> None:
     """wheel: a lone \\ud800 or \\udc00 escape makes the reply fall back; a pair is one char."""
     for bad in (r'"\ud800"', r'"\ud800x"', r'"\udc00"'):
         with pytest.raises(ValueError, match="surrogate"):
-            read('{"user_intent": [%s]}' % bad)
+            read('{"user_intent": [' + bad + "]}")
     assert read(r'{"user_intent": ["\ud83d\ude00"]}').user_intent == ["\U0001f600"]
 
 
