@@ -200,11 +200,6 @@ def test_broken_override_fails_the_cli_with_one_line(
     assert "Traceback" not in err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="GooseTUI loads templates without fallback=True: it shows the TemplateError in the "
-    "prompt pane but keeps the broken override instead of falling back to the built-in",
-)
 async def test_app_falls_back_to_the_builtin_with_a_visible_warning(tmp_path: Path) -> None:
     """The app must open with a broken override: built-in template in use, the problem
     (file and line) shown, not a crash."""

@@ -76,7 +76,10 @@ class GooseTUI(App[None]):
         self.threshold = threshold
         self.context_limit = context_limit
         self.clock = clock  # injectable so snapshots show a fixed elapsed time
-        self.templates: Templates = load_templates(prompts_dir)
+        # A broken override must not stop the app: it falls back (and warns on mount).
+        self.templates: Templates = load_templates(prompts_dir, fallback=True)
+        # Template name -> (broken override, "path:line") for the pane borders.
+        self.broken_templates: dict[TemplateName, tuple[Path, str]] = self._broken(self.templates)
         self._mtimes = self._template_mtimes()
         self.main = MainScreen()
 
@@ -84,6 +87,7 @@ class GooseTUI(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.main)
+        self._warn_templates(self.templates)
         self.set_interval(POLL_SECONDS, self.poll_templates)
         path = self.session_path
         if path is None:
@@ -199,12 +203,65 @@ class GooseTUI(App[None]):
         self.reload_templates()
 
     def reload_templates(self) -> None:
+        """Load the overrides again. One that does not compile falls back to the next source
+        (the built-in at the latest) with a warning; but when the override that was in use
+        breaks (a save mid-edit in $EDITOR), its last good text stays, like an edit in the app."""
         try:
-            templates = load_templates(self.prompts_dir)
-        except TemplateError as exc:
+            loaded = load_templates(self.prompts_dir, fallback=True)
+        except TemplateError as exc:  # the built-in itself cannot be read
             self._template_error(exc)
             return
-        self._swap_templates(templates)
+        self.broken_templates = broken = self._broken(loaded)
+        self._warn_templates(loaded)
+        templates, kept = loaded, False
+        for name, (path, _) in broken.items():
+            current = self.templates.get(name)
+            if current.source.path == path:
+                templates, kept = templates.with_template(current), True
+        same = (templates.compaction, templates.summary) == (
+            self.templates.compaction,
+            self.templates.summary,
+        )
+        if not same:
+            self._swap_templates(templates)
+        else:
+            self.main._show_template_origin()
+        if kept:
+            where = "; ".join(location for _, location in broken.values())
+            self.main.query_one("#fields-banner").show(  # type: ignore[attr-defined]
+                f"template error: {where} — showing the last good render", "error"
+            )
+
+    def _broken(self, templates: Templates) -> dict[TemplateName, tuple[Path, str]]:
+        """Which override each fallback warning is about, and its "path:line"."""
+        broken: dict[TemplateName, tuple[Path, str]] = {}
+        for warning in templates.warnings:
+            for path in self._watched_paths():
+                prefix = str(path)
+                if warning.startswith(prefix + ":") and path.name in TEMPLATE_NAMES:
+                    line = warning[len(prefix) + 1 :].split(":", 1)[0]
+                    location = f"{prefix}:{line}" if line.isdigit() else prefix
+                    broken.setdefault(path.name, (path, location))  # type: ignore[arg-type]
+        return broken
+
+    def _warn_templates(self, templates: Templates) -> None:
+        for warning in templates.warnings:
+            self.notify(
+                f"{warning}; using the next template in line",
+                title="template override broken",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
+
+    def describe_template(self, name: TemplateName) -> str:
+        """Which template is in use for ``name``, and any broken override it stands in for."""
+        from goose_tui.tui.screens.template_editor import describe_source
+
+        text = describe_source(self.templates.get(name))
+        if name in self.broken_templates:
+            text += f" (override broken: {self.broken_templates[name][1]})"
+        return text
 
     def _template_error(self, exc: TemplateError) -> None:
         self.main.query_one("#fields-banner").show(  # type: ignore[attr-defined]

@@ -200,15 +200,12 @@ class MainScreen(Screen[None]):
         self._show_template_origin()
 
     def _show_template_origin(self) -> None:
-        from goose_tui.tui.screens.template_editor import describe_source
-
-        templates = self.tui.templates
         note = self._prompt_note
         self.query_one("#pane-input", Pane).set_title(
-            f"input · {note}" if note else "input", describe_source(templates.compaction)
+            f"input · {note}" if note else "input", self.tui.describe_template("compaction.md")
         )
         self.query_one("#pane-markdown", Pane).set_title(
-            "markdown", describe_source(templates.summary)
+            "markdown", self.tui.describe_template("compaction_summary.md")
         )
 
     # -- compaction ------------------------------------------------------------------------
