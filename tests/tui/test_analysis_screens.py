@@ -230,3 +230,110 @@ async def test_timeline_lists_the_sessions_compaction_with_before_and_after(
         await pilot.pause()
         assert plot.cursor == summary_at
         assert "Conversation Summary" in str(screen.query_one("#timeline-point").render())
+
+
+# --- compare ------------------------------------------------------------------------------
+
+
+async def _open_compare(pilot, spec: str | None, folder: str = "") -> None:
+    await pilot.press("v")
+    await pilot.pause()
+    if spec is not None:
+        field = pilot.app.screen.query_one("#compare-spec")
+        field.value = ""
+        await pilot.press(*spec)
+    if folder:
+        await pilot.press("tab", *folder)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def test_compare_with_another_summary_template(tmp_path: Path) -> None:
+    from goose_tui.tui.screens.compare_screen import CompareScreen
+
+    short = tmp_path / "short"
+    short.mkdir()
+    (short / "compaction_summary.md").write_text(
+        "# Conversation Summary\n{% for e in errors_and_fixes %}- {{ e }}\n{% endfor %}\n"
+    )
+    app = GooseTUI(bundled_sample(), model="offline")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _compact(pilot)
+        await _open_compare(pilot, None, str(short))  # the default spec: the current model
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        c = screen.comparison
+        assert c is not None
+        assert c.right.label == f"offline + {short}"
+        assert [f.status for f in c.fields] == ["same"] * 9  # same model, same fields
+        assert c.right.tokens < c.left.tokens
+        assert c.right.retention.found < c.left.retention.found
+        sides = screen.query_one("#compare-sides", DataTable)
+        rows = {
+            str(r[0]): (str(r[1]), str(r[2])) for r in map(sides.get_row_at, range(sides.row_count))
+        }
+        assert rows["cost"] == ("n/a", "n/a")
+        assert rows["tokens"] == (f"{c.left.tokens:,}", f"{c.right.tokens:,}")
+        assert rows["retention"][1] == f"{c.right.retention.overall:.0%}"
+        await pilot.press("d")
+        diff = str(screen.query_one("#compare-diff-text").render())
+        assert diff.startswith("--- summary by offline") and "-## User Intent" in diff
+        await pilot.press("escape")
+        assert app.screen is app.main
+
+
+async def test_compare_with_a_replay_shows_added_and_removed_items(
+    session_file: Path, reply_file: Path
+) -> None:
+    app = GooseTUI(session_file, model="offline")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _compact(pilot)
+        await _open_compare(pilot, f"replay:{reply_file}")
+        screen = app.screen
+        c = screen.comparison
+        by_name = {f.field: f for f in c.fields}
+        assert by_name["reviewer"].status == "only_right"  # the reply's extra field
+        intent = by_name["user_intent"]
+        assert intent.added == ["Fix test_parse_dates in tests/test_dates.py"]
+        fields = screen.query_one("#compare-fields", DataTable)
+        row = _cells(fields, 0).index("user_intent")
+        assert _cells(fields, 2)[row] == "+1"
+        fields.move_cursor(row=row)
+        await pilot.pause()
+        right = str(screen.query_one("#compare-right").render())
+        assert "+ Fix test_parse_dates in tests/test_dates.py" in right
+        left = str(screen.query_one("#compare-left").render())
+        assert left.startswith("- ")
+
+
+async def test_compare_with_the_summary_before_the_last_edit(session_file: Path) -> None:
+    app = GooseTUI(session_file, model="offline")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _compact(pilot)
+        await pilot.press("e")
+        editor = app.main.query_one("#json-editor")
+        editor.select_all()
+        await pilot.press(*'{"user_intent": ["Ship v2"]}')
+        await pilot.pause(0.6)
+        await pilot.click("#conversation")
+        await _open_compare(pilot, "previous")
+        c = app.screen.comparison
+        assert (c.left.label, c.right.label) == ("before the last edit", "summary edited by hand")
+        intent = next(f for f in c.fields if f.field == "user_intent")
+        assert intent.added == ["Ship v2"] and intent.removed
+        assert c.right.retention.found < c.left.retention.found
+
+
+async def test_compare_failure_uses_the_error_modal(session_file: Path, tmp_path: Path) -> None:
+    from goose_tui.tui.screens.error_modal import ErrorModal
+
+    app = GooseTUI(session_file, model="offline")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _compact(pilot)
+        await _open_compare(pilot, f"replay:{tmp_path / 'missing.md'}")
+        assert isinstance(app.screen, ErrorModal)
+        assert app.screen.error_title == "Compaction failed"
+        assert "missing.md" in app.screen.message
+        await pilot.press("escape")
+        assert str(app.screen.query_one("#compare-state").render()) == "failed"
+        assert app.is_running

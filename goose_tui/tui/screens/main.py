@@ -79,6 +79,8 @@ class MainScreen(Screen[None]):
         self._debouncers: dict[str, Timer] = {}
         self._started = 0.0
         self._ticker: Timer | None = None
+        # (structured, rendered) before the last change, for the compare screen's "previous".
+        self.previous_summary: tuple[StructuredSummary | None, str] | None = None
 
     @property
     def tui(self) -> GooseTUI:
@@ -283,6 +285,7 @@ class MainScreen(Screen[None]):
         self._show_extraction(result.extraction, result.summary)
 
     def _show_extraction(self, extraction: Extraction, summary_text: str) -> None:
+        self._remember_summary()
         self.extraction = extraction
         self.structured = extraction.structured
         self.summary_text = summary_text
@@ -364,6 +367,7 @@ class MainScreen(Screen[None]):
         except TemplateError as exc:
             banner.show(f"template error: {exc} — showing the last good render", "error")
             return
+        self._remember_summary()
         self.structured, self.summary_text = summary, rendered
         banner.show("edited by hand: read leniently and re-rendered")
         self.query_one(FieldsTree).show_summary(summary)
@@ -480,3 +484,12 @@ class MainScreen(Screen[None]):
         from goose_tui.tui.screens.timeline_screen import open_timeline
 
         open_timeline(self)
+
+    def action_compare(self) -> None:
+        from goose_tui.tui.screens.compare_screen import open_compare
+
+        open_compare(self)
+
+    def _remember_summary(self) -> None:
+        if self.summary_text:
+            self.previous_summary = (self.structured, self.summary_text)

@@ -1,0 +1,319 @@
+"""Compare: the current summary beside a second one, made by another model or prompts folder
+(compacted again, in a cancellable worker) or the summary before the last edit.
+
+Top: size in tokens, retention and cost per side. Middle: the fields, same / changed / only on
+one side, with the list items added and removed. Bottom: the selected field's items side by
+side (d switches to the unified diff of the rendered Markdown).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Input, Static
+from textual.worker import Worker, WorkerState
+
+from goose_tui.analysis.compare import (
+    Comparison,
+    FieldDiff,
+    SideReport,
+    SummarySide,
+    compare_summaries,
+    format_cost,
+    side_from_result,
+)
+from goose_tui.analysis.retention import CATEGORY_LABELS, format_score
+from goose_tui.session.models import Message
+from goose_tui.tui.inert import inert
+from goose_tui.tui.screens.jump import summary_label
+
+PREVIOUS = "previous"
+STATUS_STYLE = {"same": "", "changed": "yellow", "only_left": "red", "only_right": "green"}
+
+
+class CompareSetup(ModalScreen["tuple[str, Path | None] | None"]):
+    """Ask what to compare with: a model spec and an optional prompts folder, or
+    ``previous``. Enter in either field answers."""
+
+    DEFAULT_CSS = "CompareSetup { align: center middle; }"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="compare_setup.cancel")]
+
+    def __init__(self, model: str) -> None:
+        super().__init__()
+        self.model = model
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content("Compare the current summary with:"), classes="dialog-question")
+            yield Input(self.model, id="compare-spec")
+            yield Static(
+                Content(
+                    "offline, replay:FILE or a litellm model string (compacts again), or "
+                    f"'{PREVIOUS}' for the summary before the last edit"
+                ),
+                classes="dialog-note",
+            )
+            yield Input(
+                placeholder="prompts folder (empty: the current templates)", id="compare-dir"
+            )
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        spec = self.query_one("#compare-spec", Input).value.strip()
+        folder = self.query_one("#compare-dir", Input).value.strip()
+        if not spec:
+            self.notify("name a model, or previous", severity="warning")
+            return
+        self.dismiss((spec, Path(folder).expanduser() if folder else None))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def side_rows(a: SideReport, b: SideReport) -> list[tuple[str, str, str]]:
+    rows = [
+        ("spec", a.label, b.label),
+        ("tokens", f"{a.tokens:,}", f"{b.tokens:,}"),
+        (
+            "structured",
+            "no (raw text)" if a.fallback else "yes",
+            "no (raw text)" if b.fallback else "yes",
+        ),
+        ("cost", format_cost(a.cost_usd), format_cost(b.cost_usd)),
+    ]
+    if a.retention and b.retention:
+        rows.append(
+            ("retention", format_score(a.retention.overall), format_score(b.retention.overall))
+        )
+        for ca, cb in zip(a.retention.categories, b.retention.categories, strict=True):
+            label = "  " + CATEGORY_LABELS[ca.category]
+            rows.append((label, f"{ca.found}/{ca.total}", f"{cb.found}/{cb.total}"))
+    return rows
+
+
+def field_lines(diff: FieldDiff, side: str) -> str:
+    """The field's items on one side, each marked: '-' only on the left, '+' only on the
+    right, '·' on both."""
+    items, only = (diff.left, diff.removed) if side == "left" else (diff.right, diff.added)
+    mark = "-" if side == "left" else "+"
+    if not items:
+        return "(empty)"
+    # Items are paragraphs; a blank line between them keeps long ones apart.
+    return "\n\n".join(f"{mark if item in only else '·'} {item}" for item in items)
+
+
+class CompareScreen(Screen[None]):
+    DEFAULT_CSS = """
+    CompareScreen #compare-title { height: 1; padding: 0 1; background: $primary-background; }
+    CompareScreen #compare-state { height: 1; padding: 0 1; color: $text-muted; }
+    CompareScreen #compare-top { height: auto; max-height: 14; }
+    CompareScreen #compare-sides { width: 1fr; height: auto; max-height: 14; }
+    CompareScreen #compare-fields { width: 1fr; height: auto; max-height: 14; }
+    CompareScreen #compare-detail { height: 1fr; }
+    CompareScreen #compare-detail VerticalScroll { width: 1fr; border: round $primary 50%; }
+    CompareScreen #compare-markdown-diff { height: 1fr; border: round $primary 50%; }
+    """
+    BINDINGS = [
+        Binding("escape", "back", "Back / cancel", id="compare.back"),
+        Binding("d", "toggle_diff", "Markdown diff", id="compare.toggle_diff"),
+        Binding("y", "copy_diff", "Copy diff", id="compare.copy"),
+    ]
+
+    def __init__(
+        self,
+        messages: list[Message],
+        left: SummarySide,
+        *,
+        spec: str,
+        prompts_dir: Path | None = None,
+        right: SummarySide | None = None,
+    ) -> None:
+        """With ``right`` the two are compared at once; without it ``spec`` (and
+        ``prompts_dir``) compact the history again for the right side."""
+        super().__init__()
+        self.messages = messages
+        self.left = left
+        self.right = right
+        self.spec = spec
+        self.prompts_dir = prompts_dir
+        self.comparison: Comparison | None = None
+        self.showing_diff = False
+
+    def compose(self) -> ComposeResult:
+        right = self.right.label if self.right else self._right_label()
+        title = f"compare · A: {self.left.label} · B: {right}"
+        yield Static(Content(inert(title)), id="compare-title")
+        yield Static(Content("compacting…"), id="compare-state")
+        with Horizontal(id="compare-top"):
+            yield DataTable(id="compare-sides", cursor_type="none")
+            yield DataTable(id="compare-fields", cursor_type="row")
+        with Horizontal(id="compare-detail"):
+            with VerticalScroll(id="compare-left-scroll"):
+                yield Static(Content(""), id="compare-left")
+            with VerticalScroll(id="compare-right-scroll"):
+                yield Static(Content(""), id="compare-right")
+        with VerticalScroll(id="compare-markdown-diff"):
+            yield Static(Content(""), id="compare-diff-text")
+        yield Footer()
+
+    def _right_label(self) -> str:
+        return f"{self.spec} + {self.prompts_dir}" if self.prompts_dir else self.spec
+
+    def on_mount(self) -> None:
+        self.query_one("#compare-markdown-diff").display = False
+        self.query_one("#compare-sides", DataTable).add_columns("", "A", "B")
+        self.query_one("#compare-fields", DataTable).add_columns(
+            "field", "status", "added", "removed"
+        )
+        self.query_one("#compare-left-scroll").border_title = "A"
+        self.query_one("#compare-right-scroll").border_title = "B"
+        self.run_comparison()
+
+    @work(exclusive=True, group="compare", exit_on_error=False)
+    async def run_comparison(self) -> None:
+        right = self.right
+        if right is None:
+            right = await self._compact_again()
+        # Retention and the diffs read the whole history: off the event loop.
+        comparison = await asyncio.to_thread(compare_summaries, self.left, right, self.messages)
+        self._show(comparison)
+
+    async def _compact_again(self) -> SummarySide:
+        from goose_tui.compaction.summarize import summarize
+        from goose_tui.compaction.templates import load_templates
+        from goose_tui.llm import make_summarizer
+
+        app: Any = self.app
+        templates = load_templates(self.prompts_dir) if self.prompts_dir else app.templates
+        if self.spec.startswith("replay:") and not Path(self.spec[7:]).is_file():
+            raise FileNotFoundError(f"{self.spec[7:]}: no such reply file")
+        summarizer = make_summarizer(self.spec, api_base=app.api_base)
+        state = self.query_one("#compare-state", Static)
+        received = 0
+
+        def on_chunk(chunk: str) -> None:
+            nonlocal received
+            received += len(chunk)
+            state.update(Content(f"compacting with {inert(self.spec)}… {received:,} chars"))
+
+        result = await summarize(self.messages, summarizer, templates, on_chunk=on_chunk)
+        return side_from_result(self._right_label(), result)
+
+    def _show(self, c: Comparison) -> None:
+        self.comparison = c
+        sides = self.query_one("#compare-sides", DataTable)
+        for label, a, b in side_rows(c.left, c.right):
+            sides.add_row(label, Text(inert(a)), Text(inert(b)))
+        fields = self.query_one("#compare-fields", DataTable)
+        for f in c.fields:
+            fields.add_row(
+                f.field,
+                Text(f.status.replace("_", " "), style=STATUS_STYLE[f.status]),
+                Text(f"+{len(f.added)}", justify="right"),
+                Text(f"-{len(f.removed)}", justify="right"),
+            )
+        changed = sum(1 for f in c.fields if f.status != "same")
+        state = c.note or f"{changed} of {len(c.fields)} fields differ · d: Markdown diff"
+        self.query_one("#compare-state", Static).update(Content(inert(state)))
+        diff = c.markdown_diff.rstrip("\n") or "(the rendered summaries are identical)"
+        self.query_one("#compare-diff-text", Static).update(Content(inert(diff)))
+        if c.fields:
+            first = next((n for n, f in enumerate(c.fields) if f.status != "same"), 0)
+            fields.move_cursor(row=first)
+            self._show_field(first)
+            fields.focus()
+        else:
+            self.action_toggle_diff()
+
+    @on(DataTable.RowHighlighted, "#compare-fields")
+    def _field_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_field(event.cursor_row)
+
+    def _show_field(self, row: int) -> None:
+        if self.comparison is None or not 0 <= row < len(self.comparison.fields):
+            return
+        diff = self.comparison.fields[row]
+        for side in ("left", "right"):
+            self.query_one(f"#compare-{side}", Static).update(
+                Content(inert(field_lines(diff, side)))
+            )
+        self.query_one("#compare-left-scroll").border_title = f"A · {diff.field}"
+        self.query_one("#compare-right-scroll").border_title = f"B · {diff.field}"
+
+    def action_toggle_diff(self) -> None:
+        self.showing_diff = not self.showing_diff
+        self.query_one("#compare-markdown-diff").display = self.showing_diff
+        self.query_one("#compare-detail").display = not self.showing_diff
+
+    def action_copy_diff(self) -> None:
+        if self.comparison is not None:
+            self.app.copy_to_clipboard(self.comparison.markdown_diff)
+            self.notify("copied the Markdown diff")
+
+    def action_back(self) -> None:
+        running = [w for w in self.workers if w.group == "compare" and w.is_running]
+        if running:
+            self.workers.cancel_group(self, "compare")
+            self.query_one("#compare-state", Static).update(Content("cancelled"))
+            self.notify("comparison cancelled")
+            return
+        self.dismiss(None)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "compare" or event.state != WorkerState.ERROR:
+            return
+        from goose_tui.tui.screens.main import MainScreen
+
+        self.query_one("#compare-state", Static).update(Content("failed"))
+        # The same modal, with the same description, as a failed compaction on the inspector.
+        self.app.show_error(  # type: ignore[attr-defined]
+            "Compaction failed", MainScreen._describe_error(event.worker.error)
+        )
+
+
+def current_side(main: Any) -> SummarySide:
+    """The inspector's summary: as the model made it (priced), or as edited by hand."""
+    label = summary_label(main)
+    result = main.result
+    if result is not None and main.summary_text == result.summary:
+        side = side_from_result(label, result)
+        return side.model_copy(update={"structured": main.structured})
+    return SummarySide(label=label, summary=main.summary_text, structured=main.structured)
+
+
+def open_compare(main: Any) -> None:
+    if main.session is None:
+        main.notify("no session loaded yet")
+        return
+    if not main.summary_text:
+        main.notify("no summary yet: press c to compact first")
+        return
+    messages = main.session.messages
+
+    def answered(choice: tuple[str, Path | None] | None) -> None:
+        if choice is None:
+            return
+        spec, folder = choice
+        left = current_side(main)
+        if spec == PREVIOUS:
+            previous = getattr(main, "previous_summary", None)
+            if previous is None:
+                main.notify("no earlier summary: nothing was edited or re-compacted yet")
+                return
+            structured, text = previous
+            right = SummarySide(label="before the last edit", summary=text, structured=structured)
+            # A: before, B: now, so "added" reads as what the edit added.
+            main.app.push_screen(CompareScreen(messages, right, spec=spec, right=left))
+            return
+        main.app.push_screen(CompareScreen(messages, left, spec=spec, prompts_dir=folder))
+
+    main.app.push_screen(CompareSetup(main.tui.model), answered)
