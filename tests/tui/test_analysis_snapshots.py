@@ -1,0 +1,64 @@
+"""Snapshots of the analysis screens at 160×45. Deterministic: relative paths, replayed or
+offline summaries, a frozen clock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from goose_tui.tui.app import GooseTUI
+
+from .conftest import settle
+
+ROOT = Path(__file__).resolve().parents[2]
+SESSION = Path("tests/tui/data/small_session.jsonl")
+REPLY = Path("tests/tui/data/reply.md")
+SAMPLE = Path("sample_sessions/long_session.jsonl")
+SIZE = (160, 45)
+
+
+@pytest.fixture(autouse=True)
+def _at_repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def _app(session: Path, model: str) -> GooseTUI:
+    return GooseTUI(session, model=model, clock=lambda: 0.0)
+
+
+async def _compact_then(pilot: Pilot, *keys: str) -> None:
+    await settle(pilot)
+    await pilot.press("c")
+    await settle(pilot)
+    await pilot.press(*keys)
+    await settle(pilot)
+
+
+def test_retention_screen(snap_compare) -> None:
+    async def run(pilot: Pilot) -> None:
+        await _compact_then(pilot, "l")
+
+    assert snap_compare(_app(SESSION, f"replay:{REPLY}"), terminal_size=SIZE, run_before=run)
+
+
+def test_compare_screen(snap_compare) -> None:
+    async def run(pilot: Pilot) -> None:
+        await _compact_then(pilot, "v")
+        pilot.app.screen.query_one("#compare-spec").value = f"replay:{REPLY}"
+        await pilot.press("enter")
+        await settle(pilot)
+
+    assert snap_compare(_app(SESSION, "offline"), terminal_size=SIZE, run_before=run)
+
+
+def test_timeline_screen(snap_compare) -> None:
+    async def run(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        await pilot.press(*["right"] * 36)
+        await pilot.pause()
+
+    assert snap_compare(_app(SAMPLE, "offline"), terminal_size=SIZE, run_before=run)
