@@ -51,6 +51,10 @@ def score_bar(score: float | None, width: int = 20) -> str:
     return "█" * filled + "·" * (width - filled)
 
 
+def _right(text: str, style: str = "") -> Text:
+    return Text(text, style=style, justify="right")
+
+
 def one_line(text: str, width: int = TEXT_WIDTH) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -108,16 +112,16 @@ class RetentionScreen(Screen[None]):
         for c in report.categories:
             scores.add_row(
                 CATEGORY_LABELS[c.category],
-                str(c.found),
-                str(c.total),
-                format_score(c.score),
+                _right(str(c.found)),
+                _right(str(c.total)),
+                _right(format_score(c.score)),
                 score_bar(c.score),
             )
         scores.add_row(
             Text("overall", style="bold"),
-            str(report.found),
-            str(report.total),
-            Text(format_score(report.overall), style="bold"),
+            _right(str(report.found)),
+            _right(str(report.total)),
+            _right(format_score(report.overall), "bold"),
             score_bar(report.overall),
         )
         self._fill_items()
