@@ -26,12 +26,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from goose_tui.compaction.structured import RUST_WHITESPACE, StructuredSummary, decode_at
+from goose_tui.compaction.structured import (
+    FIELD_ORDER,
+    RUST_WHITESPACE,
+    StructuredSummary,
+    decode_at,
+)
 
 CandidateKind = Literal["json_fence", "tail_start", "text_start"]
 
 TERMINATOR = "</analysis>"
 OPENING = "<analysis>"
+SUMMARY_FIELDS = frozenset(FIELD_ORDER)
 MARKER = "```json"
 
 # "The object that starts" a text: Rust whitespace (what Goose's trim_start skips), then `{`.
@@ -190,6 +196,9 @@ class _Search:
         # Every later terminator must be inside the object (quoted by the summary itself).
         if later is not None and self.last_terminator_end > end:
             return self._fail(kind, start, "count")
+        if isinstance(value, dict) and SUMMARY_FIELDS.isdisjoint(value):
+            # Extras never make a summary usable; no need to build one to learn that.
+            return self._fail(kind, start, "unusable", [str(k) for k in value])
         summary = StructuredSummary.parse(value)
         normalized = summary.normalized() if summary is not None else None
         if normalized is None or not normalized.has_content():

@@ -80,7 +80,10 @@ class StructuredSummary(BaseModel):
         """Lenient read of a parsed JSON value; None when it is not an object. Not normalized."""
         if not isinstance(value, dict):
             return None
-        data: dict[str, Any] = {}
+        # Every field is given, so model_construct never computes a default: pydantic's
+        # default-factory path inspects signatures and cost ~1 ms per candidate object.
+        data: dict[str, Any] = dict.fromkeys(("current_work", "next_step"))
+        data |= {name: [] for name in (*LIST_FIELDS, "files")}
         extras: dict[str, Any] = {}
         for key, item in value.items():
             if key in LIST_FIELDS:
