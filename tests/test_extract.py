@@ -312,8 +312,12 @@ def wheel_compact() -> Iterator[object]:
     server.shutdown()
 
 
-@pytest.mark.parametrize(("name", "reply", "expected"), CASES, ids=[c[0] for c in CASES])
+# The wheel's stream needs a non-empty reply, so the empty one is checked by the table only.
+WHEEL_CASES = [c for c in CASES if c[1]]
+
+
+@pytest.mark.parametrize(
+    ("name", "reply", "expected"), WHEEL_CASES, ids=[c[0] for c in WHEEL_CASES]
+)
 def test_cases_match_the_wheel(wheel_compact, name: str, reply: str, expected: object) -> None:
-    if not reply:
-        pytest.skip("the wheel's stream needs a non-empty reply")
     assert dump(reply) == wheel_compact(reply)
