@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
+from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.retention import (
     CATEGORY_LABELS,
@@ -175,6 +176,11 @@ class RetentionScreen(Screen[None]):
 
     def action_back(self) -> None:
         self.dismiss(None)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "retention" and event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.app.show_error("Retention check failed", f"{type(error).__name__}: {error}")  # type: ignore[attr-defined]
 
 
 def open_retention(main: Screen) -> None:

@@ -16,6 +16,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
+from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.timeline import Timeline, session_timeline
 from goose_tui.session.models import Message, Session, content_type
@@ -176,6 +177,11 @@ class TimelineScreen(Screen[None]):
 
     def action_back(self) -> None:
         self.dismiss(None)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "timeline" and event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.app.show_error("Timeline failed", f"{type(error).__name__}: {error}")  # type: ignore[attr-defined]
 
 
 def open_timeline(main: Screen) -> None:
