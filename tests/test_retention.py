@@ -269,7 +269,7 @@ def test_cli_retention_with_a_saved_summary(tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert "error lines" in out and "overall" in out
     missing_line = next(line for line in out.splitlines() if "cat missing.txt" in line)
-    assert missing_line.split()[:2] == ["#5", "commands"]
+    assert missing_line.split()[:2] == ["#6", "commands"]  # shown 1-based, as in the app
 
     assert run_command(["retention", str(session), "--summary", str(summary), "--json"]) == 0
     import json

@@ -212,7 +212,7 @@ def test_cli_timeline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "window   1,000 tokens (from cli), threshold 0.1" in out
     spark = next(line for line in out.splitlines() if line.startswith("context  "))
     assert len(spark) == len("context  ") + 7
-    summary_row = next(line for line in out.splitlines() if line.lstrip().startswith("#3 "))
+    summary_row = next(line for line in out.splitlines() if line.lstrip().startswith("#4 "))
     assert "summary" in summary_row
     assert run_command([*argv, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

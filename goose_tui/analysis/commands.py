@@ -165,7 +165,7 @@ def retention_lines(report: RetentionReport) -> list[str]:
     if missing:
         lines += ["", f"missing ({len(missing)}):"]
         rows = [
-            [f"#{i.message_index}", CATEGORY_LABELS[i.category], _one_line(i.text)]
+            [f"#{i.message_index + 1}", CATEGORY_LABELS[i.category], _one_line(i.text)]
             for i in missing[:MAX_MISSING_SHOWN]
         ]
         lines += ["  " + line for line in _table(rows, right={0})]
@@ -320,7 +320,7 @@ def timeline_lines(t: Timeline) -> list[str]:
     lines.append("")
     rows = [["TRIGGER", "FRACTION", "TOKENS", "FIRST OVER", "CROSSINGS"]]
     for trig in t.triggers:
-        first_over = "never" if trig.first_index is None else f"message #{trig.first_index}"
+        first_over = "never" if trig.first_index is None else f"message #{trig.first_index + 1}"
         rows.append(
             [
                 trig.label,
@@ -336,7 +336,13 @@ def timeline_lines(t: Timeline) -> list[str]:
         rows = [["MESSAGE", "KIND", "BEFORE", "AFTER", "TEXT"]]
         for e in t.events:
             rows.append(
-                [f"#{e.index}", e.kind, f"{e.tokens_before:,}", f"{e.tokens_after:,}", e.preview]
+                [
+                    f"#{e.index + 1}",
+                    e.kind,
+                    f"{e.tokens_before:,}",
+                    f"{e.tokens_after:,}",
+                    e.preview,
+                ]
             )
         lines += _table(rows, right={0, 2, 3})
     else:
