@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,13 +16,14 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane, Tabs, TextArea
 from textual.widgets._tabs import Tab
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from goose_tui.compaction.extract import Extraction
 from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.compaction.summarize import Attempt, CompactionFailed, CompactionResult
 from goose_tui.compaction.templates import TemplateError, Templates
 from goose_tui.session.models import Session
+from goose_tui.tokens import TokenCounter
 from goose_tui.tui.inert import inert, restore
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge
@@ -163,17 +165,34 @@ class MainScreen(Screen[None]):
             title += f" · {len(session.warnings)} lines skipped (first: {session.warnings[0]})"
         self.query_one("#session-title", Static).update(Content(inert(title)))
         self.query_one(ConversationView).set_messages(session.messages)
+        self.query_one("#input-view", TextViewer).placeholder = "building prompt…"
         self.count_tokens()
         self.build_prompt()
 
+    @cached_property
+    def token_counter(self) -> TokenCounter:
+        """One cache for the gauge, the rows and the projection: a recount after a model
+        switch re-encodes nothing."""
+        return TokenCounter()
+
     @work(thread=True, exclusive=True, group="tokens", exit_on_error=False)
     def count_tokens(self) -> None:
-        from goose_tui.tokens import TokenCounter, context_usage
+        from goose_tui.tokens import context_usage
 
         session = self.session
         assert session is not None
-        counter = TokenCounter()
-        counts = [counter.count(message) for message in session.messages]
+        counter, gauge = self.token_counter, self.query_one(ContextGauge)
+        worker = get_current_worker()
+        total = len(session.messages)
+        step = max(total // 200, 50)  # ~200 progress updates however long the session
+        counts: list[int] = []
+        for number, message in enumerate(session.messages):
+            if number % step == 0:
+                if worker.is_cancelled:  # a newer count (model switch) replaced this one
+                    return
+                gauge.report_progress(number, total)
+            counts.append(counter.count(message))
+        gauge.report_progress(total, total)
         usage = context_usage(
             session,
             model=self.tui.usage_model,
@@ -269,8 +288,6 @@ class MainScreen(Screen[None]):
         self.query_one(CompactionStatus).elapsed = self.tui.clock() - self._started
 
     def _show_result(self, result: CompactionResult) -> None:
-        from goose_tui.tokens import TokenCounter
-
         self.result = result
         status = self.query_one(CompactionStatus)
         status.state = "done"
@@ -279,7 +296,7 @@ class MainScreen(Screen[None]):
         usage = result.usage
         status.note = f"usage in {usage.input_tokens} / out {usage.output_tokens}"
         self._show_prompt(result.request.system_prompt, "as sent")
-        self.query_one(ContextGauge).projected = TokenCounter().total([result.summary_message])
+        self.query_one(ContextGauge).projected = self.token_counter.total([result.summary_message])
         self._reply_loaded = inert(result.raw_response)
         self._reply_editor.load_text(self._reply_loaded)
         self._show_extraction(result.extraction, result.summary)

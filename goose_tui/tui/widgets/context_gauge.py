@@ -4,6 +4,7 @@ window would hold after the compaction just run."""
 from __future__ import annotations
 
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -35,6 +36,21 @@ class ContextGauge(Widget):
     usage: reactive[ContextUsage | None] = reactive(None)
     # Tokens the window would hold with the summary in place of the history.
     projected: reactive[int | None] = reactive(None)
+    # (messages counted, messages) while a count runs; None when no count is running.
+    progress: reactive[tuple[int, int] | None] = reactive(None)
+
+    class Progress(Message):
+        def __init__(self, counted: int, total: int) -> None:
+            super().__init__()
+            self.counted, self.total = counted, total
+
+    def report_progress(self, counted: int, total: int) -> None:
+        """Thread-safe (post_message is): the counting worker calls this as it goes."""
+        self.post_message(self.Progress(counted, total))
+
+    def on_context_gauge_progress(self, event: Progress) -> None:
+        event.stop()
+        self.progress = None if event.counted >= event.total else (event.counted, event.total)
 
     def watch_usage(self, usage: ContextUsage | None) -> None:
         self.remove_class("-ok", "-near", "-over")
@@ -49,8 +65,12 @@ class ContextGauge(Widget):
 
     def render(self) -> Content:
         usage = self.usage
+        counting = ""
+        if self.progress is not None:
+            counted, total = self.progress
+            counting = f"counting tokens… {counted:,} / {total:,} messages ({counted / total:.0%})"
         if usage is None:
-            return Content("context: counting tokens…")
+            return Content(f"context: {counting or 'counting tokens…'}")
         width = max(self.size.width - 2, 10)
         bar_width = max(min(width - 60, 60), 10)
         bar, _ = _bar(usage.fraction, usage.threshold, bar_width)
@@ -72,4 +92,6 @@ class ContextGauge(Widget):
             details += f" · after compaction: {self.projected:,} tokens ({after:.1%})"
         if usage.model:
             details += f" · model {inert(usage.model)}"
+        if counting:
+            details += f" · re{counting}"
         return Content.assemble(first, "\n", Content(details))

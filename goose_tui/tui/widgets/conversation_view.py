@@ -1,10 +1,17 @@
 """The conversation, one row per line on Textual's line API (no widget per message), so a
-50 MB session with tens of thousands of messages scrolls without building a DOM for it."""
+50 MB session with tens of thousands of messages scrolls without building a DOM for it.
+
+Rows are built per message when first drawn: a collapsed message has one header row and one
+row per content item, so where each message starts is known without formatting any text,
+and opening a 20k-message session costs a pass over item counts, not over 50 MB of content.
+"""
 
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from datetime import UTC, datetime
+from itertools import accumulate
 from typing import Any
 
 from rich.segment import Segment
@@ -134,9 +141,9 @@ class ConversationView(ScrollView, can_focus=True):
         self._tokens: list[int] | None = None
         self._token_total = self._token_max = 1
         self._expanded: set[int] = set()
-        self._rows: list[Row] = []
-        self._row_cache: dict[int, list[Row]] = {}  # per message, so a toggle redoes one
+        self._row_cache: dict[int, list[Row]] = {}  # per message, built when first drawn
         self._starts: list[int] = []  # first row of each message
+        self._row_total = 0
 
     def set_messages(self, messages: list[Message]) -> None:
         self._messages = messages
@@ -154,15 +161,27 @@ class ConversationView(ScrollView, can_focus=True):
 
     @property
     def row_count(self) -> int:
-        return len(self._rows)
+        return self._row_total
 
     def row_text(self, row: int) -> str:
         """What row ``row`` says (for tests and copying)."""
-        return (
-            self._header(self._rows[row][0])
-            if self._rows[row][1] == "header"
-            else (self._rows[row][2])
-        )
+        index, kind, text = self._row(row)
+        return self._header(index) if kind == "header" else text
+
+    def _rows_of(self, index: int) -> list[Row]:
+        rows = self._row_cache.get(index)
+        if rows is None:
+            rows = self._row_cache[index] = self._message_rows(index)
+        return rows
+
+    def _row(self, row: int) -> Row:
+        index = bisect_right(self._starts, row) - 1
+        return self._rows_of(index)[row - self._starts[index]]
+
+    def _height(self, index: int) -> int:
+        if index in self._expanded:
+            return len(self._rows_of(index))
+        return 1 + max(len(self._messages[index].content), 1)  # header + items (or <empty>)
 
     def _message_rows(self, index: int) -> list[Row]:
         message = self._messages[index]
@@ -179,14 +198,10 @@ class ConversationView(ScrollView, can_focus=True):
         return rows
 
     def _rebuild(self) -> None:
-        self._rows, self._starts = [], []
-        for index in range(len(self._messages)):
-            self._starts.append(len(self._rows))
-            rows = self._row_cache.get(index)
-            if rows is None:
-                rows = self._row_cache[index] = self._message_rows(index)
-            self._rows.extend(rows)
-        self.virtual_size = Size(self.size.width, len(self._rows))
+        heights = [self._height(index) for index in range(len(self._messages))]
+        self._starts = [0, *accumulate(heights)]
+        self._row_total = self._starts.pop()
+        self.virtual_size = Size(self.size.width, self._row_total)
         self.refresh()
 
     def _header(self, index: int) -> str:
@@ -215,9 +230,9 @@ class ConversationView(ScrollView, can_focus=True):
         width = self.size.width
         base = self.rich_style
         number = scroll_y + y
-        if number >= len(self._rows):
+        if number >= self._row_total:
             return Strip.blank(width, base)
-        index, kind, text = self._rows[number]
+        index, kind, text = self._row(number)
         if kind == "header":
             role = self._messages[index].role
             style = base + self.get_component_rich_style("conversation--header")

@@ -89,7 +89,21 @@ class TextViewer(ScrollView, can_focus=True):
     def matches(self) -> list[tuple[int, int]]:
         return self._matches
 
+    @property
+    def placeholder(self) -> str:
+        return self._placeholder
+
+    @placeholder.setter
+    def placeholder(self, text: str) -> None:
+        """Shown while there is no text (e.g. "building prompt…")."""
+        self._placeholder = text
+        self.refresh()
+
     def set_text(self, text: str) -> None:
+        if self._lines and text == self._text:
+            # The prompt comes back unchanged after a compaction: splitting 47 million
+            # characters into lines again would block the UI for a few hundred ms.
+            return
         self._text = text
         # Lines are kept raw and made inert when drawn: a 50 MB prompt is never copied whole.
         self._lines = text.split("\n") if text else []

@@ -1,0 +1,96 @@
+"""A big session in the app, headless: when the conversation, the prompt and the token counts
+appear, how long a key press waits while the workers run, and the longest event-loop stall.
+
+    python benchmarks/app_big_session.py [SESSION]   # default: generate ~53 MB / 20k messages
+
+Prints one JSON object. Not part of the pytest run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import gen_session  # noqa: E402
+
+STALL_TICK = 0.02  # the loop is sampled this often; a longer gap is a stall
+
+
+async def measure(path: Path) -> dict[str, object]:
+    from goose_tui.tui.app import GooseTUI
+    from goose_tui.tui.screens.help import HelpScreen
+    from goose_tui.tui.widgets.context_gauge import ContextGauge
+    from goose_tui.tui.widgets.conversation_view import ConversationView
+    from goose_tui.tui.widgets.text_viewer import TextViewer
+
+    started = time.perf_counter()
+    marks: dict[str, float] = {}
+    gaps: list[float] = []
+    progress_seen: list[str] = []
+    stalls: list[tuple[float, int]] = []  # (seconds after start, ms) of stalls over 200 ms
+    app = GooseTUI(path, model="offline")
+    async with app.run_test(size=(200, 50)) as pilot:
+        main = app.main
+        last = time.perf_counter()
+        pressed_at: float | None = None
+        while time.perf_counter() - started < 600:
+            await asyncio.sleep(STALL_TICK)
+            now = time.perf_counter()
+            gaps.append(now - last - STALL_TICK)
+            elapsed = now - started
+            if gaps[-1] > 0.2:
+                stalls.append((round(last - started, 2), round(gaps[-1] * 1000)))
+            last = now
+            gauge = main.query_one(ContextGauge)
+            if "conversation" not in marks and main.query_one(ConversationView).row_count:
+                marks["conversation"] = elapsed
+            if "prompt" not in marks and main.query_one("#input-view", TextViewer).text:
+                marks["prompt"] = elapsed
+            if getattr(gauge, "progress", None) is not None and len(progress_seen) < 50:
+                progress_seen.append(str(gauge.render()).split("\n")[0])
+            if "conversation" in marks and pressed_at is None and gauge.usage is None:
+                pressed_at = time.perf_counter()
+                # A task, so the sampling loop goes on while the pilot waits for the screen.
+                press = asyncio.create_task(pilot.press("question_mark"))
+            if pressed_at is not None and "help_opened" not in marks:
+                if isinstance(app.screen, HelpScreen):
+                    marks["help_opened"] = time.perf_counter() - pressed_at
+                    marks["help_opened_during_counting"] = float(gauge.usage is None)
+                    await press
+                    asyncio.create_task(pilot.press("escape"))
+            if "counts" not in marks and gauge.usage is not None:
+                marks["counts"] = elapsed
+            if {"conversation", "prompt", "counts"} <= marks.keys():
+                break
+    return {
+        "seconds": {k: round(v, 2) for k, v in marks.items()},
+        "longest_stall_ms": round(max(gaps, default=0) * 1000),
+        "stalls_over_100ms": sum(g > 0.1 for g in gaps),
+        "stalls_over_200ms_at": stalls,
+        "progress_samples": progress_seen[:: max(len(progress_seen) // 5, 1)],
+    }
+
+
+def main() -> None:
+    if len(sys.argv) > 1:
+        path = Path(sys.argv[1])
+        result = asyncio.run(measure(path))
+    else:
+        with tempfile.TemporaryDirectory(prefix="goose-tui-big-") as tmp:
+            path = Path(tmp) / "big-session.jsonl"
+            gen_session.write_big_jsonl(path, target_bytes=50_000_000, messages=20_000)
+            result = asyncio.run(measure(path))
+    result["file_mb"] = round(path.stat().st_size / 1e6, 1) if path.exists() else None
+    print(json.dumps(result, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
