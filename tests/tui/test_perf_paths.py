@@ -1,0 +1,202 @@
+"""The fast paths of the app and what they must keep: the Rich-rendered summary preview
+(still inert, links still dead, source toggle), broken template overrides falling back with
+a visible warning, and a session that is still being counted staying usable."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from textual.app import App, ComposeResult
+
+from goose_tui.tokens import TokenCounter
+from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.screens.help import HelpScreen
+from goose_tui.tui.widgets.context_gauge import ContextGauge
+from goose_tui.tui.widgets.conversation_view import ConversationView
+from goose_tui.tui.widgets.pane import Pane
+from goose_tui.tui.widgets.summary_preview import MarkdownLines, SummaryPreview
+from goose_tui.tui.widgets.text_viewer import TextViewer
+
+from .conftest import settle, wait_until
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+class PreviewApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield SummaryPreview(id="preview")
+
+
+def _plain(lines: MarkdownLines) -> str:
+    return "\n".join(strip.text for strip in lines.lines)
+
+
+async def test_preview_shows_markup_and_escapes_literally_and_links_are_dead() -> None:
+    hostile = (
+        "# Title\n\n"
+        "* [bold]x[/] and [link=https://evil.example]click[/link]\n"
+        "* escape \x1b]0;pwned\x07 and \x1b[2J clear\n"
+        "* a [real link](https://example.com/a) in Markdown\n"
+    )
+    app = PreviewApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        preview = app.query_one(SummaryPreview)
+        preview.set_markdown(hostile)
+        await pilot.pause()
+        view = preview.query_one(MarkdownLines)
+        text = _plain(view)
+        assert "[bold]x[/]" in text and "[link=https://evil.example]click[/link]" in text
+        assert "\x1b" not in text and "\x07" not in text
+        assert "␛]0;pwned␇" in text and "␛[2J" in text
+        # hyperlinks=False: the address is written out, and no segment carries a link.
+        assert "https://example.com/a" in text
+        styles = [seg.style for strip in view.lines for seg in strip if seg.style]
+        assert styles and not any(style.link for style in styles)
+        screen_text = "".join(seg.text for strip in view.lines for seg in strip)
+        assert "\x1b" not in screen_text
+
+
+async def test_preview_toggles_to_source_and_rerenders_on_resize() -> None:
+    app = PreviewApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        preview = app.query_one(SummaryPreview)
+        long_line = "word " * 60
+        preview.set_markdown(f"# Head\n\n{long_line}\n")
+        await pilot.pause()
+        view = preview.query_one(MarkdownLines)
+        wide = len(view.lines)
+        await pilot.resize_terminal(50, 30)
+        await pilot.pause()
+        assert len(view.lines) > wide  # wrapped again at the narrower width
+        assert all(len(strip.text) <= view.scrollable_content_region.width for strip in view.lines)
+        preview.action_toggle_source()
+        await pilot.pause()
+        source = preview.query_one("#preview-source", TextViewer)
+        assert source.display and source.text.startswith("# Head")
+        assert not view.display
+
+
+def _broken_override(folder: Path, name: str = "compaction.md") -> Path:
+    folder.mkdir(exist_ok=True)
+    path = folder / name
+    path.write_text("line one\nline two\n{{ messages }}\n{% for x in %}\n", encoding="utf-8")
+    return path
+
+
+def _bump(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+    stat = path.stat()  # make sure the mtime moves even on a coarse clock
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+
+
+async def test_broken_override_at_start_uses_builtin_and_says_so_in_the_border(
+    session_file: Path, tmp_path: Path
+) -> None:
+    broken = _broken_override(tmp_path / "prompts")
+    app = GooseTUI(session_file, prompts_dir=broken.parent)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        assert app.templates.compaction.source.origin == "built-in"
+        border = str(app.main.query_one("#pane-input", Pane).border_subtitle)
+        assert border == f"compaction.md: built-in (override broken: {broken}:4)"
+        warnings = [n for n in app._notifications if n.severity == "warning"]
+        assert any(f"{broken}:4" in n.message for n in warnings)
+        prompt = app.main.query_one("#input-view", TextViewer).text
+        assert "[user]: The test test_parse_dates" in prompt  # built by the built-in
+
+
+async def test_override_that_appears_broken_falls_back_then_is_used_once_fixed(
+    session_file: Path, tmp_path: Path
+) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    app = GooseTUI(session_file, prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        pane = app.main.query_one("#pane-input", Pane)
+        broken = _broken_override(prompts)
+        _bump(broken, broken.read_text())
+        await wait_until(pilot, lambda: "override broken" in str(pane.border_subtitle))
+        assert app.templates.compaction.source.origin == "built-in"
+        assert any(f"{broken}:4" in n.message for n in app._notifications)
+        _bump(broken, "FIXED\n{{ messages }}")
+        viewer = app.main.query_one("#input-view", TextViewer)
+        await wait_until(pilot, lambda: viewer.text.startswith("FIXED\n[user]:"))
+        assert str(pane.border_subtitle) == f"compaction.md: override {broken} (prompts-dir)"
+
+
+@pytest.fixture
+def generated_session(tmp_path: Path) -> Path:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import gen_session
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    path = tmp_path / "generated.jsonl"
+    return gen_session.write_big_jsonl(path, target_bytes=600_000, messages=800)
+
+
+async def test_keys_work_while_tokens_are_counted_and_progress_is_shown(
+    generated_session: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Hold the counting worker at message 100 so the test sees it mid-way, whatever the
+    # machine's speed; the counting itself is the real one.
+    release, reached = threading.Event(), threading.Event()
+    real_count = TokenCounter.count
+    seen = {"n": 0}
+
+    def count(self: TokenCounter, message):  # noqa: ANN001
+        seen["n"] += 1
+        if seen["n"] == 100:
+            reached.set()
+            release.wait(timeout=30)
+        return real_count(self, message)
+
+    monkeypatch.setattr(TokenCounter, "count", count)
+    app = GooseTUI(generated_session)
+    async with app.run_test(size=(200, 50)) as pilot:
+        gauge = app.main.query_one(ContextGauge)
+        await wait_until(pilot, reached.is_set)
+        await wait_until(pilot, lambda: gauge.progress is not None)
+        first_line = str(gauge.render()).split("\n")[0]
+        total = len(app.main.session.messages)
+        assert first_line.startswith("context: counting tokens… ")
+        assert f"/ {total:,} messages" in first_line
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)  # handled while the count is held
+        assert gauge.usage is None
+        await pilot.press("escape")
+        release.set()
+        await settle(pilot)
+        assert gauge.usage is not None and gauge.progress is None
+        assert "counting" not in str(gauge.render())
+
+
+async def test_model_switch_recounts_nothing_and_opening_builds_few_rows(
+    generated_session: Path,
+) -> None:
+    app = GooseTUI(generated_session)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        main = app.main
+        view = main.query_one(ConversationView)
+        messages = main.session.messages
+        # Rows of only the messages drawn so far were built; the count is still exact.
+        assert len(view._row_cache) < 60 < len(messages)
+        assert view.row_count == sum(1 + max(len(m.content), 1) for m in messages)
+        last = view.row_text(view.row_count - 1)
+        assert last.startswith("  ")  # the last message's last item row, built on demand
+        counted = main.token_counter.recounted
+        assert counted == len(messages)
+        app.set_model("openai/gpt-4o")
+        await settle(pilot)
+        assert main.token_counter.recounted == counted  # served from the shared cache
+        viewer = main.query_one("#input-view", TextViewer)
+        lines = viewer._lines
+        viewer.set_text(viewer.text[:-1] + viewer.text[-1:])  # equal, not the same object
+        assert viewer._lines is lines  # not split again
