@@ -200,3 +200,49 @@ async def test_model_switch_recounts_nothing_and_opening_builds_few_rows(
         lines = viewer._lines
         viewer.set_text(viewer.text[:-1] + viewer.text[-1:])  # equal, not the same object
         assert viewer._lines is lines  # not split again
+
+
+SECTIONED = (
+    "# Summary\n\nintro\n\n## Files\n\n### a.py\n\n```python\n# not a heading\nx = 1\n```\n\n"
+    "## Quote\n\n> a quote\n\n## Table\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n## Rule\n\n---\n"
+    "## Fence\n\n````md\n```\n## not a heading either\n```\n````\n## End\n\n* x\n  * y\n"
+)
+
+
+def test_split_sections_cuts_before_headings_outside_fences() -> None:
+    from goose_tui.tui.widgets.summary_preview import split_sections
+
+    sections = split_sections(SECTIONED)
+    assert "\n".join(sections) == SECTIONED
+    heads = [s.split("\n", 1)[0] for s in sections]
+    assert heads == ["# Summary", "## Files", "### a.py", "## Quote", "## Table", "## Rule"] + [
+        "## Fence",
+        "## End",
+    ]
+
+
+async def test_sectioned_render_matches_rendering_the_whole_text_at_once() -> None:
+    from rich.markdown import Markdown
+
+    app = PreviewApp()
+    async with app.run_test(size=(70, 40)) as pilot:
+        view = app.query_one(MarkdownLines)
+        view.set_markdown(SECTIONED)
+        await pilot.pause()
+        width = view.scrollable_content_region.width
+        options = app.console_options.update(width=width, height=None, highlight=False)
+        whole = app.console.render_lines(Markdown(SECTIONED, hyperlinks=False), options)
+
+        def text(lines: list[str]) -> list[str]:
+            out = [line.rstrip() for line in lines]
+            while out and not out[-1]:
+                out.pop()
+            return out
+
+        expected = text(["".join(seg.text for seg in line) for line in whole])
+        assert text([strip.text for strip in view.lines]) == expected
+        # An edit of one section re-renders that section only.
+        cached = dict(view._cache)
+        view.set_markdown(SECTIONED.replace("intro", "intro, edited"))
+        new_keys = set(view._cache) - set(cached)
+        assert len(new_keys) == 1 and "intro, edited" in next(iter(new_keys))[0]

@@ -6,9 +6,17 @@ into lines at the pane's width and serves them through the line API; a width cha
 again. Rich's Markdown parses Markdown, not Rich markup, so ``[bold]x[/]`` shows literally;
 control characters are made inert first; ``hyperlinks=False`` writes a link as its text and
 address, so nothing is clickable and no OSC 8 sequence reaches the terminal.
+
+The text is rendered section by section (split before each ATX heading outside a code
+fence), each cached by its text and the width: an edit of one field re-renders one section.
+Rich separates top-level blocks with one blank line, so the sections joined by one blank
+line read as the whole text rendered at once. (A reference-style link whose definition sits
+in another section would show as plain text; summaries use none.)
 """
 
 from __future__ import annotations
+
+import re
 
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
@@ -23,6 +31,27 @@ from textual.widgets import ContentSwitcher
 
 from goose_tui.tui.inert import inert
 from goose_tui.tui.widgets.text_viewer import TextViewer
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_HEADING = re.compile(r" {0,3}#{1,6}(\s|$)")
+SECTION_CACHE = 64  # sections kept per widget; a summary has about ten
+
+
+def split_sections(text: str) -> list[str]:
+    """``text`` cut before every ATX heading that is not inside a fenced code block."""
+    sections: list[list[str]] = [[]]
+    fence = ""  # the open fence's run of backticks or tildes
+    for line in text.split("\n"):
+        if fence:
+            stripped = line.strip()
+            if stripped.startswith(fence) and set(stripped) == {fence[0]}:
+                fence = ""
+        elif match := _FENCE.match(line):
+            fence = match.group(1)
+        elif _HEADING.match(line) and sections[-1]:
+            sections.append([])
+        sections[-1].append(line)
+    return ["\n".join(lines) for lines in sections]
 
 
 class MarkdownLines(ScrollView, can_focus=True):
@@ -39,12 +68,14 @@ class MarkdownLines(ScrollView, can_focus=True):
     ) -> None:
         super().__init__(id=id, classes=classes)
         self._placeholder = placeholder
-        self._markdown: RichMarkdown | None = None
+        self._sections: list[str] = []
+        # (section, width) -> (lines, whether Rich puts a blank line after the section)
+        self._cache: dict[tuple[str, int], tuple[list[Strip], bool]] = {}
         self._strips: list[Strip] = []
         self._rendered_width = -1  # the width self._strips were rendered at
 
     def set_markdown(self, text: str) -> None:
-        self._markdown = RichMarkdown(inert(text), hyperlinks=False) if text else None
+        self._sections = split_sections(inert(text)) if text.strip() else []
         self._rendered_width = -1
         if self.is_mounted and self._width:
             self._render_lines(self._width)  # now, so the virtual size is right at once
@@ -57,14 +88,32 @@ class MarkdownLines(ScrollView, can_focus=True):
 
     def _render_lines(self, width: int) -> None:
         self._rendered_width = width
-        if self._markdown is None:
-            self._strips = []
-        else:
-            console = self.app.console
-            options = self.app.console_options.update(width=width, height=None, highlight=False)
-            lines = console.render_lines(self._markdown, options, style=self.rich_style)
-            self._strips = [Strip(line, width) for line in lines]
-        self.virtual_size = Size(width, len(self._strips))
+        blank = Strip.blank(width, self.rich_style)
+        cache: dict[tuple[str, int], tuple[list[Strip], bool]] = {}
+        strips: list[Strip] = []
+        gap = False
+        for section in self._sections:
+            key = (section, width)
+            lines, next_gap = cache[key] = (
+                cache.get(key) or self._cache.get(key) or self._render(*key)
+            )
+            strips.extend([blank, *lines] if gap else lines)
+            gap = next_gap
+        # Keep what this text used plus the most recent others (typing back and forth).
+        self._cache = dict(list(self._cache.items())[-SECTION_CACHE:]) | cache
+        self._strips = strips
+        self.virtual_size = Size(width, len(strips))
+
+    def _render(self, section: str, width: int) -> tuple[list[Strip], bool]:
+        markdown = RichMarkdown(section, hyperlinks=False)
+        options = self.app.console_options.update(width=width, height=None, highlight=False)
+        lines = self.app.console.render_lines(markdown, options, style=self.rich_style)
+        # Rich writes a blank line before a block when the block before it asks for one
+        # (its element's ``new_line``): the last top-level token of the section decides.
+        last = next((t.type for t in reversed(markdown.parsed) if t.level == 0), "")
+        opening = last.removesuffix("_close") + "_open"  # elements are keyed by the opener
+        element = markdown.elements.get(opening) or markdown.elements.get(last)
+        return [Strip(line, width) for line in lines], bool(getattr(element, "new_line", True))
 
     @property
     def _width(self) -> int:
