@@ -24,7 +24,9 @@ import gen_session  # noqa: E402
 STALL_TICK = 0.02  # the loop is sampled this often; a longer gap is a stall
 
 
-async def measure(path: Path) -> dict[str, object]:
+async def measure(
+    path: Path, until: tuple[str, ...] = ("conversation", "prompt", "counts"), limit: float = 600
+) -> dict[str, object]:
     from goose_tui.tui.app import GooseTUI
     from goose_tui.tui.screens.help import HelpScreen
     from goose_tui.tui.widgets.context_gauge import ContextGauge
@@ -36,13 +38,17 @@ async def measure(path: Path) -> dict[str, object]:
     gaps: list[float] = []
     progress_seen: list[str] = []
     stalls: list[tuple[float, int]] = []  # (seconds after start, ms) of stalls over 200 ms
+    tasks: list = []  # pilot coroutines to start from the loop
+    background: list[asyncio.Future] = []  # kept referenced until the run ends
     app = GooseTUI(path, model="offline")
     async with app.run_test(size=(200, 50)) as pilot:
         main = app.main
         last = time.perf_counter()
         pressed_at: float | None = None
-        while time.perf_counter() - started < 600:
+        while time.perf_counter() - started < limit:
             await asyncio.sleep(STALL_TICK)
+            while tasks:
+                background.append(asyncio.ensure_future(tasks.pop()))
             now = time.perf_counter()
             gaps.append(now - last - STALL_TICK)
             elapsed = now - started
@@ -59,16 +65,17 @@ async def measure(path: Path) -> dict[str, object]:
             if "conversation" in marks and pressed_at is None and gauge.usage is None:
                 pressed_at = time.perf_counter()
                 # A task, so the sampling loop goes on while the pilot waits for the screen.
-                press = asyncio.create_task(pilot.press("question_mark"))
+                press = asyncio.ensure_future(pilot.press("question_mark"))
+                background.append(press)
             if pressed_at is not None and "help_opened" not in marks:
                 if isinstance(app.screen, HelpScreen):
                     marks["help_opened"] = time.perf_counter() - pressed_at
                     marks["help_opened_during_counting"] = float(gauge.usage is None)
-                    await press
-                    asyncio.create_task(pilot.press("escape"))
+                    # Not awaited: the pilot waits for idle, which would stall this loop.
+                    press.add_done_callback(lambda _: tasks.append(pilot.press("escape")))
             if "counts" not in marks and gauge.usage is not None:
                 marks["counts"] = elapsed
-            if {"conversation", "prompt", "counts"} <= marks.keys():
+            if set(until) <= marks.keys():
                 break
     return {
         "seconds": {k: round(v, 2) for k, v in marks.items()},
