@@ -183,6 +183,15 @@ class MainScreen(Screen[None]):
         assert session is not None
         counter, gauge = self.token_counter, self.query_one(ContextGauge)
         worker = get_current_worker()
+        usage_options = {
+            "model": self.tui.usage_model,
+            "context_limit": self.tui.context_limit,
+            "threshold": self.tui.threshold,
+        }
+        if session.usage.total_tokens is not None:
+            # A count Goose reported needs no tokenizer: show it before the estimates.
+            reported = context_usage(session, **usage_options)
+            self.app.call_from_thread(setattr, gauge, "usage", reported)
         total = len(session.messages)
         step = max(total // 200, 50)  # ~200 progress updates however long the session
         counts: list[int] = []
@@ -193,13 +202,7 @@ class MainScreen(Screen[None]):
                 gauge.report_progress(number, total)
             counts.append(counter.count(message))
         gauge.report_progress(total, total)
-        usage = context_usage(
-            session,
-            model=self.tui.usage_model,
-            context_limit=self.tui.context_limit,
-            threshold=self.tui.threshold,
-            counter=counter,
-        )
+        usage = context_usage(session, counter=counter, **usage_options)
         self.app.call_from_thread(self._show_counts, counts, usage)
 
     def _show_counts(self, counts: list[int], usage: object) -> None:
