@@ -167,6 +167,42 @@ def bench_extraction(bench: Bench) -> None:
             None if vs_json <= 20 else profile,
         )
     )
+    bench_dense_candidates(bench, t_json, label_s, label_b, check)
+
+
+def bench_dense_candidates(
+    bench: Bench, t_json: float, label_s: str, label_b: str, check: Callable[[Any], None]
+) -> None:
+    """The same figures on the reply no pruning helps: every candidate is parsed."""
+    from goose_tui.compaction.extract import extract_summary
+
+    small = gen_session.dense_candidates_reply(bench.sizes.reply_small)
+    big = gen_session.dense_candidates_reply(bench.sizes.reply_big)
+    t_small, ex = best_of(lambda: extract_summary(small), 2)
+    check(ex)
+    t_big, ex = best_of(lambda: extract_summary(big), 2)
+    check(ex)
+    linear, vs_json = t_big / t_small, t_big / t_json
+    profile = profile_of(lambda: extract_summary(big))
+    blocks = big.count("```json")
+    bench.add(
+        Row(
+            f"extract dense candidates t({label_b})/t({label_s})",
+            f"{linear:.2f}  ({t_big * 1000:.0f} ms / {t_small * 1000:.0f} ms)",
+            "<= 5",
+            linear <= 5,
+            None if linear <= 5 else profile,
+        )
+    )
+    bench.add(
+        Row(
+            f"extract dense candidates {label_b} / json.loads {label_b} valid",
+            f"{vs_json:.1f}x  ({t_big * 1000:.0f} ms / {t_json * 1000:.0f} ms; {blocks:,} blocks)",
+            "<= 20x",
+            vs_json <= 20,
+            None if vs_json <= 20 else profile,
+        )
+    )
 
 
 # --- (b) loading and formatting ---------------------------------------------------------------

@@ -154,6 +154,15 @@ def adversarial_reply(n_bytes: int, seed: int = 7) -> str:
     return "".join(parts)
 
 
+def dense_candidates_reply(n_bytes: int) -> str:
+    """A reply of about ``n_bytes`` whose every ```json block holds a small object that parses
+    but is not a summary (no field of the nine), after a usable object at the start: no
+    pruning applies, each of the ~n/17 candidates must be parsed and rejected in turn."""
+    head = json.dumps({"user_intent": ["benchmark"], "current_work": "measuring extraction"})
+    block = '```json\n{"x": 1}\n'
+    return head + "\n" + block * max((n_bytes - len(head)) // len(block), 1)
+
+
 def valid_json_document(n_bytes: int, seed: int = 11) -> str:
     """A valid summary-shaped JSON document of about ``n_bytes``."""
     rng = random.Random(seed)
