@@ -252,8 +252,9 @@ def resolve_threshold(cli_value: float | None = None) -> float:
 
 
 @lru_cache(maxsize=1)
-def _model_map() -> dict[str, Any]:
-    # litellm's bundled copy, read as plain JSON (3.5 MB, parsed once) without importing it.
+def model_map() -> dict[str, Any]:
+    """litellm's bundled model map (context windows and prices), read as plain JSON (3.5 MB,
+    parsed once) without importing litellm; {} when litellm or the file is not there."""
     package = litellm_package_dir()
     if package is None:
         return {}
@@ -277,7 +278,7 @@ def _limit_of(entry: Any) -> int | None:
 def model_map_limit(model: str, provider: str | None = None) -> int | None:
     """The window of ``model`` in litellm's map: exact name, then with the session's provider
     in front, then with provider prefixes stripped one at a time."""
-    table = _model_map()
+    table = model_map()
     candidates = [model]
     if provider and not model.startswith(f"{provider}/"):
         candidates.append(f"{provider}/{model}")

@@ -230,7 +230,7 @@ def test_session_limit_then_model_map_then_assumed() -> None:
 
 
 def test_model_map_lookup_strips_and_adds_provider_prefixes() -> None:
-    table = tokens._model_map()
+    table = tokens.model_map()
     assert table["gpt-4o"]["max_input_tokens"] == 128_000
     assert context_window(session(), model="openai/gpt-4o") == (128_000, "model-map")
     assert context_window(session(), model="someproxy/openai/gpt-4o") == (128_000, "model-map")
@@ -254,11 +254,11 @@ def test_another_model_ignores_the_sessions_own_limit() -> None:
 
 
 def test_model_map_is_parsed_once() -> None:
-    tokens._model_map()
-    before = tokens._model_map.cache_info().misses
+    tokens.model_map()
+    before = tokens.model_map.cache_info().misses
     for _ in range(3):
         context_window(session(), model="gpt-4o")
-    assert tokens._model_map.cache_info().misses == before
+    assert tokens.model_map.cache_info().misses == before
 
 
 # --- the threshold --------------------------------------------------------------------------------

@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -20,7 +19,7 @@ from goose_tui.analysis.retention import RetentionReport, retention_report
 from goose_tui.compaction.structured import FIELD_ORDER, LIST_FIELDS, StructuredSummary
 from goose_tui.llm.base import TokenUsage
 from goose_tui.session.models import Message
-from goose_tui.tokens import MODEL_MAP_FILE, count_tokens, litellm_package_dir
+from goose_tui.tokens import count_tokens, model_map
 
 FieldStatus = Literal["same", "changed", "only_left", "only_right"]
 
@@ -73,25 +72,12 @@ class Comparison(BaseModel):
 # --- prices -------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def price_map() -> dict[str, Any]:
-    """litellm's bundled price map, or {} when litellm (or the file) is not there."""
-    package = litellm_package_dir()
-    if package is None:
-        return {}
-    try:
-        data = json.loads((package / MODEL_MAP_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def model_prices(model: str | None) -> tuple[float, float] | None:
     """(input, output) USD per token. The map keys some models with their provider prefix
     and some without, so prefixes are stripped one at a time until a priced entry is found."""
     if not model or model == "offline" or model.startswith("replay:"):
         return None
-    prices = price_map()
+    prices = model_map()
     candidate: str | None = model
     while candidate:
         entry = prices.get(candidate)
