@@ -118,20 +118,6 @@ def encoder() -> tiktoken.Encoding:
     return _encoder
 
 
-def preload_encoder() -> None:
-    """Start loading the encoder in a background thread, so that it overlaps with other
-    start-up work (the app calls this before it builds its first screen)."""
-    if _encoder is None:
-        threading.Thread(target=_preload, name="o200k-preload", daemon=True).start()
-
-
-def _preload() -> None:
-    try:
-        encoder()
-    except TokenizerUnavailable:
-        pass  # the first real count reports it
-
-
 def count_tokens(text: str) -> int:
     # Goose uses encode_with_special_tokens: "<|endoftext|>" in a text counts as one token.
     if not text:

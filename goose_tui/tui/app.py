@@ -24,7 +24,6 @@ from goose_tui.files import OverwriteRefused
 from goose_tui.llm.base import Summarizer
 from goose_tui.samples import bundled_sample
 from goose_tui.session.models import SessionInfo
-from goose_tui.tokens import preload_encoder
 from goose_tui.tui.commands import ModelCommands
 from goose_tui.tui.screens.error_modal import ErrorModal
 from goose_tui.tui.screens.help import HelpScreen
@@ -69,7 +68,6 @@ class GooseTUI(App[None]):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
-        preload_encoder()  # every session needs it for the per-message counts
         self.session_path = session_path
         self.session_id = session_id
         self.model = model
