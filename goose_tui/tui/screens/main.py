@@ -281,6 +281,9 @@ class MainScreen(Screen[None]):
                 on_attempt=on_attempt,
                 on_chunk=on_chunk,
             )
+        except BaseException:  # failed or cancelled: what streamed in is kept, but say so
+            self.query_one("#pane-analysis", Pane).set_title("analysis · partial reply, not used")
+            raise
         finally:
             self._tick()
             if self._ticker is not None:
