@@ -141,11 +141,12 @@ def finish(raw_response: str, templates: Templates) -> tuple[Extraction, str]:
     )
 
 
-def fill_usage(reported: TokenUsage, request: CompactionRequest, raw_response: str) -> TokenUsage:
-    """Keep what the provider reported; estimate each missing count (SPEC §7)."""
+def fill_usage(reported: TokenUsage, tokens_sent: int, raw_response: str) -> TokenUsage:
+    """Keep what the provider reported; estimate each missing count (SPEC §7). The input
+    estimate is the attempt's ``tokens_sent``, already counted for this very request."""
     input_tokens = reported.input_tokens
     if input_tokens is None:
-        input_tokens = request_tokens(request)
+        input_tokens = tokens_sent
     output_tokens = reported.output_tokens
     if output_tokens is None:
         output_tokens = count_tokens(raw_response)
@@ -222,7 +223,7 @@ async def summarize(
             extraction=extraction,
             summary=summary,
             attempts=attempts,
-            usage=fill_usage(completion.usage, request, raw),
+            usage=fill_usage(completion.usage, running.tokens_sent, raw),
             reported_usage=completion.usage,
             summary_message=summary_message(summary),
         )
