@@ -232,18 +232,22 @@ def _load(args: argparse.Namespace):  # -> Session
     return session
 
 
-def _templates(args: argparse.Namespace):  # -> Templates
+def load_templates_arg(prompts_dir: Path | None, flag: str = "--prompts-dir"):  # -> Templates
+    """The templates for a prompts-dir option, as CLI errors (exit 2) when unusable."""
     from goose_tui.compaction.templates import TemplateError, load_templates
 
-    prompts_dir = getattr(args, "prompts_dir", None)
     if prompts_dir is not None and not prompts_dir.is_dir():
-        raise CliError(f"--prompts-dir {prompts_dir}: not a folder", EXIT_UNUSABLE)
+        raise CliError(f"{flag} {prompts_dir}: not a folder", EXIT_UNUSABLE)
     try:
         return load_templates(prompts_dir)
     except TemplateError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
     except OSError as exc:
         raise CliError(f"cannot read templates: {exc}", EXIT_UNUSABLE) from exc
+
+
+def _templates(args: argparse.Namespace):  # -> Templates
+    return load_templates_arg(getattr(args, "prompts_dir", None))
 
 
 def _template_failure(exc: Exception) -> CliError:
@@ -389,24 +393,40 @@ def _model_spec(args: argparse.Namespace) -> str:
     return args.model or "offline"
 
 
-def make_summarizer_from_args(args: argparse.Namespace):  # -> Summarizer
+def summarizer_for(
+    spec: str, api_base: str | None = None, offline_context_limit: int | None = None
+):  # -> Summarizer
+    """The summarizer for a model spec, as CLI errors (exit 2) when unusable."""
     from goose_tui.llm import make_summarizer
 
-    spec = _model_spec(args)
     if spec.startswith("replay:") and not Path(spec[len("replay:") :]).is_file():
         raise CliError(f"{spec[len('replay:') :]}: no such reply file", EXIT_UNUSABLE)
     try:
-        return make_summarizer(
-            spec, api_base=args.api_base, offline_context_limit=args.offline_context_limit
-        )
+        return make_summarizer(spec, api_base=api_base, offline_context_limit=offline_context_limit)
     except ValueError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
 
 
-def cmd_compact(args: argparse.Namespace) -> int:
-    from goose_tui.compaction.summarize import CompactionFailed, summarize
+def make_summarizer_from_args(args: argparse.Namespace):  # -> Summarizer
+    return summarizer_for(_model_spec(args), args.api_base, args.offline_context_limit)
+
+
+def run_compaction(coro: Any) -> Any:
+    """Run a compaction coroutine, turning the pipeline's failures into CLI errors (exit 1)."""
+    from goose_tui.compaction.summarize import CompactionFailed
     from goose_tui.compaction.templates import TemplateError
     from goose_tui.llm.base import ModelError
+
+    try:
+        return asyncio.run(coro)
+    except (CompactionFailed, ModelError, TemplateError) as exc:
+        raise CliError(str(exc), EXIT_FAILED) from exc
+    except KeyboardInterrupt as exc:
+        raise CliError("cancelled", EXIT_FAILED) from exc
+
+
+def cmd_compact(args: argparse.Namespace) -> int:
+    from goose_tui.compaction.summarize import summarize
 
     session = _load(args)
     if args.output is not None:
@@ -417,14 +437,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
     templates = _templates(args)
     summarizer = make_summarizer_from_args(args)
 
-    try:
-        result = asyncio.run(summarize(session.messages, summarizer, templates))
-    except CompactionFailed as exc:
-        raise CliError(str(exc), EXIT_FAILED) from exc
-    except (ModelError, TemplateError) as exc:
-        raise CliError(str(exc), EXIT_FAILED) from exc
-    except KeyboardInterrupt as exc:
-        raise CliError("cancelled", EXIT_FAILED) from exc
+    result = run_compaction(summarize(session.messages, summarizer, templates))
 
     if args.output is not None:
         atomic_write_text(args.output, result.summary + "\n")

@@ -98,38 +98,21 @@ def _prompts_dir(p: argparse.ArgumentParser, flag: str) -> None:
 
 
 def _templates(prompts_dir: Path | None, flag: str = "--prompts-dir") -> Any:
-    from goose_tui import cli
+    from goose_tui.cli import load_templates_arg
 
-    if prompts_dir is not None and not prompts_dir.is_dir():
-        raise cli.CliError(f"{flag} {prompts_dir}: not a folder", cli.EXIT_UNUSABLE)
-    return cli._templates(argparse.Namespace(prompts_dir=prompts_dir))
+    return load_templates_arg(prompts_dir, flag)
 
 
 def _summarizer(spec: str, api_base: str | None) -> Any:
-    from goose_tui.cli import EXIT_UNUSABLE, CliError
-    from goose_tui.llm import make_summarizer
+    from goose_tui.cli import summarizer_for
 
-    if spec.startswith("replay:") and not Path(spec[len("replay:") :]).is_file():
-        raise CliError(f"{spec[len('replay:') :]}: no such reply file", EXIT_UNUSABLE)
-    try:
-        return make_summarizer(spec, api_base=api_base)
-    except ValueError as exc:
-        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    return summarizer_for(spec, api_base)
 
 
 def _run(coro: Any) -> Any:
-    """Run a compaction, turning the pipeline's errors into CLI errors."""
-    from goose_tui.cli import EXIT_FAILED, CliError
-    from goose_tui.compaction.summarize import CompactionFailed
-    from goose_tui.compaction.templates import TemplateError
-    from goose_tui.llm.base import ModelError
+    from goose_tui.cli import run_compaction
 
-    try:
-        return asyncio.run(coro)
-    except (CompactionFailed, ModelError, TemplateError) as exc:
-        raise CliError(str(exc), EXIT_FAILED) from exc
-    except KeyboardInterrupt as exc:
-        raise CliError("cancelled", EXIT_FAILED) from exc
+    return run_compaction(coro)
 
 
 def _table(rows: list[list[str]], right: frozenset[int] | set[int] = frozenset()) -> list[str]:
@@ -406,7 +389,6 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
     from goose_tui import cli
     from goose_tui.analysis.batch import collect_jobs, run_batch, to_markdown
-    from goose_tui.compaction.templates import TemplateError
     from goose_tui.files import OverwriteRefused, atomic_write_text, refuse_overwriting_inputs
 
     if not args.target.exists():
@@ -424,24 +406,19 @@ def cmd_batch(args: argparse.Namespace) -> int:
             raise cli.CliError(str(exc), cli.EXIT_UNUSABLE) from exc
     _templates(args.prompts_dir)  # a bad --prompts-dir fails here, with exit code 2
     summarizer = _summarizer(args.model, args.api_base)
-    try:
-        report = asyncio.run(
-            run_batch(
-                args.target,
-                args.model,
-                concurrency=args.concurrency,
-                prompts_dir=args.prompts_dir,
-                api_base=args.api_base,
-                summarizer=summarizer,
-                on_entry=lambda e: print(
-                    f"goose-tui: {e.source}: {'ok' if e.ok else 'FAILED'}", file=sys.stderr
-                ),
-            )
+    report = _run(
+        run_batch(
+            args.target,
+            args.model,
+            concurrency=args.concurrency,
+            prompts_dir=args.prompts_dir,
+            api_base=args.api_base,
+            summarizer=summarizer,
+            on_entry=lambda e: print(
+                f"goose-tui: {e.source}: {'ok' if e.ok else 'FAILED'}", file=sys.stderr
+            ),
         )
-    except TemplateError as exc:
-        raise cli.CliError(str(exc), cli.EXIT_FAILED) from exc
-    except KeyboardInterrupt as exc:
-        raise cli.CliError("cancelled", cli.EXIT_FAILED) from exc
+    )
     if args.output is not None:
         json_path, md_path = _report_paths(args.output)
         data = json.dumps(report.to_json_dict(), ensure_ascii=False, indent=2) + "\n"
