@@ -221,9 +221,3 @@ def side_from_result(label: str, result: Any) -> SummarySide:
         model=result.model,
         usage=result.usage,
     )
-
-
-def side_from_saved(
-    label: str, text: str, structured: StructuredSummary | None = None
-) -> SummarySide:
-    return SummarySide(label=label, summary=text, structured=structured)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -492,9 +491,6 @@ class MainScreen(Screen[None]):
 
     def action_edit_template(self, name: str) -> None:
         self.tui.edit_template(name)
-
-    def saved_path_inputs(self) -> list[Path | None]:
-        return [self.session.source_path if self.session else None]
 
     # -- analysis screens (what was lost, compare, timeline) -------------------------------
 
