@@ -65,7 +65,13 @@ def measure_memory(path: str) -> dict:
     load_peak = _status_kib("VmHWM")
     text = format_messages(session.messages)
     peak = _status_kib("VmHWM")
+    strings = _string_bytes([m.content for m in session.messages])
     return {
+        # What CPython needs whatever the code does: the session's strings, each as wide as
+        # its widest character, and the one prompt string, as wide as the widest in it.
+        "floor_strings_bytes": strings,
+        "floor_prompt_bytes": sys.getsizeof(text),
+        "prompt_max_char": f"U+{ord(max(text, default=chr(0))):04X}",
         "load_delta_bytes": (load_peak - before) * 1024,
         "baseline_bytes": before * 1024,
         "peak_bytes": peak * 1024,
@@ -73,6 +79,24 @@ def measure_memory(path: str) -> dict:
         "messages": len(session.messages),
         "formatted_chars": len(text),
     }
+
+
+def _string_bytes(value: object) -> int:
+    """Bytes of the distinct strings inside nested lists and dicts (keys too)."""
+    seen: set[int] = set()
+    total, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if id(item) not in seen:
+                seen.add(id(item))
+                total += sys.getsizeof(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return total
 
 
 def measure_first_screen(spawn_epoch: float, session: str | None) -> dict:

@@ -245,12 +245,15 @@ def bench_loading(bench: Bench, path: Path) -> list[Any] | None:
     try:
         mem = run_child("memory", str(path), timeout=300)
         ratio = mem["delta_bytes"] / size
+        strings, prompt = mem["floor_strings_bytes"] / size, mem["floor_prompt_bytes"] / size
         bench.add(
             Row(
                 "load+format peak memory / file size (VmHWM, fresh process)",
                 f"{ratio:.2f}x  ({mem['delta_bytes'] / MB:.0f} MB over a "
                 f"{mem['baseline_bytes'] / MB:.0f} MB baseline; load alone "
-                f"{mem['load_delta_bytes'] / size:.2f}x)",
+                f"{mem['load_delta_bytes'] / size:.2f}x; floor {strings + prompt:.2f}x = the "
+                f"session's strings {strings:.2f}x + the prompt {prompt:.2f}x, whose widest "
+                f"character is {mem['prompt_max_char']})",
                 "<= 5x",
                 ratio <= 5,
             )

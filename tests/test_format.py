@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from goose_tui.compaction.format import (
     format_content_item,
@@ -271,3 +275,63 @@ def test_real_goose_export_formats() -> None:
         '[assistant]: tool_request(write): {"content":"hello","path":"/tmp/greeting.txt"}'
     )
     assert lines[2] == "[user]: tool_response: Created /tmp/greeting.txt (1 lines)"
+
+
+# Characters that NFC composes, reorders or that the formatter removes, around the ASCII
+# separators the formatter puts between pieces.
+_TRICKY = st.sampled_from(
+    [
+        "e",
+        "A",
+        "=",
+        "<",
+        ">",
+        " ",
+        ":",
+        "\n",
+        "]",
+        "\u0301",
+        "\u0338",
+        "\u0323",
+        "\u0308",
+        "\u1100",
+        "\u1161",
+        "\u11a8",
+        "\U000e0041",
+        "\U000e007f",
+        "\u00e9",
+        "\u212b",
+        "🙂",
+    ]
+)
+_TRICKY_TEXT = st.lists(_TRICKY, max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    role=_TRICKY_TEXT,
+    texts=st.lists(_TRICKY_TEXT, max_size=3),
+    outputs=st.lists(_TRICKY_TEXT, max_size=3),
+)
+def test_piecewise_normalization_equals_normalizing_the_whole_message(
+    role: str, texts: list[str], outputs: list[str]
+) -> None:
+    """The formatter normalizes piece by piece (so it can share the session's strings); the
+    reference normalizes the whole message text. Both must give the same text."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": t} for t in texts]
+    if outputs:
+        content.append(
+            {
+                "type": "toolResponse",
+                "id": "1",
+                "toolResult": ok([{"type": "text", "text": t} for t in outputs]),
+            }
+        )
+    message = msg(role or "user", *content)
+    parts = [format_content_item(item) for item in message.content]
+    whole = f"[{message.role}]: " + "\n".join(p for p in parts if p is not None)
+    if not content:
+        whole = f"[{message.role}]: <empty message>"
+    expected = unicodedata.normalize("NFC", re.sub("[\U000e0000-\U000e007f]", "", whole))
+    assert format_message_for_compacting(message) == expected
+    assert format_messages([message, message]) == expected + "\n" + expected

@@ -180,13 +180,62 @@ def normalize_text(text: str) -> str:
     return text
 
 
+def _item_pieces(item: ContentItem) -> list[str] | None:
+    """The formatted item as pieces to be concatenated, None when the summarizer never sees it.
+
+    Text and tool output, nearly all of a big session, come back as the session's own string
+    objects (normalizing returns its argument unchanged when there is nothing to do), so
+    formatting a 50 MB session holds no second copy of them before the one final join."""
+    kind = content_type(item)
+    if kind == "text" and isinstance(item.get("text"), str):
+        return [normalize_text(item["text"])]
+    if kind == "toolResponse":
+        texts = tool_response_texts(item)
+        if texts:
+            pieces = ["tool_response: "]
+            for text in texts:
+                pieces += (normalize_text(text), "\n")
+            pieces.pop()
+            return pieces
+    text = format_content_item(item)
+    return None if text is None else [normalize_text(text)]
+
+
+def _message_pieces(message: Message, out: list[str]) -> None:
+    """Append the message's formatted pieces to ``out``.
+
+    Normalizing piece by piece gives the same text as normalizing the joined message, which
+    is what the reference does: every boundary is an ASCII starter (``"\\n"``, ``": "``)
+    that composes with nothing and is never reordered, so no NFC step crosses it, and
+    removing tag characters cannot join two pieces."""
+    start = len(out)
+    out.append(normalize_text(f"[{message.role}]: "))
+    for item in message.content:
+        pieces = _item_pieces(item)
+        if pieces is not None:
+            out += pieces
+            out.append("\n")
+    if len(out) == start + 1:
+        out.append("<empty message>")
+    else:
+        out.pop()  # the newline after the last part
+
+
 def format_message_for_compacting(message: Message) -> str:
-    parts = [text for item in message.content if (text := format_content_item(item)) is not None]
-    if not parts:
-        return f"[{message.role}]: <empty message>"
-    return normalize_text(f"[{message.role}]: " + "\n".join(parts))
+    pieces: list[str] = []
+    _message_pieces(message, pieces)
+    return "".join(pieces)
 
 
 def format_messages(messages: Iterable[Message]) -> str:
-    """The text that fills ``{{ messages }}``: formatted messages joined by ``\\n``."""
-    return "\n".join(format_message_for_compacting(message) for message in messages)
+    """The text that fills ``{{ messages }}``: formatted messages joined by ``\\n``.
+
+    One join over pieces that are mostly the session's own strings: the peak is the session
+    plus the result (measured in benchmarks/bench.py, figure b)."""
+    pieces: list[str] = []
+    for message in messages:
+        _message_pieces(message, pieces)
+        pieces.append("\n")
+    if pieces:
+        pieces.pop()
+    return "".join(pieces)
