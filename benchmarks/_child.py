@@ -100,6 +100,12 @@ def _string_bytes(value: object) -> int:
 
 
 def measure_first_screen(spawn_epoch: float, session: str | None) -> dict:
+    """Seconds from process start until a frame showing the gauge's usage is composed and
+    turned into terminal output. The headless driver writes nothing, so the app's display
+    step is wrapped: the first frame composed after the gauge has a usage is rendered to
+    the bytes a terminal would get, and its time is the figure. (``pilot.pause()`` is not
+    used: it waits until the process is idle, up to a second, which is the harness's time,
+    not the screen's.)"""
     import asyncio
     from pathlib import Path
 
@@ -108,17 +114,30 @@ def measure_first_screen(spawn_epoch: float, session: str | None) -> dict:
         from goose_tui.tui.widgets.context_gauge import ContextGauge
 
         app = GooseTUI(session_path=Path(session) if session else None, model="offline")
-        async with app.run_test(size=(120, 40)) as pilot:
+        painted: list[float] = []
+        display = app._display
+
+        def gauge_text() -> str | None:
+            gauges = app.screen.query(ContextGauge)
+            usage = gauges.first().usage if gauges else None
+            return None if usage is None else f"{usage.used:,} / {usage.limit:,} tokens"
+
+        def recording_display(screen, renderable) -> None:  # type: ignore[no-untyped-def]
+            display(screen, renderable)
+            expected = None if painted else gauge_text()
+            render = getattr(renderable, "render_segments", None)
+            # The frame counts once the bytes a terminal would be sent show the usage.
+            if expected and render is not None and expected in render(app.console):
+                painted.append(time.time())
+
+        app._display = recording_display  # type: ignore[method-assign]
+        async with app.run_test(size=(120, 40)):
             deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                gauges = app.screen.query(ContextGauge)
-                if gauges and gauges.first().usage is not None:
-                    break
+            while not painted and time.monotonic() < deadline:
                 await asyncio.sleep(0.005)
-            else:
-                return {"error": "the context gauge never showed a usage within 30 s"}
-            await pilot.pause()  # let the frame with the gauge be painted
-            return {"seconds": time.time() - spawn_epoch, "screen": type(app.screen).__name__}
+            if not painted:
+                return {"error": "no frame with the gauge's usage within 30 s"}
+            return {"seconds": painted[0] - spawn_epoch, "screen": type(app.screen).__name__}
 
     return asyncio.run(run())
 

@@ -20,17 +20,20 @@ WORDS = (
     'request \\ " {} [] <tag> ```'
 ).split()
 RARE = ((0.02, "résumé naïve"), (0.005, "日本語のテキスト"), (0.002, "done 🙂"))
+# The same shares with every character in Latin-1: CPython then stores each string, and the
+# prompt, at one byte per character (one 🙂 anywhere makes the whole prompt four).
+RARE_LATIN1 = ((0.02, "résumé naïve"), (0.005, "Grüße aus Köln"), (0.002, "done :-)"))
 
 MESSAGES_PER_ROUND = 4
 
 
-def _prose(rng: random.Random, n_bytes: int) -> str:
+def _prose(rng: random.Random, n_bytes: int, rare: tuple = RARE) -> str:
     """Word salad of about ``n_bytes`` UTF-8 bytes, with newlines like real tool output."""
     out: list[str] = []
     size = 0
     while size < n_bytes:
         line = " ".join(rng.choices(WORDS, k=rng.randint(4, 16)))
-        for share, extra in RARE:
+        for share, extra in rare:
             if rng.random() < share:
                 line += " " + extra
         out.append(line)
@@ -43,7 +46,7 @@ def _meta(r: int) -> dict:
     return {"userVisible": bool(r % 97), "agentVisible": True}
 
 
-def _round(rng: random.Random, r: int, ts: int, tool_bytes: int) -> list[dict]:
+def _round(rng: random.Random, r: int, ts: int, tool_bytes: int, rare: tuple) -> list[dict]:
     call_id = f"call_{r:06d}"
     args = {"path": f"/src/module_{r % 300}.py", "command": "cat", "line": r}
     return [
@@ -51,7 +54,7 @@ def _round(rng: random.Random, r: int, ts: int, tool_bytes: int) -> list[dict]:
             "id": f"msg_u{r}",
             "role": "user",
             "created": ts,
-            "content": [{"type": "text", "text": _prose(rng, rng.randint(40, 400))}],
+            "content": [{"type": "text", "text": _prose(rng, rng.randint(40, 400), rare)}],
             "metadata": _meta(r),
         },
         {
@@ -59,7 +62,7 @@ def _round(rng: random.Random, r: int, ts: int, tool_bytes: int) -> list[dict]:
             "role": "assistant",
             "created": ts + 1,
             "content": [
-                {"type": "thinking", "thinking": _prose(rng, 120), "signature": "sig"},
+                {"type": "thinking", "thinking": _prose(rng, 120, rare), "signature": "sig"},
                 {
                     "type": "toolRequest",
                     "id": call_id,
@@ -82,7 +85,7 @@ def _round(rng: random.Random, r: int, ts: int, tool_bytes: int) -> list[dict]:
                     "toolResult": {
                         "status": "success",
                         "value": {
-                            "content": [{"type": "text", "text": _prose(rng, tool_bytes)}],
+                            "content": [{"type": "text", "text": _prose(rng, tool_bytes, rare)}],
                             "isError": False,
                         },
                     },
@@ -94,13 +97,15 @@ def _round(rng: random.Random, r: int, ts: int, tool_bytes: int) -> list[dict]:
             "id": f"msg_r{r}",
             "role": "assistant",
             "created": ts + 3,
-            "content": [{"type": "text", "text": _prose(rng, rng.randint(60, 600))}],
+            "content": [{"type": "text", "text": _prose(rng, rng.randint(60, 600), rare)}],
             "metadata": _meta(r),
         },
     ]
 
 
-def write_big_jsonl(path: Path, *, target_bytes: int, messages: int, seed: int = 5) -> Path:
+def write_big_jsonl(
+    path: Path, *, target_bytes: int, messages: int, seed: int = 5, rare: tuple = RARE
+) -> Path:
     """Write the session; returns ``path``. Sizes are met approximately (±10%)."""
     rng = random.Random(seed)
     rounds = messages // MESSAGES_PER_ROUND
@@ -120,7 +125,7 @@ def write_big_jsonl(path: Path, *, target_bytes: int, messages: int, seed: int =
         for r in range(rounds):
             size = base_tool * (big_factor if r % big_every == big_every - 1 else 1)
             size = int(size * rng.uniform(0.5, 1.5))
-            for message in _round(rng, r, 1_700_000_000 + 10 * r, size):
+            for message in _round(rng, r, 1_700_000_000 + 10 * r, size, rare):
                 f.write(json.dumps(message, ensure_ascii=False) + "\n")
     return path
 

@@ -8,7 +8,6 @@ one line on stderr saying why.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -413,6 +412,8 @@ def make_summarizer_from_args(args: argparse.Namespace):  # -> Summarizer
 
 def run_compaction(coro: Any) -> Any:
     """Run a compaction coroutine, turning the pipeline's failures into CLI errors (exit 1)."""
+    import asyncio
+
     from goose_tui.compaction.summarize import CompactionFailed
     from goose_tui.compaction.templates import TemplateError
     from goose_tui.llm.base import ModelError

@@ -39,6 +39,27 @@ def test_core_imports_neither_textual_nor_litellm() -> None:
     assert json.loads(out.stdout) == []
 
 
+def test_core_and_app_imports_leave_slow_modules_for_later() -> None:
+    """Start-up cost (docs/performance.md, figure d): the core does not import asyncio
+    (~0.1 s here) until something runs a coroutine, and the app does not import Rich's
+    Markdown (markdown-it, ~0.15 s) until a summary is shown."""
+    probe = """
+import importlib, json, sys
+for name in {modules!r}:
+    importlib.import_module(name)
+core = "asyncio" in sys.modules
+import goose_tui.tui.app
+print(json.dumps([core, "rich.markdown" in sys.modules, "markdown_it" in sys.modules]))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", probe.format(modules=CORE_MODULES)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(out.stdout) == [False, False, False]
+
+
 def test_running_the_offline_pipeline_imports_neither() -> None:
     code = """
 import asyncio, json, sys

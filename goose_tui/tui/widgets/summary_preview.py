@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 
-from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -105,6 +104,10 @@ class MarkdownLines(ScrollView, can_focus=True):
         self.virtual_size = Size(width, len(strips))
 
     def _render(self, section: str, width: int) -> tuple[list[Strip], bool]:
+        # Imported on the first summary, not at start-up: rich.markdown brings markdown-it,
+        # ~0.15 s of the first screen, which shows no summary yet.
+        from rich.markdown import Markdown as RichMarkdown
+
         markdown = RichMarkdown(section, hyperlinks=False)
         options = self.app.console_options.update(width=width, height=None, highlight=False)
         lines = self.app.console.render_lines(markdown, options, style=self.rich_style)
