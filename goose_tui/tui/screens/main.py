@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -191,6 +192,11 @@ class MainScreen(Screen[None]):
             # A count Goose reported needs no tokenizer: show it before the estimates.
             reported = context_usage(session, **usage_options)
             self.app.call_from_thread(setattr, gauge, "usage", reported)
+        # Count after the next frame: building the tokenizer (~0.6 s) holds the GIL, and
+        # started at once it would hold back the first frame of a new session as long.
+        painted = threading.Event()
+        self.app.call_from_thread(self.call_after_refresh, painted.set)
+        painted.wait(timeout=2)
         total = len(session.messages)
         step = max(total // 200, 50)  # ~200 progress updates however long the session
         counts: list[int] = []
