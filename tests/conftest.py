@@ -7,7 +7,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_sessions"
-REALDATA = ROOT.parent / "shared" / "realdata" / "goose"
+# Real `goose session export` files (see its README), kept with the tests so that a clone
+# alone runs every test.
+REALDATA = ROOT / "tests" / "fixtures" / "realdata" / "goose"
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from goose_tui.compaction.format import (
     format_messages,
 )
 from goose_tui.session.models import Message
+from tests.conftest import REALDATA
 
 
 def ok(value: Any) -> dict[str, Any]:
@@ -264,9 +264,7 @@ def test_format_messages_joins_messages_with_newline() -> None:
 
 
 def test_real_goose_export_formats() -> None:
-    path = Path("/work/shared/realdata/goose/export-session.json")
-    if not path.exists():
-        pytest.skip("real Goose export not present on this machine")
+    path = REALDATA / "export-session.json"
     data = json.loads(path.read_text())
     messages = [Message.model_validate(m) for m in data["conversation"]]
     lines = format_messages(messages).split("\n")

@@ -17,8 +17,8 @@ from goose_tui.llm.offline import OfflineSummarizer, parse_conversation
 from goose_tui.llm.replay import ReplaySummarizer
 from goose_tui.session.loader import load_session
 from goose_tui.session.models import Message
+from tests.conftest import REALDATA
 
-REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "goose"
 FIRST_ASK = "Fix the failing test in calc.py.\nAlso add a README with usage."
 LAST_ASK = "Great. Next, make `sub` handle floats too."
 TRACEBACK = [

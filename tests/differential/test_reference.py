@@ -21,6 +21,7 @@ import pytest
 from goose_tui.compaction.format import format_messages
 from goose_tui.compaction.summarize import SUMMARIZE_REQUEST, build_request, finish
 from goose_tui.compaction.templates import load_templates, render_compaction_prompt
+from tests.conftest import REALDATA
 from tests.differential.conftest import Script, ScriptedServer, our_messages, run_reference
 from tests.differential.corpus import CASES, Case
 
@@ -167,10 +168,6 @@ def test_formatted_messages_are_byte_equal(case: Case, server: ScriptedServer) -
     assert sent == "<<" + format_messages(our_messages(case)) + ">>"
 
 
-REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata" / "goose"
-
-
-@pytest.mark.skipif(not REALDATA.is_dir(), reason="the shared real Goose exports are not here")
 def test_real_text_export_prompt_is_byte_equal(
     server: ScriptedServer, goose_prompts_dir: Path
 ) -> None:
