@@ -93,15 +93,6 @@ def tool_response_texts(item: ContentItem) -> list[str] | None:
     ]
 
 
-def _tool_response(item: ContentItem) -> str:
-    texts = tool_response_texts(item)
-    if texts is None:
-        return "tool_response: [error]"
-    if not texts:
-        return "tool_response: [non-text content]"
-    return "tool_response: " + "\n".join(texts)
-
-
 def _document(item: ContentItem) -> str:
     mime = _text(_first(item, "mimeType", "mime_type"))
     name = item.get("name")
@@ -138,7 +129,6 @@ _FORMATTERS: dict[str, Callable[[ContentItem], str]] = {
     "image": lambda item: f"[image: {_text(_first(item, 'mimeType', 'mime_type'))}]",
     "document": _document,
     "toolRequest": _tool_request,
-    "toolResponse": _tool_response,
     "toolConfirmationRequest": lambda item: (
         f"tool_confirmation_request: {_text(_first(item, 'toolName', 'tool_name'))}"
     ),
@@ -149,18 +139,38 @@ _FORMATTERS: dict[str, Callable[[ContentItem], str]] = {
 }
 
 
-def format_content_item(item: ContentItem) -> str | None:
-    """The text of one content item, or None when the summarizer never sees it (thinking)."""
+def _item_pieces(item: ContentItem) -> list[str] | None:
+    """The item's text as pieces to concatenate, None when the summarizer never sees it.
+
+    A tool response's outputs stay separate pieces, and a text item's piece is the item's
+    own string: formatting a big session copies its text once, in the final join."""
     kind = content_type(item)
     if kind in DROPPED_TYPES:
         return None
+    if kind == "toolResponse":
+        texts = tool_response_texts(item)
+        if texts is None:
+            return ["tool_response: [error]"]
+        if not texts:
+            return ["tool_response: [non-text content]"]
+        pieces = ["tool_response: "]
+        for text in texts:
+            pieces += (text, "\n")
+        pieces.pop()
+        return pieces
     formatter = _FORMATTERS.get(kind)
     if formatter is not None:
-        return formatter(item)
+        return [formatter(item)]
     # Goose's Rust enum is closed, so it never meets a type it does not know; we keep such
     # items on load (SPEC §1) and name them here so the summarizer knows something was there
     # without us guessing at its fields.
-    return f"[{kind or 'unknown content'}]"
+    return [f"[{kind or 'unknown content'}]"]
+
+
+def format_content_item(item: ContentItem) -> str | None:
+    """The text of one content item, or None when the summarizer never sees it (thinking)."""
+    pieces = _item_pieces(item)
+    return None if pieces is None else "".join(pieces)
 
 
 _TAG_CHARACTERS = re.compile("[\U000e0000-\U000e007f]")
@@ -180,27 +190,6 @@ def normalize_text(text: str) -> str:
     return text
 
 
-def _item_pieces(item: ContentItem) -> list[str] | None:
-    """The formatted item as pieces to be concatenated, None when the summarizer never sees it.
-
-    Text and tool output, nearly all of a big session, come back as the session's own string
-    objects (normalizing returns its argument unchanged when there is nothing to do), so
-    formatting a 50 MB session holds no second copy of them before the one final join."""
-    kind = content_type(item)
-    if kind == "text" and isinstance(item.get("text"), str):
-        return [normalize_text(item["text"])]
-    if kind == "toolResponse":
-        texts = tool_response_texts(item)
-        if texts:
-            pieces = ["tool_response: "]
-            for text in texts:
-                pieces += (normalize_text(text), "\n")
-            pieces.pop()
-            return pieces
-    text = format_content_item(item)
-    return None if text is None else [normalize_text(text)]
-
-
 def _message_pieces(message: Message, out: list[str]) -> None:
     """Append the message's formatted pieces to ``out``.
 
@@ -213,7 +202,7 @@ def _message_pieces(message: Message, out: list[str]) -> None:
     for item in message.content:
         pieces = _item_pieces(item)
         if pieces is not None:
-            out += pieces
+            out += map(normalize_text, pieces)  # returns unchanged text as the same object
             out.append("\n")
     if len(out) == start + 1:
         out.append("<empty message>")
