@@ -1,7 +1,7 @@
 """Measurements that need a fresh interpreter; run by bench.py, prints one JSON object.
 
 python benchmarks/_child.py memory SESSION.jsonl
-python benchmarks/_child.py import
+python benchmarks/_child.py import MODULE...
 python benchmarks/_child.py first-screen SPAWN_EPOCH [SESSION]
 """
 
@@ -11,30 +11,18 @@ import json
 import sys
 import time
 
-CORE_MODULES = (
-    "goose_tui.cli",
-    "goose_tui.files",
-    "goose_tui.tokens",
-    "goose_tui.session.loader",
-    "goose_tui.compaction.format",
-    "goose_tui.compaction.templates",
-    "goose_tui.compaction.structured",
-    "goose_tui.compaction.extract",
-    "goose_tui.compaction.summarize",
-    "goose_tui.llm",
-    "goose_tui.llm.base",
-)
-
 
 def heavy_modules() -> list[str]:
     return sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "litellm"))
 
 
-def measure_import() -> dict:
+def measure_import(modules: list[str]) -> dict:
+    """Seconds to import ``modules`` (the parent passes the core's list, so that nothing
+    the core imports is loaded here before the clock starts)."""
     import importlib
 
     start = time.perf_counter()
-    for name in CORE_MODULES:
+    for name in modules:
         importlib.import_module(name)
     return {"seconds": time.perf_counter() - start, "heavy": heavy_modules()}
 
@@ -147,7 +135,7 @@ def main(argv: list[str]) -> None:
     if mode == "memory":
         result = measure_memory(argv[1])
     elif mode == "import":
-        result = measure_import()
+        result = measure_import(argv[1:])
     elif mode == "first-screen":
         result = measure_first_screen(float(argv[1]), argv[2] if len(argv) > 2 else None)
     else:

@@ -422,7 +422,9 @@ def sample_session() -> Path | None:
 def bench_startup(bench: Bench) -> None:
     print("(d) start-up", flush=True)
     try:
-        runs = [run_child("import") for _ in range(5)]
+        from tests.test_core_imports import CORE_MODULES  # the list the import test pins
+
+        runs = [run_child("import", *CORE_MODULES) for _ in range(5)]
         seconds = statistics.median(r["seconds"] for r in runs)
         heavy = sorted({m for r in runs for m in r["heavy"]})
         bench.add(

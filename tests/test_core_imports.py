@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 CORE_MODULES = [
     "goose_tui.cli",
@@ -29,14 +30,18 @@ print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('textual',
 """
 
 
-def test_core_imports_neither_textual_nor_litellm() -> None:
+def run_probe(code: str) -> Any:
+    """What ``code`` prints as JSON, run in a fresh interpreter in the project's root."""
+    from tests.conftest import ROOT
+
     out = subprocess.run(
-        [sys.executable, "-c", PROBE.format(modules=CORE_MODULES)],
-        capture_output=True,
-        text=True,
-        check=True,
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
-    assert json.loads(out.stdout) == []
+    return json.loads(out.stdout)
+
+
+def test_core_imports_neither_textual_nor_litellm() -> None:
+    assert run_probe(PROBE.format(modules=CORE_MODULES)) == []
 
 
 def test_core_and_app_imports_leave_slow_modules_for_later() -> None:
@@ -51,13 +56,7 @@ core = "asyncio" in sys.modules
 import goose_tui.tui.app
 print(json.dumps([core, "rich.markdown" in sys.modules, "markdown_it" in sys.modules]))
 """
-    out = subprocess.run(
-        [sys.executable, "-c", probe.format(modules=CORE_MODULES)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert json.loads(out.stdout) == [False, False, False]
+    assert run_probe(probe.format(modules=CORE_MODULES)) == [False, False, False]
 
 
 def test_running_the_offline_pipeline_imports_neither() -> None:
@@ -74,9 +73,4 @@ context_usage(s)
 asyncio.run(summarize(s.messages, make_summarizer("offline"), load_templates(None)))
 print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'litellm'))))
 """
-    from tests.conftest import ROOT
-
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert json.loads(out.stdout) == []
+    assert run_probe(code) == []
