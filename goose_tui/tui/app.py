@@ -130,6 +130,33 @@ class GooseTUI(App[None]):
         if worker.group == "load" and event.state == WorkerState.ERROR:  # type: ignore[attr-defined]
             self.show_error("Could not open the session", f"{worker.error}")
 
+    async def settled(self) -> None:
+        """Return once nothing is left that would change the screen: no worker pending or
+        running, every message their results posted handled by every widget of the screen,
+        and the screen refreshed after that. Tests and snapshots await this instead of
+        sleeping or waiting for an idle CPU, so what they see never depends on timing."""
+        import asyncio
+
+        from textual.worker import WorkerState
+
+        busy = (WorkerState.PENDING, WorkerState.RUNNING)
+        while True:
+            await self.workers.wait_for_complete()
+            # Handled messages can start new work (a loaded session starts the token count):
+            # drain every queue, then look again.
+            nodes = [self, *self.screen.walk_children(with_self=True)]
+            done = [asyncio.Event() for _ in nodes]
+            for node, event in zip(nodes, done, strict=True):
+                if not node.call_later(event.set):
+                    event.set()  # a pump that is closing has nothing left to change
+            for event in done:
+                await event.wait()
+            drawn = asyncio.Event()
+            self.screen.call_after_refresh(drawn.set)
+            await drawn.wait()
+            if not any(worker.state in busy for worker in self.workers):
+                return
+
     # -- errors ----------------------------------------------------------------------------
 
     def show_error(self, title: str, message: str) -> None:

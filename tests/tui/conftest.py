@@ -27,13 +27,14 @@ def reply_file(tmp_path: Path) -> Path:
     return path
 
 
-async def settle(pilot: Pilot, pause: float = 0.05) -> None:
-    """Wait for every worker (loading, counting, compacting) and the messages they post."""
-    await pilot.pause(pause)
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+async def settle(pilot: Pilot) -> None:
+    """Wait for a defined state: every worker (loading, counting, compacting) finished, what
+    they posted handled and drawn (``GooseTUI.settled``), never for a time or an idle CPU."""
+    settled = getattr(pilot.app, "settled", None)
+    if settled is None:  # a bare test app: no workers of its own
+        await pilot.pause()
+        return
+    await settled()
 
 
 async def wait_until(pilot: Pilot, condition, timeout: float = 10.0) -> None:

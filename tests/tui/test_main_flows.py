@@ -9,6 +9,7 @@ from goose_tui.session.loader import load_session
 from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.screens.error_modal import ErrorModal
 from goose_tui.tui.screens.help import HelpScreen
+from goose_tui.tui.screens.input_prompt import InputPrompt
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge
 from goose_tui.tui.widgets.conversation_view import ConversationView
@@ -16,7 +17,18 @@ from goose_tui.tui.widgets.fields_tree import FieldsTree
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
-from .conftest import settle
+from .conftest import settle, wait_until
+
+
+def _palette_options(app: GooseTUI) -> list[str]:
+    from textual.command import CommandList
+
+    options = app.screen.query(CommandList)
+    if not options:
+        return []
+    found = options.first()
+    prompts = (found.get_option_at_index(i).prompt for i in range(found.option_count))
+    return [getattr(prompt, "plain", str(prompt)).split("\n")[0] for prompt in prompts]
 
 
 def _tree_labels(tree: FieldsTree) -> list[str]:
@@ -121,13 +133,13 @@ async def test_json_edit_rerenders_and_invalid_json_keeps_last_render(
         assert app.focused is editor
         editor.select_all()
         await pilot.press(*'{"user_intent": ["Ship v2"], "next_step": 7}')
-        await pilot.pause(0.6)
+        await settle(pilot)
         markdown = main.query_one(SummaryPreview).markdown
         assert "Ship v2" in markdown and "\n7" in markdown  # read leniently: 7 → "7"
         assert "src/dates.py" not in markdown
         good = markdown
         await pilot.press("end", "backspace")  # drop the closing brace: invalid JSON
-        await pilot.pause(0.6)
+        await settle(pilot)
         banner = str(main.query_one("#fields-banner").render())
         assert banner.startswith("invalid JSON") and "line 1" in banner
         assert main.query_one(SummaryPreview).markdown == good
@@ -143,7 +155,7 @@ async def test_raw_reply_edit_reruns_extraction(session_file: Path, reply_file: 
         await pilot.press("r")
         main.query_one("#reply-editor").select_all()
         await pilot.press(*"just some words")
-        await pilot.pause(0.6)
+        await settle(pilot)
         banner = str(main.query_one("#fields-banner").render())
         assert banner.startswith("raw-text fallback")
         assert main.query_one(SummaryPreview).markdown == "just some words"
@@ -249,9 +261,10 @@ async def test_switch_model_from_command_palette(session_file: Path, reply_file:
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"replay a reply")
-        await pilot.pause(0.5)
+        # The palette searches its providers in a task of its own: wait for the hit.
+        await wait_until(pilot, lambda: "Model: replay a reply file…" in _palette_options(app))
         await pilot.press("enter")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: isinstance(app.screen, InputPrompt))
         await pilot.press(*str(reply_file), "enter")
         await pilot.pause()
         assert app.model == f"replay:{reply_file}"

@@ -81,7 +81,7 @@ async def test_edit_template_in_app_and_save_override(
         area = app.screen.query_one("#template-text")
         area.select_all()
         await pilot.press(*"# Mine {{ next_step }}")
-        await pilot.pause(0.6)
+        await settle(pilot)
         assert app.templates.summary.source.origin == "edited"
         assert app.main.query_one(SummaryPreview).markdown == "# Mine Write the changelog entry"
         await pilot.press("ctrl+s")

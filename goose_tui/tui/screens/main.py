@@ -24,6 +24,7 @@ from goose_tui.compaction.summarize import Attempt, CompactionFailed, Compaction
 from goose_tui.compaction.templates import TemplateError, Templates
 from goose_tui.session.models import Session
 from goose_tui.tokens import TokenCounter
+from goose_tui.tui.debounce import debounce
 from goose_tui.tui.inert import inert, restore
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge
@@ -36,7 +37,6 @@ from goose_tui.tui.widgets.text_viewer import TextViewer, prompt_highlighter
 if TYPE_CHECKING:
     from goose_tui.tui.app import GooseTUI
 
-DEBOUNCE_SECONDS = 0.3
 WIDE_COLUMNS = 160  # below this the four panes become tabs
 PANES = ("input", "analysis", "fields", "markdown")
 
@@ -78,7 +78,6 @@ class MainScreen(Screen[None]):
         self._prompt_note = ""
         self._json_loaded = ""
         self._reply_loaded = ""
-        self._debouncers: dict[str, Timer] = {}
         self._started = 0.0
         self._ticker: Timer | None = None
         # (structured, rendered) before the last change, for the compare screen's "previous".
@@ -372,16 +371,11 @@ class MainScreen(Screen[None]):
 
     # -- hand-editing ----------------------------------------------------------------------
 
-    def _debounce(self, key: str, callback: object) -> None:
-        if key in self._debouncers:
-            self._debouncers[key].stop()
-        self._debouncers[key] = self.set_timer(DEBOUNCE_SECONDS, callback)  # type: ignore[arg-type]
-
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area.id == "json-editor" and event.text_area.text != self._json_loaded:
-            self._debounce("json", self.reread_json)
+            debounce(self, "json", self.reread_json)
         elif event.text_area.id == "reply-editor" and event.text_area.text != self._reply_loaded:
-            self._debounce("reply", self.reread_reply)
+            debounce(self, "reply", self.reread_reply)
 
     def reread_json(self) -> None:
         banner = self.query_one("#fields-banner", Banner)

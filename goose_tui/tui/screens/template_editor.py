@@ -10,16 +10,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 
 from goose_tui.compaction.templates import Template
 from goose_tui.files import atomic_write_text
+from goose_tui.tui.debounce import debounce
 from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.widgets.pane import Banner
-
-DEBOUNCE_SECONDS = 0.3
 
 # Applies edited text; returns an error to show (file and line) or None when it rendered.
 ApplyEdit = Callable[[str], str | None]
@@ -53,7 +51,6 @@ class TemplateEditor(Screen[None]):
         self.override_path = override_path
         self.apply_edit = apply_edit
         self.on_saved = on_saved
-        self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Content(inert(describe_source(self.template))), id="template-source")
@@ -69,9 +66,7 @@ class TemplateEditor(Screen[None]):
         return self.query_one(TextArea).text
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-        self._timer = self.set_timer(DEBOUNCE_SECONDS, self._apply)
+        debounce(self, "template", self._apply)
 
     def _apply(self) -> None:
         error = self.apply_edit(self.text)

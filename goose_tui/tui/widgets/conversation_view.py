@@ -201,7 +201,10 @@ class ConversationView(ScrollView, can_focus=True):
         heights = [self._height(index) for index in range(len(self._messages))]
         self._starts = [0, *accumulate(heights)]
         self._row_total = self._starts.pop()
-        self.virtual_size = Size(self.size.width, self._row_total)
+        # Rows are cut at the view's width (no horizontal scrolling: rows are built lazily, so
+        # the widest is unknown). A width taken from ``self.size`` would depend on whether
+        # layout had run yet, and with it whether a horizontal scrollbar showed.
+        self.virtual_size = Size(0, self._row_total)
         self.refresh()
 
     def _header(self, index: int) -> str:

@@ -1,0 +1,22 @@
+"""Debounced edits as workers: each new edit cancels the one waiting, and because the wait is
+a worker, ``GooseTUI.settled`` (and so every test) can wait for the edit to be applied
+instead of sleeping past the delay."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from textual.dom import DOMNode
+
+DEBOUNCE_SECONDS = 0.3
+
+
+def debounce(node: DOMNode, key: str, callback: Callable[[], object]) -> None:
+    """Call ``callback`` on ``node`` once no edit with the same ``key`` came for a while."""
+
+    async def later() -> None:
+        await asyncio.sleep(DEBOUNCE_SECONDS)
+        callback()
+
+    node.run_worker(later(), group=f"debounce-{key}", exclusive=True, exit_on_error=False)
