@@ -418,8 +418,17 @@ def run_compaction(coro: Any) -> Any:
     from goose_tui.compaction.templates import TemplateError
     from goose_tui.llm.base import ModelError
 
+    # The result is kept outside the task: on Python 3.11 with the default SIGINT handler,
+    # asyncio.Runner formats repr(task) (result included) after the run, and the repr of a
+    # big session's CompactionResult is tens of millions of characters, built twice.
+    holder: list[Any] = []
+
+    async def run() -> None:
+        holder.append(await coro)
+
     try:
-        return asyncio.run(coro)
+        asyncio.run(run())
+        return holder[0]
     except (CompactionFailed, ModelError, TemplateError) as exc:
         raise CliError(str(exc), EXIT_FAILED) from exc
     except KeyboardInterrupt as exc:
