@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tracemalloc
 
+import pytest
+
+from goose_tui import tokens
+from goose_tui.compaction.summarize import SUMMARIZE_REQUEST
 from tests.conftest import ROOT
 
 # A child process, so the main thread has Python's default SIGINT handler (what a terminal
@@ -43,3 +48,100 @@ def test_run_compaction_returns_the_result_without_formatting_it() -> None:
         check=True,
     )
     assert json.loads(out.stdout) == {"type": "Result", "repr_calls": 0}
+
+
+# Pieces that stress the pre-tokenizer's boundaries: runs of spaces and other whitespace
+# before words, contractions, numbers, punctuation with slashes and newlines, marks, CJK,
+# emoji, Latin-1, and the special tokens counted as one token each.
+_PIECES = [
+    " ",
+    "  ",
+    "   ",
+    "\t",
+    "\n",
+    "\r\n",
+    " \n",
+    "\n\n",
+    "\u00a0",
+    "\u3000",
+    "\u2028",
+    "\x1c",
+    "word",
+    "Word",
+    "WORD",
+    "wOrD",
+    "it's",
+    "they'RE",
+    "don't",
+    "'s",
+    "1",
+    "12",
+    "1234567",
+    "½",
+    "²",
+    ".",
+    "...",
+    "!?",
+    "/",
+    "./",
+    ".\n/",
+    "\n/",
+    '{"a": 1}',
+    "()",
+    "_",
+    "__init__",
+    "é",
+    "e\u0301",
+    "naïve",
+    "Ünïcödé",
+    "中文",
+    "日本語のテキスト",
+    "🙂",
+    "👍🏽",
+    "\U0001f642\u200d",
+    "<|endoftext|>",
+    "<|endofprompt|>",
+    "<|endoftext",
+    "|>",
+    "x<|endoftext|>y",
+]
+
+
+def _generated_text(seed: int, pieces: int) -> str:
+    import random
+
+    rng = random.Random(seed)
+    return "".join(rng.choice(_PIECES) for _ in range(pieces))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_chunked_count_equals_the_whole_text_count(seed: int) -> None:
+    text = _generated_text(seed, 6_000)
+    whole = tokens._encode_count(text)
+    for chunk in (1, 7, 64, 1_000):
+        assert tokens.count_tokens(text, chunk=chunk) == whole
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_joined_count_equals_the_count_of_the_concatenation(seed: int) -> None:
+    head = _generated_text(seed, 3_000)
+    for tail in (SUMMARIZE_REQUEST, " tail", "s tail", "\n\nx", "<|endoftext|>", ""):
+        for chunk in (5, 300):
+            assert tokens.count_tokens_joined(head, tail, chunk=chunk) == tokens._encode_count(
+                head + tail
+            )
+    assert tokens.count_tokens_joined("   ", "x", chunk=1) == tokens._encode_count("   x")
+
+
+def test_counting_a_long_text_never_holds_its_whole_token_list() -> None:
+    # 4M characters, ~1M tokens: as one Python list of ints that is ~36 MB.
+    text = _generated_text(99, 40_000) * 25
+    expected = tokens._encode_count(text)
+    tracemalloc.start()
+    try:
+        counted = tokens.count_tokens(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert counted == expected
+    assert peak < 12_000_000, f"peak {peak / 1e6:.1f} MB while counting"

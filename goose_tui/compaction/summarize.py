@@ -31,7 +31,7 @@ from goose_tui.llm.base import (
     TokenUsage,
 )
 from goose_tui.session.models import Message, MessageMetadata
-from goose_tui.tokens import count_tokens
+from goose_tui.tokens import count_tokens, count_tokens_joined
 
 SUMMARIZE_REQUEST = "Please summarize the conversation history provided in the system prompt."
 LADDER_PERCENTS = (0, 10, 20, 50, 100)
@@ -117,7 +117,7 @@ def build_request(messages: Sequence[Message], templates: Templates) -> Compacti
 
 def request_tokens(request: CompactionRequest) -> int:
     """What SPEC §7 estimates the input as: the system prompt plus the request."""
-    return count_tokens(request.system_prompt + SUMMARIZE_REQUEST)
+    return count_tokens_joined(request.system_prompt, SUMMARIZE_REQUEST)
 
 
 def finish(raw_response: str, templates: Templates) -> tuple[Extraction, str]:
