@@ -435,9 +435,21 @@ def run_compaction(coro: Any) -> Any:
         raise CliError("cancelled", EXIT_FAILED) from exc
 
 
+def prepare_model_from_args(args: argparse.Namespace) -> None:
+    """Start importing the model's client (litellm: seconds) while the session loads."""
+    from goose_tui.llm import prepare_model
+
+    try:
+        spec = _model_spec(args)
+    except CliError:
+        return  # reported in order, after the session's own errors
+    prepare_model(spec)
+
+
 def cmd_compact(args: argparse.Namespace) -> int:
     from goose_tui.compaction.summarize import summarize
 
+    prepare_model_from_args(args)
     session = _load(args)
     if args.output is not None:
         try:

@@ -162,6 +162,8 @@ def cmd_retention(args: argparse.Namespace) -> int:
     from goose_tui.analysis.retention import retention_report
     from goose_tui.compaction.summarize import summarize
 
+    if args.summary is None:
+        cli.prepare_model_from_args(args)
     session = cli._load(args)
     if args.summary is not None:
         summary = cli.read_text_arg(args.summary, "summary")

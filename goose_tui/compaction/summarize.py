@@ -164,6 +164,15 @@ def summary_message(summary: str) -> Message:
     )
 
 
+def _prepare_attempt(
+    history: Sequence[Message], percent: int, templates: Templates
+) -> tuple[int, CompactionRequest, int]:
+    """One rung's request: (messages removed, the request, its estimated tokens)."""
+    kept, removed = remove_tool_responses(history, percent)
+    request = build_request(kept, templates)
+    return removed, request, request_tokens(request)
+
+
 async def summarize(
     messages: Sequence[Message],
     summarizer: Summarizer,
@@ -187,14 +196,20 @@ async def summarize(
         if on_attempt is not None:
             on_attempt(attempt)
 
+    # Imported here, not with the module: the pipeline's import stays free of asyncio.
+    import asyncio
+
     for percent in LADDER_PERCENTS:
-        kept, removed = remove_tool_responses(history, percent)
-        request = build_request(kept, templates)
+        # Building and counting the prompt takes seconds on a big session: in a thread, so
+        # an event loop running this (the app's) keeps drawing meanwhile.
+        removed, request, tokens_sent = await asyncio.to_thread(
+            _prepare_attempt, history, percent, templates
+        )
         running = Attempt(
             removed_percent=percent,
             removed_messages=removed,
             outcome="running",
-            tokens_sent=request_tokens(request),
+            tokens_sent=tokens_sent,
         )
         report(running)
         completion: Completion
@@ -216,7 +231,7 @@ async def summarize(
             raise
         report(running.model_copy(update={"outcome": "ok"}))
         raw = completion.text
-        extraction, summary = finish(raw, templates)
+        extraction, summary = await asyncio.to_thread(finish, raw, templates)
         return CompactionResult(
             model=summarizer.name,
             request=request,

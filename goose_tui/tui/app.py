@@ -87,6 +87,9 @@ class GooseTUI(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.main)
+        # A litellm model: its import (seconds) starts in the background after the first
+        # frame, so `c` does not wait for all of it and the screen never freezes on it.
+        self.call_after_refresh(self._prepare_model)
         self._warn_templates(self.templates)
         self.set_interval(POLL_SECONDS, self.poll_templates)
         path = self.session_path
@@ -180,8 +183,14 @@ class GooseTUI(App[None]):
             raise FileNotFoundError(f"{self.model[7:]}: no such reply file")
         return make_summarizer(self.model, api_base=self.api_base)
 
+    def _prepare_model(self) -> None:
+        from goose_tui.llm import prepare_model
+
+        prepare_model(self.model)
+
     def set_model(self, model: str) -> None:
         self.model = model
+        self._prepare_model()
         self.main.query_one("#status").model = model  # type: ignore[attr-defined]
         self.notify(f"model: {model}", markup=False)
         if self.main.session is not None:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 WIDE_COLUMNS = 160  # below this the four panes become tabs
 PANES = ("input", "analysis", "fields", "markdown")
+IMPORTING_NOTE = "importing litellm… (first call of the session)"
 
 
 def _json_text(summary: StructuredSummary | None) -> str:
@@ -263,6 +264,8 @@ class MainScreen(Screen[None]):
             "",
         )
         status.state = "running"
+        if self._client_importing():
+            status.note = IMPORTING_NOTE
         self._started = self.tui.clock()
         self._ticker = self.set_interval(0.1, self._tick)
         try:
@@ -295,7 +298,20 @@ class MainScreen(Screen[None]):
         self._show_result(result)
 
     def _tick(self) -> None:
-        self.query_one(CompactionStatus).elapsed = self.tui.clock() - self._started
+        status = self.query_one(CompactionStatus)
+        status.elapsed = self.tui.clock() - self._started
+        if status.note == IMPORTING_NOTE and not self._client_importing():
+            status.note = ""
+
+    def _client_importing(self) -> bool:
+        """Whether the model's client (litellm) is still being imported in the background."""
+        from goose_tui.llm import is_litellm_spec
+
+        if not is_litellm_spec(self.tui.model):
+            return False
+        from goose_tui.llm.litellm_backend import litellm_ready
+
+        return not litellm_ready()
 
     def _show_result(self, result: CompactionResult) -> None:
         self.result = result
