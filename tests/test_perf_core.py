@@ -134,8 +134,8 @@ def test_joined_count_equals_the_count_of_the_concatenation(seed: int) -> None:
 
 
 def test_counting_a_long_text_never_holds_its_whole_token_list() -> None:
-    # 4M characters, ~1M tokens: as one Python list of ints that is ~36 MB.
-    text = _generated_text(99, 40_000) * 25
+    # 2.2M characters, ~0.6M tokens: as one Python list of ints that is ~33 MB.
+    text = _generated_text(99, 40_000) * 15
     expected = tokens._encode_count(text)
     tracemalloc.start()
     try:
