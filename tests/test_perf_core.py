@@ -11,6 +11,7 @@ import pytest
 
 from goose_tui import tokens
 from goose_tui.compaction.summarize import SUMMARIZE_REQUEST
+from goose_tui.compaction.summarize import summarize as summarize_messages
 from tests.conftest import ROOT
 
 # A child process, so the main thread has Python's default SIGINT handler (what a terminal
@@ -145,3 +146,23 @@ def test_counting_a_long_text_never_holds_its_whole_token_list() -> None:
         tracemalloc.stop()
     assert counted == expected
     assert peak < 12_000_000, f"peak {peak / 1e6:.1f} MB while counting"
+
+
+def test_a_compaction_result_repr_stays_short_on_a_big_prompt() -> None:
+    # What asyncio.run() formats (twice) when a user's own script compacts a big session.
+    import asyncio
+
+    from goose_tui.compaction.templates import load_templates
+    from goose_tui.llm.replay import ReplaySummarizer
+    from goose_tui.session.models import Message
+
+    big = "word " * 400_000
+    messages = [Message(role="user", content=[{"type": "text", "text": big}])]
+    reply = ROOT / "tests" / "tui" / "data" / "reply.md"
+    result = asyncio.run(
+        summarize_messages(messages, ReplaySummarizer(str(reply)), load_templates(None))
+    )
+    assert len(result.request.system_prompt) > len(big)
+    text = repr(result)
+    assert len(text) < 1_000
+    assert text.startswith("CompactionResult(model=") and "chars>" in text

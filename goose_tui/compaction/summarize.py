@@ -74,6 +74,19 @@ class CompactionResult(BaseModel):
     reported_usage: TokenUsage = TokenUsage()
     summary_message: Message  # role "user", replaces the history
 
+    def __repr__(self) -> str:
+        # Short on purpose: the full repr holds the whole prompt twice (tens of millions of
+        # characters on a big session), and Python 3.11's asyncio.run formats the repr of
+        # the task's result when it runs with the default SIGINT handler.
+        return (
+            f"CompactionResult(model={self.model!r}, "
+            f"system_prompt=<{len(self.request.system_prompt):,} chars>, "
+            f"raw_response=<{len(self.raw_response):,} chars>, "
+            f"summary=<{len(self.summary):,} chars>, fallback={self.extraction.fallback}, "
+            f"attempts={[(a.removed_percent, a.outcome) for a in self.attempts]}, "
+            f"usage={self.usage!r})"
+        )
+
 
 class CompactionFailed(Exception):
     """The ladder gave up (SPEC §7); ``attempts`` says what was tried."""
