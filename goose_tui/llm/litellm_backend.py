@@ -109,6 +109,11 @@ def _configure_litellm() -> Any:
     litellm.suppress_debug_info = True
     litellm.set_verbose = False
     litellm.drop_params = True
+    # litellm counts the prompt's tokens itself, for its cost estimate: it builds its own
+    # tokenizer on the first call (~2 s) and re-encodes the whole prompt (seconds on a big
+    # session). The pipeline estimates what the provider does not report (SPEC §7) and
+    # reads only the reported usage from litellm (tests/test_llm_litellm.py).
+    litellm.disable_token_counter = True
     return litellm
 
 
