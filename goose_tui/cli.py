@@ -2,7 +2,7 @@
 
 Exit codes: 0 success, 1 the operation failed (a model error, a template that does not
 render), 2 unusable input (a file that is missing or is not a session). Every failure prints
-one line on stderr saying why.
+one line on stderr saying why; where there is advice, it follows on a line of its own.
 """
 
 from __future__ import annotations
@@ -109,6 +109,16 @@ def _add_session_args(p: argparse.ArgumentParser, *, optional: bool = False) -> 
     p.add_argument(
         "--session", dest="session_id", metavar="ID", help="which session of a sessions.db"
     )
+    add_all_sessions_flag(p)
+
+
+def add_all_sessions_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--all-sessions",
+        action="store_true",
+        help="in a sessions.db, list and pick from every session; by default only those "
+        "`goose session list` shows (user and scheduled sessions with messages)",
+    )
 
 
 def _add_prompts_dir(p: argparse.ArgumentParser) -> None:
@@ -201,6 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a sessions.db or a folder (default: Goose's data dir)",
     )
     s.add_argument("--json", action="store_true", help="print a JSON array")
+    add_all_sessions_flag(s)
 
     s = sub.add_parser("compact", help="compact a session with a model")
     _add_session_args(s)
@@ -223,7 +234,11 @@ def _load(args: argparse.Namespace):  # -> Session
     from goose_tui.session.loader import SessionLoadError, load_session
 
     try:
-        session = load_session(args.session, session_id=getattr(args, "session_id", None))
+        session = load_session(
+            args.session,
+            session_id=getattr(args, "session_id", None),
+            all_sessions=getattr(args, "all_sessions", False),
+        )
     except SessionLoadError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
     for warning in session.warnings:
@@ -255,9 +270,11 @@ def _template_failure(exc: Exception) -> CliError:
 
 def cmd_format(args: argparse.Namespace) -> int:
     from goose_tui.compaction.format import format_messages
+    from goose_tui.compaction.visibility import summarizer_messages
 
     session = _load(args)
-    sys.stdout.write(format_messages(session.messages) + "\n")
+    # Exactly what fills {{ messages }}: the messages (and items) the summarizer receives.
+    sys.stdout.write(format_messages(summarizer_messages(session.messages)) + "\n")
     return 0
 
 
@@ -363,7 +380,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     from goose_tui.session.loader import SessionLoadError, list_sessions
 
     try:
-        infos = list_sessions(args.path)
+        infos = list_sessions(args.path, all_sessions=args.all_sessions)
     except SessionLoadError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
     if args.json:
@@ -502,6 +519,7 @@ def run_app_from_args(argv: Sequence[str]) -> int:
     run_app(
         args.session,
         session_id=args.session_id,
+        all_sessions=args.all_sessions,
         model=spec,
         api_base=args.api_base,
         prompts_dir=args.prompts_dir,

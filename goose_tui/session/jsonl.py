@@ -135,9 +135,12 @@ def _session(
     for key in ("message_count", "schedule_id", "extension_data", "recipe"):
         if key in metadata:
             extras[key] = metadata[key]
+    # Goose's importer (crates/goose/src/session/legacy.rs, load_session) names the session
+    # after the file and reads line 1 into its Session, whose `name` field takes
+    # `description` as an alias: a legacy file's description is the session's name.
     return Session(
-        id=metadata.get("id") if isinstance(metadata.get("id"), str) else path.stem,
-        name=_str_or_none(metadata.get("name")),
+        id=path.stem,
+        name=_str_or_none(metadata.get("name")) or _str_or_none(metadata.get("description")),
         description=_str_or_none(metadata.get("description")),
         working_dir=_str_or_none(metadata.get("working_dir")),
         provider_name=_str_or_none(metadata.get("provider_name")),
