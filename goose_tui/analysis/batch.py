@@ -92,9 +92,9 @@ def _db_jobs(db: Path, all_sessions: bool) -> list[BatchJob]:
 
 def collect_jobs(target: Path | Sequence[Path], *, all_sessions: bool = False) -> list[BatchJob]:
     """A folder: every session file in it and every session of any database in it (not
-    recursive, like Goose's own sessions folder); a database: every session in it; a file:
-    itself. A database that cannot be listed becomes one job, so its error is reported. From a
-database, the sessions `goose session list` shows, or all with ``all_sessions``."""
+    recursive, like Goose's own sessions folder); a database: every session in it (those
+    `goose session list` shows, or all with ``all_sessions``); a file: itself. A database
+    that cannot be listed becomes one job, so its error is reported."""
     targets = [Path(target)] if isinstance(target, (str, Path)) else [Path(t) for t in target]
     jobs: list[BatchJob] = []
     for path in targets:

@@ -3,15 +3,33 @@ reading the loose timestamp and usage shapes Goose has written over time."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
 
+from goose_tui.compaction.structured import serde_number
 from goose_tui.session.models import Message, ModelConfig, Usage
 
 _FRACTION = re.compile(r"(\.\d{6})\d+")
+
+
+def serde_float(literal: str) -> float:
+    """A JSON float literal as Goose's serde_json reads it (its fast path is not always
+    correctly rounded, and the formatted tool arguments must show Goose's digits). A literal
+    serde rejects (out of range) keeps Python's reading: loading is not the place to fail."""
+    try:
+        return float(serde_number(literal))
+    except ValueError:
+        return float(literal)
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` with Goose's float reading; floats are rare, so this costs nothing on
+    the usual session."""
+    return json.loads(text, parse_float=serde_float)
 
 
 def build_message(obj: object) -> tuple[Message | None, str | None]:

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from goose_tui.session._common import build_message, model_config_from, usage_from
+from goose_tui.session._common import build_message, loads, model_config_from, usage_from
 from goose_tui.session.errors import SessionLoadError
 from goose_tui.session.models import LoadWarning, Message, Session
 
@@ -68,7 +68,7 @@ def decode_line(raw: bytes, number: int) -> tuple[Any, str | None]:
     except UnicodeDecodeError as exc:
         return None, f"invalid UTF-8 at byte {exc.start + 1} of the line, line skipped"
     try:
-        return json.loads(text), None
+        return loads(text), None
     except RecursionError:
         return None, "JSON nested too deeply to read, line skipped"
     except json.JSONDecodeError as exc:

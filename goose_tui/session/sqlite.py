@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 from goose_tui.session._common import (
     build_message,
+    loads,
     model_config_from,
     parse_datetime,
     to_epoch_seconds,
@@ -246,7 +247,7 @@ def _message(
     record: dict[str, Any], session_id: str, index: int
 ) -> tuple[Message | None, str | None]:
     try:
-        content = json.loads(record["content_json"] or "[]")
+        content = loads(record["content_json"] or "[]")
     except RecursionError:
         return None, "content_json nested too deeply to read"
     except (TypeError, ValueError) as exc:
