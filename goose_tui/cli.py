@@ -33,11 +33,14 @@ def print_json(value: Any) -> None:
 
 
 def read_text_arg(name: str, what: str) -> str:
-    """The text of a file argument, or standard input for ``-``."""
+    """The text of a file argument, or standard input for ``-``, byte for byte: no newline
+    translation (a reply's "\r\n" reaches the reader as the model wrote it)."""
     try:
         if name == "-":
-            return sys.stdin.read()
-        return Path(name).read_text(encoding="utf-8")
+            stream = getattr(sys.stdin, "buffer", None)  # absent on a replaced stdin
+            return stream.read().decode("utf-8") if stream is not None else sys.stdin.read()
+        with Path(name).open(encoding="utf-8", newline="") as handle:
+            return handle.read()
     except FileNotFoundError as exc:
         raise CliError(f"{name}: no such {what} file", EXIT_UNUSABLE) from exc
     except UnicodeDecodeError as exc:
