@@ -164,3 +164,18 @@ def test_generated_replies_match_reference(
             mismatches.append((reply, reference, ours, cli))
     assert mismatches == []
     assert parsed > 0  # some replies of every seed are read as summaries, not all fall back
+
+
+@pytest.mark.parametrize("reply", ["", "  \n", "\r\n", "\t"], ids=["empty", "blank", "crlf", "tab"])
+def test_empty_replies_are_the_summary_as_in_goose(
+    reply: str,
+    server: ScriptedServer,
+    templates,  # noqa: ANN001
+) -> None:
+    """The pipeline stays Goose-identical here: the reference returns an empty or blank
+    reply as the summary, unchanged, and so does finish(). (Whether the CLI or the app
+    accepts such a summary is their own check, not the pipeline's.)"""
+    server.script = Script(reply=reply)
+    assert run_reference(server, Case("empty", SHORT, reply)).text == reply
+    extraction, summary = finish(reply, templates)
+    assert summary == reply and extraction.fallback
