@@ -82,6 +82,7 @@ headless sub-commands (run `goose-tui COMMAND --help` for each):
   render SUMMARY_JSON   render a hand-written summary JSON (file or -)
   usage SESSION         tokens used, context limit, threshold, whether compaction is due
   sessions [PATH]       list the sessions in a sessions.db, a folder, or Goose's data dir
+                        (what `goose session list` shows; --all-sessions for every one)
   compact SESSION       compact a session with a model and print the summary
   retention SESSION     what a summary kept and lost: user messages, files, errors, commands
   compare SESSION       two summaries side by side (two models, two templates, a saved one)
