@@ -2,7 +2,7 @@
 
 Exit codes: 0 success, 1 the operation failed (a model error, a template that does not
 render), 2 unusable input (a file that is missing or is not a session). Every failure prints
-one line on stderr saying why.
+one line on stderr saying why; where there is advice, it follows on a line of its own.
 """
 
 from __future__ import annotations
@@ -33,11 +33,14 @@ def print_json(value: Any) -> None:
 
 
 def read_text_arg(name: str, what: str) -> str:
-    """The text of a file argument, or standard input for ``-``."""
+    """The text of a file argument, or standard input for ``-``, byte for byte: no newline
+    translation (a reply's "\r\n" reaches the reader as the model wrote it)."""
     try:
         if name == "-":
-            return sys.stdin.read()
-        return Path(name).read_text(encoding="utf-8")
+            stream = getattr(sys.stdin, "buffer", None)  # absent on a replaced stdin
+            return stream.read().decode("utf-8") if stream is not None else sys.stdin.read()
+        with Path(name).open(encoding="utf-8", newline="") as handle:
+            return handle.read()
     except FileNotFoundError as exc:
         raise CliError(f"{name}: no such {what} file", EXIT_UNUSABLE) from exc
     except UnicodeDecodeError as exc:
@@ -79,6 +82,7 @@ headless sub-commands (run `goose-tui COMMAND --help` for each):
   render SUMMARY_JSON   render a hand-written summary JSON (file or -)
   usage SESSION         tokens used, context limit, threshold, whether compaction is due
   sessions [PATH]       list the sessions in a sessions.db, a folder, or Goose's data dir
+                        (what `goose session list` shows; --all-sessions for every one)
   compact SESSION       compact a session with a model and print the summary
   retention SESSION     what a summary kept and lost: user messages, files, errors, commands
   compare SESSION       two summaries side by side (two models, two templates, a saved one)
@@ -108,6 +112,16 @@ def _add_session_args(p: argparse.ArgumentParser, *, optional: bool = False) -> 
     )
     p.add_argument(
         "--session", dest="session_id", metavar="ID", help="which session of a sessions.db"
+    )
+    add_all_sessions_flag(p)
+
+
+def add_all_sessions_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--all-sessions",
+        action="store_true",
+        help="in a sessions.db, list and pick from every session; by default only those "
+        "`goose session list` shows (user and scheduled sessions with messages)",
     )
 
 
@@ -201,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a sessions.db or a folder (default: Goose's data dir)",
     )
     s.add_argument("--json", action="store_true", help="print a JSON array")
+    add_all_sessions_flag(s)
 
     s = sub.add_parser("compact", help="compact a session with a model")
     _add_session_args(s)
@@ -223,7 +238,11 @@ def _load(args: argparse.Namespace):  # -> Session
     from goose_tui.session.loader import SessionLoadError, load_session
 
     try:
-        session = load_session(args.session, session_id=getattr(args, "session_id", None))
+        session = load_session(
+            args.session,
+            session_id=getattr(args, "session_id", None),
+            all_sessions=getattr(args, "all_sessions", False),
+        )
     except SessionLoadError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
     for warning in session.warnings:
@@ -255,9 +274,11 @@ def _template_failure(exc: Exception) -> CliError:
 
 def cmd_format(args: argparse.Namespace) -> int:
     from goose_tui.compaction.format import format_messages
+    from goose_tui.compaction.visibility import summarizer_messages
 
     session = _load(args)
-    sys.stdout.write(format_messages(session.messages) + "\n")
+    # Exactly what fills {{ messages }}: the messages (and items) the summarizer receives.
+    sys.stdout.write(format_messages(summarizer_messages(session.messages)) + "\n")
     return 0
 
 
@@ -363,7 +384,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     from goose_tui.session.loader import SessionLoadError, list_sessions
 
     try:
-        infos = list_sessions(args.path)
+        infos = list_sessions(args.path, all_sessions=args.all_sessions)
     except SessionLoadError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
     if args.json:
@@ -523,6 +544,7 @@ def run_app_from_args(argv: Sequence[str]) -> int:
     run_app(
         args.session,
         session_id=args.session_id,
+        all_sessions=args.all_sessions,
         model=spec,
         api_base=args.api_base,
         prompts_dir=args.prompts_dir,

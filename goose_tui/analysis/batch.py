@@ -85,30 +85,32 @@ def _is_sqlite(path: Path) -> bool:
         return False
 
 
-def _db_jobs(db: Path) -> list[BatchJob]:
-    return [BatchJob(path=db, session_id=info.id) for info in list_sessions(db)]
+def _db_jobs(db: Path, all_sessions: bool) -> list[BatchJob]:
+    infos = list_sessions(db, all_sessions=all_sessions)
+    return [BatchJob(path=db, session_id=info.id) for info in infos]
 
 
-def collect_jobs(target: Path | Sequence[Path]) -> list[BatchJob]:
+def collect_jobs(target: Path | Sequence[Path], *, all_sessions: bool = False) -> list[BatchJob]:
     """A folder: every session file in it and every session of any database in it (not
-    recursive, like Goose's own sessions folder); a database: every session in it; a file:
-    itself. A database that cannot be listed becomes one job, so its error is reported."""
+    recursive, like Goose's own sessions folder); a database: every session in it (those
+    `goose session list` shows, or all with ``all_sessions``); a file: itself. A database
+    that cannot be listed becomes one job, so its error is reported."""
     targets = [Path(target)] if isinstance(target, (str, Path)) else [Path(t) for t in target]
     jobs: list[BatchJob] = []
     for path in targets:
         if path.is_dir():
             for entry in sorted(path.iterdir()):
                 if entry.is_file() and entry.suffix.lower() in SESSION_SUFFIXES + DB_SUFFIXES:
-                    jobs.extend(_file_jobs(entry))
+                    jobs.extend(_file_jobs(entry, all_sessions))
         else:
-            jobs.extend(_file_jobs(path))
+            jobs.extend(_file_jobs(path, all_sessions))
     return jobs
 
 
-def _file_jobs(path: Path) -> list[BatchJob]:
+def _file_jobs(path: Path, all_sessions: bool) -> list[BatchJob]:
     if path.suffix.lower() in DB_SUFFIXES or _is_sqlite(path):
         try:
-            return _db_jobs(path)
+            return _db_jobs(path, all_sessions)
         except Exception:  # noqa: BLE001 - reported when the job runs
             return [BatchJob(path=path)]
     return [BatchJob(path=path)]

@@ -67,6 +67,9 @@ def register(subparsers: Any) -> dict[str, Handler]:
     s.add_argument("target", metavar="DIR_OR_DB", type=Path, help="a folder or a sessions.db")
     s.add_argument("--model", required=True, metavar="M", help="offline, replay:FILE or a model")
     s.add_argument("--concurrency", type=int, default=4, metavar="N", help="at once (4)")
+    from goose_tui.cli import add_all_sessions_flag
+
+    add_all_sessions_flag(s)
     _prompts_dir(s, "--prompts-dir")
     s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
     s.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -88,6 +91,9 @@ def register(subparsers: Any) -> dict[str, Handler]:
 def _session_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("session", metavar="SESSION", type=Path, help="a Goose session file or db")
     p.add_argument("--session", dest="session_id", metavar="ID", help="which session of a db")
+    from goose_tui.cli import add_all_sessions_flag
+
+    add_all_sessions_flag(p)
 
 
 def _prompts_dir(p: argparse.ArgumentParser, flag: str) -> None:
@@ -397,7 +403,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         raise cli.CliError(f"{args.target}: no such file or folder", cli.EXIT_UNUSABLE)
     if args.concurrency < 1:
         raise cli.CliError("--concurrency must be at least 1", cli.EXIT_UNUSABLE)
-    jobs = collect_jobs(args.target)
+    jobs = collect_jobs(args.target, all_sessions=args.all_sessions)
     if not jobs:
         raise cli.CliError(f"{args.target}: no session files found", cli.EXIT_UNUSABLE)
     if args.output is not None:

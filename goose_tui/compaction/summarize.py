@@ -1,9 +1,10 @@
 """SPEC §3 and §7: build the request, run the overflow ladder, read the reply.
 
-Like Goose, only the agent-visible messages are compacted: messages the agent no longer sees
-(an earlier compaction's hidden history) are not the agent's context, so they are not
-summarized again. The summary message is agent-visible and user-invisible, as Goose marks it:
-the agent reads it in place of the history, the user keeps seeing the original messages.
+Like Goose, only what the agent sees is compacted (``visibility.summarizer_messages``):
+messages the agent no longer sees (an earlier compaction's hidden history), turn-context
+messages and user-only content items are not the agent's context, so they are not summarized.
+The summary message is agent-visible and user-invisible, as Goose marks it: the agent reads it
+in place of the history, the user keeps seeing the original messages.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from goose_tui.compaction.templates import (
     render_compaction_prompt,
     render_summary,
 )
+from goose_tui.compaction.visibility import summarizer_messages
 from goose_tui.llm.base import (
     ChatMessage,
     Completion,
@@ -42,9 +44,11 @@ NOTHING_TO_REMOVE = (
     "model or configuration with a larger usable context, disable some extensions so fewer "
     "tool schemas are sent, or start a new session."
 )
+# The first line is Goose's own error, word for word (crates/goose-context-management/src/
+# summarize.rs), so a search for what Goose printed finds this too; our advice follows.
 EXHAUSTED = (
-    "Failed to compact: context limit exceeded even after removing all tool responses. Use a "
-    "model or configuration with a larger usable context, or start a new session."
+    "Failed to compact: context limit exceeded even after removing all tool responses\n"
+    "Use a model or configuration with a larger usable context, or start a new session."
 )
 
 
@@ -113,12 +117,10 @@ def remove_tool_responses(messages: Sequence[Message], percent: int) -> tuple[li
     return [m for i, m in enumerate(messages) if i not in dropped], count
 
 
-def agent_visible(messages: Sequence[Message]) -> list[Message]:
-    return [m for m in messages if m.metadata.agent_visible]
-
-
 def build_request(messages: Sequence[Message], templates: Templates) -> CompactionRequest:
-    system_prompt = render_compaction_prompt(templates, format_messages(agent_visible(messages)))
+    system_prompt = render_compaction_prompt(
+        templates, format_messages(summarizer_messages(messages))
+    )
     return CompactionRequest(
         system_prompt=system_prompt,
         messages=[
@@ -197,7 +199,7 @@ async def summarize(
     """Run the ladder of SPEC §7. Raises ``CompactionFailed`` when every rung overflows (or
     the first does with nothing to remove); any other model error propagates unchanged, and
     so does cancellation. ``on_attempt`` sees each attempt when it starts and when it ends."""
-    history = agent_visible(messages)
+    history = summarizer_messages(messages)
     has_tool_responses = any(m.has_tool_response() for m in history)
     attempts: list[Attempt] = []
 

@@ -60,6 +60,7 @@ class GooseTUI(App[None]):
         session_path: Path | None = None,
         *,
         session_id: str | None = None,
+        all_sessions: bool = False,
         model: str = "offline",
         api_base: str | None = None,
         prompts_dir: Path | None = None,
@@ -70,6 +71,8 @@ class GooseTUI(App[None]):
         super().__init__()
         self.session_path = session_path
         self.session_id = session_id
+        # The picker lists what `goose session list` shows unless this is set.
+        self.all_sessions = all_sessions
         self.model = model
         self.api_base = api_base
         self.prompts_dir = prompts_dir
@@ -105,7 +108,7 @@ class GooseTUI(App[None]):
     def list_sessions(self, path: Path | None) -> None:
         from goose_tui.session.loader import default_sessions_dir, list_sessions
 
-        sessions = list_sessions(path)
+        sessions = list_sessions(path, all_sessions=self.all_sessions)
         source = str(path or default_sessions_dir())
         self.call_from_thread(self._pick, sessions, source)
 
@@ -123,7 +126,7 @@ class GooseTUI(App[None]):
     def load_session(self, path: Path, session_id: str | None) -> None:
         from goose_tui.session.loader import load_session
 
-        session = load_session(path, session_id)
+        session = load_session(path, session_id, all_sessions=self.all_sessions)
         self.call_from_thread(self.main.show_session, session)
 
     def on_worker_state_changed(self, event: object) -> None:
@@ -388,6 +391,7 @@ def run_app(
     session_path: Path | None,
     *,
     session_id: str | None = None,
+    all_sessions: bool = False,
     model: str = "offline",
     api_base: str | None = None,
     prompts_dir: Path | None = None,
@@ -397,6 +401,7 @@ def run_app(
     GooseTUI(
         session_path,
         session_id=session_id,
+        all_sessions=all_sessions,
         model=model,
         api_base=api_base,
         prompts_dir=prompts_dir,
