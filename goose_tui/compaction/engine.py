@@ -44,7 +44,7 @@ TEMPLATE_NAME = "template"  # the name Goose gives every template it renders
 WRAPPER_NAME = "\x00goose-tui context"
 
 # Budgets: a render that loops or prints without end stops here (see docs/reliability.md).
-FUEL = 20_000_000  # minijinja instructions per render
+FUEL = 4_000_000  # minijinja instructions per render
 OUTPUT_CAP = 64 * 1024 * 1024  # characters of output per render
 
 # Filters, tests and globals the Python binding registers (minijinja built-ins and
@@ -101,6 +101,7 @@ class Scan:
     edits: list[tuple[int, int, bytes]] = field(default_factory=list)
     # Map literals to reorder: the byte range of each pair, and the sorted order.
     maps: list[tuple[list[tuple[int, int]], list[int]]] = field(default_factory=list)
+    error_order_may_differ: bool = False
 
 
 _ENDRAW = re.compile(rb"\{%[-+]?[ \t\n\r\x0c]*endraw[ \t\n\r\x0c]*[-+]?%}")
@@ -274,6 +275,11 @@ def scan(text: str) -> Scan:
                         loop_depth += 1
                     elif name == "endfor":
                         loop_depth = max(0, loop_depth - 1)
+                if name == "code_fence" and len(tokens) >= 2 and tokens[-2].text == "|":
+                    # Goose's code_fence takes a String: Value::to_string(). The binding would
+                    # hand Python a converted value (undefined and none both None, 5.0 as 5);
+                    # the engine's own `safe` (also a String argument) converts it first.
+                    result.edits.append((pos, end, b"safe | code_fence"))
                 if loop_depth and name in ("previtem", "nextitem") and len(tokens) >= 3:
                     before = tokens[-3:-1]
                     if before[0].kind == "ident" and before[0].text == "loop":
@@ -330,6 +336,28 @@ def _map_literal_edits(result: Scan) -> None:
             continue
         ranges = [(tokens[p[0]].start, tokens[p[2]].end) for p in pairs]
         result.maps.append((ranges, order))
+        if sum(_may_fail(tokens[p[1] + 1 : p[2] + 1]) for p in pairs) > 1:
+            # Goose evaluates the values in source order; sorted, a different one of two
+            # failing values may be the error reported (README: known differences).
+            result.error_order_may_differ = True
+
+
+_CONSTANT_WORDS = frozenset("true false none True False None".split())
+
+
+def _may_fail(value: list[Token]) -> bool:
+    """Whether a map value's tokens can raise: anything but literals and plain names."""
+    for i, tok in enumerate(value):
+        if tok.kind in ("str", "num") or (tok.kind == "op" and tok.text in "[]{},:"):
+            continue
+        if tok.kind == "ident" and (
+            tok.text in _CONSTANT_WORDS
+            or i + 1 == len(value)
+            or value[i + 1].text not in (".", "[", "(", "|")
+        ):
+            continue
+        return True
+    return False
 
 
 def _apply_edits(text: str, result: Scan) -> str:
@@ -453,7 +481,7 @@ class Compiled:
         self.source = _apply_edits(text, self.scan)
         loop_data = max(self.scan.max_data_in_loop, 1)
         # Template text emitted inside loops is not seen by the finalizer; bound it by fuel.
-        self.fuel = max(10_000, min(FUEL, OUTPUT_CAP // loop_data))
+        self.fuel = max(100, min(FUEL, OUTPUT_CAP // loop_data))
         self._env: Any = None
         self._output = 0
         self._env_or_error()
@@ -485,7 +513,7 @@ class Compiled:
             raise minijinja.TemplateError("missing argument")
         if kwargs or len(args) > 1:
             raise minijinja.TemplateError("too many arguments")
-        return code_fence(_display(args[0]))
+        return code_fence(str(args[0]))  # a string: see the `safe` edit in scan()
 
     def _count(self, value: Any) -> Any:
         self._output += len(value) if isinstance(value, str) else 16
@@ -543,7 +571,8 @@ class Compiled:
         except _OutputCapReached:
             raise EngineError(
                 f"output budget exhausted: the render passed {OUTPUT_CAP:,} characters "
-                "(goose-tui's sandbox limit; Goose has none)",
+                "(goose-tui's sandbox stops a template that prints without end; Goose would "
+                "keep going)",
                 None,
                 kind="budget",
             ) from None
@@ -556,7 +585,8 @@ class Compiled:
             if "fuel" in message and "out of" in message:
                 raise EngineError(
                     f"time budget exhausted: the render ran {self.fuel:,} engine instructions "
-                    "(goose-tui's sandbox limit; Goose has none)",
+                    "(goose-tui's sandbox stops a template that loops without end; Goose "
+                    "would keep running)",
                     line,
                     kind="budget",
                 ) from None
@@ -575,26 +605,3 @@ def _crash(detail: str, line: int | None) -> EngineError:
 
 def _settable(name: str) -> bool:
     return bool(_ASCII_IDENT.match(name)) and name not in _RESERVED
-
-
-def _display(value: Any) -> str:
-    """What Rust's ``Value::to_string()`` writes for a value the binding handed to Python
-    (Goose's code_fence takes a ``String``): the engine itself prints the value's literal.
-    An undefined value reaches Python as None, so it prints ``None`` here and nothing in
-    Goose (a known difference, README)."""
-    if isinstance(value, str):
-        return value
-    return _display_env().render_str("{{ " + literal(value) + " }}", "v")
-
-
-_DISPLAY_ENV: list[Any] = []
-
-
-def _display_env() -> Any:
-    if not _DISPLAY_ENV:
-        import minijinja
-
-        env = minijinja.Environment(pycompat=False, debug=False)
-        env.auto_escape_callback = lambda _name: None
-        _DISPLAY_ENV.append(env)
-    return _DISPLAY_ENV[0]
