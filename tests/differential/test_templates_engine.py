@@ -207,3 +207,54 @@ def test_generated_summary_templates_match_the_wheel(
         if theirs != mine:
             mismatches.append((reply, summary, theirs, mine))
     assert mismatches == []
+
+
+# --- through `goose-tui compact` ---------------------------------------------------------------
+
+CLI_COMPACTION = (
+    "{# an override using what jinja2 did differently #}\r\n"
+    '{{ {"z": 1, "a": [1, "b"]} }}|{{ -7 // 2 }},{{ 7 % -2 }}|{{ "</x>" | e }}\r\n'
+    "{% if false %}{{ messages | upper }}{% endif %}{{ 5. }}|{{ 007 }}\r\n{{ messages }}"
+)
+CLI_SUMMARY = (
+    "{{ extra }}|{{ files[0] }}|{{ user_intent ~ '' }}|"
+    "{% for k in extra %}{{ k }},{% endfor %}|{{ none_field | code_fence }}|{{ 1.0 | code_fence }}"
+)
+CLI_REPLY = json.dumps(
+    {
+        "user_intent": ["b", "a"],
+        "files": [{"summary": "s", "path": "p.py"}],
+        "extra": {"z": [1.0, None], "a": {"y": 1, "b": 2}},
+    }
+)
+
+
+def test_an_override_through_goose_tui_compact_matches_the_wheel(tmp_path: Path) -> None:
+    """The same override pair, run by the wheel and by ``goose-tui compact`` (a subprocess,
+    litellm against the loopback server): byte-equal system prompt and summary."""
+    from tests.differential.conftest import our_messages, serve
+    from tests.differential.test_http_path import start_compact, write_session
+
+    case = Case("cli-templates", SHORT, CLI_REPLY)
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "compaction.md").write_bytes(CLI_COMPACTION.encode())
+    (prompts / "compaction_summary.md").write_bytes(CLI_SUMMARY.encode())
+    script = Script(reply=CLI_REPLY)
+    with serve(script) as server:
+        reference = run_reference(
+            server,
+            case,
+            goose.CompactionTemplates(compaction=CLI_COMPACTION, summary=CLI_SUMMARY),
+        )
+        session = write_session(case, tmp_path / "session.jsonl")
+        proc = start_compact(session, server, prompts, tmp_path)
+        stdout, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 0, stderr
+        theirs, mine = server.requests
+    assert our_messages(case)  # the session holds the corpus conversation
+    assert mine["messages"][0]["content"] == theirs["messages"][0]["content"]
+    assert "\r\n" in theirs["messages"][0]["content"]
+    assert '{"a": [1, "b"], "z": 1}|-4,1|&lt;&#x2f;x&gt;' in theirs["messages"][0]["content"]
+    assert json.loads(stdout)["summary"] == reference.text
+    assert reference.text.startswith('{"a": {"b": 2, "y": 1}, "z": [1.0, None]}|')
