@@ -145,6 +145,10 @@ def finish(raw_response: str, templates: Templates) -> tuple[Extraction, str]:
     try:
         rendered = render_summary(templates, extraction.structured)
     except TemplateError as exc:
+        if exc.kind in ("crash", "budget"):
+            # Goose's compaction fails here (its engine panics) or never ends (no budget):
+            # there is no summary to keep, so the error is raised with its reason.
+            raise
         reason = f"the summary template failed, so the raw reply is kept: {exc}"
     else:
         if rendered:
