@@ -23,14 +23,16 @@ _TABLE[ord("\t")] = "    "
 # Bidi controls (ALM, LRM, RLM, LRE..RLO, LRI..PDI) and zero-width or invisible characters
 # (ZWSP, ZWNJ, ZWJ, word joiner, invisible operators, the deprecated format characters,
 # ZWNBSP/BOM, the Mongolian vowel separator).
-INVISIBLE: tuple[int, ...] = (
-    0x061C,
-    *range(0x200B, 0x2010),
-    *range(0x202A, 0x202F),
-    *range(0x2060, 0x2065),
-    *range(0x2066, 0x2070),
-    0x180E,
-    0xFEFF,
+INVISIBLE: frozenset[int] = frozenset(
+    (
+        0x061C,
+        *range(0x200B, 0x2010),
+        *range(0x202A, 0x202F),
+        *range(0x2060, 0x2065),
+        *range(0x2066, 0x2070),
+        0x180E,
+        0xFEFF,
+    )
 )
 _TABLE.update({code: f"<U+{code:04X}>" for code in INVISIBLE})
 

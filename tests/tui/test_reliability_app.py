@@ -4,7 +4,6 @@ Real keys on the real app; waits are ``settle`` (or a condition), never a time."
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 
@@ -296,14 +295,19 @@ async def test_paths_toasts_inputs_titles_and_modals_are_inert(
     prompts = tmp_path / ESCAPES["prompts"]
     prompts.mkdir()
     (prompts / "compaction.md").write_text("{% for x in %}\n")  # broken: a toast names it
-    reply = shutil.copy(reply_file, folder / "reply.md")
+    reply = folder / "reply.md"
+    reply.write_text(reply_file.read_text().replace("Add a changelog", "Add a\u2068 changelog"))
 
     frames: list[str] = []
     monkeypatch.setattr(HeadlessDriver, "write", lambda self, data: frames.append(data))
     monkeypatch.setattr(HeadlessDriver, "is_headless", property(lambda self: False))
     app = GooseTUI(session, model=f"replay:{reply}", prompts_dir=prompts)
+    app.NOTIFICATION_TIMEOUT = 3600  # every toast is still there to look at in the end
     async with app.run_test(size=(200, 50)) as pilot:
         await _compacted(pilot)
+        await pilot.press("e", "escape")  # the JSON editor shown, with the reply's U+2068
+        await settle(pilot)
+        assert "Add a\\u2068 changelog" in app.main.query_one("#json-editor", TextArea).text
         await pilot.press("s")
         await settle(pilot)
         assert isinstance(app.screen, SaveDialog)

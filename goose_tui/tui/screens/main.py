@@ -26,7 +26,7 @@ from goose_tui.compaction.templates import TemplateError, Templates, render_summ
 from goose_tui.session.models import Session
 from goose_tui.tokens import TokenCounter
 from goose_tui.tui.debounce import debounce
-from goose_tui.tui.inert import inert, restore
+from goose_tui.tui.inert import INVISIBLE, inert, restore
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge
 from goose_tui.tui.widgets.conversation_view import ConversationView
@@ -53,9 +53,12 @@ async def finish_off_thread(raw: str, templates: Templates) -> tuple[Extraction,
 
 
 def _json_text(summary: StructuredSummary | None) -> str:
-    # json.dumps escapes C0 controls; C1 controls are escaped too so the editor stays inert.
+    # json.dumps escapes C0 controls; C1 controls, bidi and zero-width characters are escaped
+    # too (``\\u202e`` reads back as the same character), so the editor stays inert.
     text = json.dumps(summary.to_json_dict() if summary else {}, indent=2, ensure_ascii=False)
-    return "".join(f"\\u{ord(c):04x}" if 0x7F <= ord(c) <= 0x9F else c for c in text)
+    return "".join(
+        f"\\u{ord(c):04x}" if 0x7F <= ord(c) <= 0x9F or ord(c) in INVISIBLE else c for c in text
+    )
 
 
 class MainScreen(Screen[None]):
