@@ -190,7 +190,9 @@ async def test_undo_back_to_valid_json_clears_the_invalid_banner_at_once(
 
 # -- a slow summary template ---------------------------------------------------------------
 
-# About two million loop steps in Jinja's sandbox: a second or two on a quiet machine.
+# About two million loop steps: a second or two on a quiet machine, in Jinja's sandbox or in
+# Goose's engine (where the sandbox's fuel budget may stop it first: then the render ends in a
+# template error, as slow to reach; either way the loop must answer while it runs).
 SLOW_TEMPLATE = (
     "{% set s = 'x' * 1500 %}{% for a in s %}{% for b in s %}{% if b == a ~ a %}!{% endif %}"
     "{% endfor %}{% endfor %}# Slow {{ next_step }}"
@@ -228,9 +230,14 @@ async def test_a_slow_summary_template_renders_off_the_ui_thread(
         preview = app.main.query_one(SummaryPreview)
         watch = LoopWatch(app)
         (prompts / "compaction_summary.md").write_text(SLOW_TEMPLATE, encoding="utf-8")
-        await wait_until(pilot, lambda: preview.markdown == SLOW_RENDER, timeout=120)
+
+        def done() -> bool:
+            return preview.markdown == SLOW_RENDER or _banner(app).startswith("template error")
+
+        await wait_until(pilot, done, timeout=120)
         watch.assert_answered()
-        assert app.templates.summary.source.path == prompts / "compaction_summary.md"
+        if preview.markdown == SLOW_RENDER:
+            assert app.templates.summary.source.path == prompts / "compaction_summary.md"
 
 
 async def test_a_slow_template_freezes_neither_the_compaction_nor_hand_edits(
@@ -245,14 +252,19 @@ async def test_a_slow_template_freezes_neither_the_compaction_nor_hand_edits(
         preview = app.main.query_one(SummaryPreview)
         watch = LoopWatch(app)
         await pilot.press("c")
-        await wait_until(pilot, lambda: preview.markdown == SLOW_RENDER, timeout=120)
+        await wait_until(pilot, lambda: app.main.result is not None, timeout=120)
         watch.assert_answered()
+        stopped = "the summary template failed" in _banner(app)  # by a budget
+        assert stopped or preview.markdown == SLOW_RENDER
 
-        await pilot.press("e", "end", "enter", "space", "escape")
         watch = LoopWatch(app)
-        await wait_until(pilot, lambda: _banner(app).startswith("edited by hand"), timeout=120)
+        await pilot.press("e", "end", "enter", "space", "escape")
+        await wait_until(
+            pilot,
+            lambda: _banner(app).startswith(("edited by hand", "template error")),
+            timeout=120,
+        )
         watch.assert_answered()
-        assert preview.markdown == SLOW_RENDER
 
 
 # -- nothing reaches the terminal unasked --------------------------------------------------
