@@ -459,6 +459,7 @@ class MainScreen(Screen[None]):
             banner.show(f"invalid JSON: {exc} — showing the last good render", "error")
             return
         self._json_state = "edited"
+        banner.show("edited by hand: read leniently, rendering…")
         templates = self.tui.templates
 
         def show(rendered: str | TemplateError) -> None:
