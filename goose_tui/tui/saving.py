@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Literal
 
 from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.files import atomic_write_text, refuse_overwriting_inputs
+from goose_tui.samples import samples_dir
 from goose_tui.session.models import Message, MessageMetadata, Session
 
 SaveKind = Literal["json", "markdown", "session"]
@@ -20,11 +22,28 @@ SUFFIXES: dict[SaveKind, str] = {
 }
 
 
+_PACKAGE = Path(__file__).resolve().parents[1]  # goose_tui/
+
+
+def _shipped(folder: Path) -> bool:
+    """Inside the installed package or the bundled samples: results must not land there."""
+    folder = folder.resolve()
+    return any(folder.is_relative_to(root.resolve()) for root in (_PACKAGE, samples_dir()))
+
+
+def default_folder(source: Path | None) -> Path:
+    """The session's folder when it is writable and not shipped with goose-tui, else the
+    current directory."""
+    folder = source.parent if source is not None else None
+    if folder is not None and os.access(folder, os.W_OK | os.X_OK) and not _shipped(folder):
+        return folder
+    return Path.cwd()
+
+
 def default_target(session: Session, kind: SaveKind) -> Path:
     source = session.source_path
     stem = (source.stem if source else None) or session.id or "session"
-    folder = source.parent if source else Path.cwd()
-    return folder / f"{stem}{SUFFIXES[kind]}"
+    return default_folder(source) / f"{stem}{SUFFIXES[kind]}"
 
 
 def summary_json_text(summary: StructuredSummary | None) -> str:
@@ -60,9 +79,16 @@ def compacted_session_text(session: Session, message: Message) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save(target: Path, text: str, inputs: list[Path | None]) -> Path:
-    """Write ``text`` atomically; raises ``OverwriteRefused`` when ``target`` is an input."""
+def check_target(target: Path, inputs: list[Path | None]) -> Path:
+    """The one check of a save target, before asking anything and again before writing:
+    raises ``OverwriteRefused`` when ``target`` is an input."""
     target = target.expanduser()
     refuse_overwriting_inputs(target, inputs)
+    return target
+
+
+def save(target: Path, text: str, inputs: list[Path | None]) -> Path:
+    """Write ``text`` atomically after ``check_target``."""
+    target = check_target(target, inputs)
     atomic_write_text(target, text)
     return target
