@@ -55,6 +55,7 @@ SUBCOMMANDS = (
     "sessions",
     "compact",
     "retention",
+    "probe",
     "compare",
     "timeline",
     "batch",
@@ -81,6 +82,7 @@ headless sub-commands (run `goose-tui COMMAND --help` for each):
   sessions [PATH]       list the sessions in a sessions.db, a folder, or Goose's data dir
   compact SESSION       compact a session with a model and print the summary
   retention SESSION     what a summary kept and lost: user messages, files, errors, commands
+  probe SESSION         can the agent still act: recall, artifact, continuation, decision probes
   compare SESSION       two summaries side by side (two models, two templates, a saved one)
   timeline SESSION      how the context grew turn by turn and where compaction triggers
   batch DIR_OR_DB       compact many sessions and write one report
