@@ -585,4 +585,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main, not this __main__ copy: the analysis commands raise
+    # goose_tui.cli.CliError, which a second copy of the class would not catch.
+    from goose_tui.cli import main as _main
+
+    sys.exit(_main())
