@@ -174,3 +174,51 @@ def test_cli_probe_json_offline(tmp_path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "recall" in done.stdout and "0%" in done.stdout
+
+
+def test_compare_reports_probe_scores_for_two_templates(tmp_path) -> None:
+    short = tmp_path / "short-template"
+    short.mkdir()
+    (short / "compaction_summary.md").write_text(
+        "# Intent\n{% for i in user_intent %}- {{ i }}\n{% endfor %}", encoding="utf-8"
+    )
+    args = ["compare", str(SAMPLE), "--a", "offline", "--b", "offline"]
+    done = subprocess.run(
+        [sys.executable, "-m", "goose_tui.cli", *args, "--b-prompts-dir", str(short), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    left, right = data["left"]["probes"], data["right"]["probes"]
+    assert [k["kind"] for k in left["kinds"]] == list(PROBE_KINDS)
+    assert left["overall"] > right["overall"]
+    by_kind = {k["kind"]: k["score"] for k in right["kinds"]}
+    assert by_kind["recall"] < {k["kind"]: k["score"] for k in left["kinds"]}["recall"]
+
+    text_out = subprocess.run(
+        [sys.executable, "-m", "goose_tui.cli", *args, "--b-prompts-dir", str(short)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    ).stdout
+    rows = {line.split()[0]: line for line in text_out.splitlines() if line.strip()}
+    assert "probes" in rows and "recall" in rows and "decisions" in rows
+
+
+async def test_batch_reports_probe_scores_per_session(tmp_path) -> None:
+    from goose_tui.analysis.batch import run_batch, to_markdown
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "long.jsonl").write_bytes(SAMPLE.read_bytes())
+    report = await run_batch(folder, "offline")
+    entry = report.entries[0]
+    assert entry.ok and entry.probes is not None and 0 < entry.probes <= 1
+    assert set(entry.probe_kinds or {}) == set(PROBE_KINDS)
+    assert report.totals.mean_probes == entry.probes
+    markdown = to_markdown(report)
+    assert "| probes |" in markdown and "mean probe score" in markdown

@@ -339,6 +339,20 @@ def _side_rows(a: SideReport, b: SideReport) -> list[list[str]]:
         for ca, cb in zip(a.retention.categories, b.retention.categories, strict=True):
             label = "  " + CATEGORY_LABELS[ca.category]
             rows.append([label, f"{ca.found}/{ca.total}", f"{cb.found}/{cb.total}"])
+    if a.probes and b.probes:
+        from goose_tui.analysis.probes import PROBE_LABELS, format_probe_score
+
+        rows.append(
+            ["probes", format_probe_score(a.probes.overall), format_probe_score(b.probes.overall)]
+        )
+        for ka, kb in zip(a.probes.kinds, b.probes.kinds, strict=True):
+            rows.append(
+                [
+                    "  " + PROBE_LABELS[ka.kind],
+                    f"{format_probe_score(ka.score)} of {ka.probes}",
+                    f"{format_probe_score(kb.score)} of {kb.probes}",
+                ]
+            )
     return rows
 
 
@@ -370,7 +384,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         _templates(args.b_prompts_dir, "--b-prompts-dir"),
     )
     left, right = _run(_both_sides(args, session.messages, templates))
-    comparison = compare_summaries(left, right, session.messages)
+    comparison = compare_summaries(left, right, session.messages, session.working_dir)
     if args.json:
         cli.print_json({"session": session.title, **comparison.to_json_dict()})
         return 0
@@ -455,7 +469,19 @@ def cmd_timeline(args: argparse.Namespace) -> int:
 
 
 def batch_lines(report: Any) -> list[str]:
-    rows = [["SESSION", "MSGS", "BEFORE", "SUMMARY", "FALLBACK", "RETENTION", "TRIES", "ERROR"]]
+    rows = [
+        [
+            "SESSION",
+            "MSGS",
+            "BEFORE",
+            "SUMMARY",
+            "FALLBACK",
+            "RETENTION",
+            "PROBES",
+            "TRIES",
+            "ERROR",
+        ]
+    ]
     for e in report.entries:
         rows.append(
             [
@@ -465,16 +491,18 @@ def batch_lines(report: Any) -> list[str]:
                 "-" if e.summary_tokens is None else f"{e.summary_tokens:,}",
                 "-" if e.fallback is None else ("yes" if e.fallback else "no"),
                 format_score(e.retention) if e.ok else "-",
+                format_score(e.probes) if e.ok else "-",
                 str(e.attempts),
                 _one_line(e.error or "", 60),
             ]
         )
     t = report.totals
-    lines = _table(rows, right={1, 2, 3, 5, 6})
+    lines = _table(rows, right={1, 2, 3, 5, 6, 7})
     lines += [
         "",
         f"{t.sessions} sessions: {t.succeeded} compacted, {t.failed} failed, "
-        f"{t.fallbacks} raw-text fallbacks; mean retention {format_score(t.mean_retention)}",
+        f"{t.fallbacks} raw-text fallbacks; mean retention {format_score(t.mean_retention)}, "
+        f"mean probe score {format_score(t.mean_probes)}",
     ]
     return lines
 
