@@ -93,6 +93,9 @@ def scripted_model(body: Any) -> Reply:
         answer = _between(system, "Agent's answer:", "Score from 0 to 1")
         score = 1 if answer == reference else 0
         return Reply.ok(json.dumps({"score": score, "reason": f"match={score}"}), USAGE)
+    if "handing this session over" in system:  # prompts/compaction.md: the app compacts
+        summary = {"errors_and_fixes": [f"{LAST_ERROR}: fixed in csv_import.py"]}
+        return Reply.ok(f"```json\n{json.dumps(summary)}\n```", USAGE)
     return Reply.http_error(400, "unexpected prompt")
 
 
