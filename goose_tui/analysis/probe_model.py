@@ -12,7 +12,6 @@ with its tokens and cost.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import os
@@ -251,6 +250,8 @@ async def model_probe_report(
 ) -> ProbeReport:
     """Write probes for the agent-visible history with ``writer``, answer each from
     ``summary`` with ``writer``, score each answer with ``judge`` (default: the writer)."""
+    import asyncio  # here, not at the top: the core imports without it (docs/performance.md)
+
     templates = templates or load_probe_templates()
     judge = judge or writer
     history = list(agent_visible(messages))
