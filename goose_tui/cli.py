@@ -58,6 +58,7 @@ SUBCOMMANDS = (
     "sessions",
     "compact",
     "retention",
+    "probe",
     "compare",
     "timeline",
     "batch",
@@ -85,6 +86,7 @@ headless sub-commands (run `goose-tui COMMAND --help` for each):
                         (what `goose session list` shows; --all-sessions for every one)
   compact SESSION       compact a session with a model and print the summary
   retention SESSION     what a summary kept and lost: user messages, files, errors, commands
+  probe SESSION         can the agent still act: recall, artifact, continuation, decision probes
   compare SESSION       two summaries side by side (two models, two templates, a saved one)
   timeline SESSION      how the context grew turn by turn and where compaction triggers
   batch DIR_OR_DB       compact many sessions and write one report
@@ -223,6 +225,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_prompts_dir(s)
     s.add_argument("--json", action="store_true", help="print one JSON object with every step")
     s.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the summary here")
+    s.add_argument(
+        "--save-session",
+        type=Path,
+        metavar="PATH",
+        help="also write the compacted session, in a shape Goose imports (see README)",
+    )
+    s.add_argument(
+        "--save-format",
+        choices=("jsonl", "json"),
+        help="jsonl: Goose's legacy session file; json: the export shape (default: by suffix)",
+    )
+    s.add_argument("--overwrite", action="store_true", help="replace an existing --save-session")
 
     from goose_tui.analysis.commands import register
 
@@ -477,6 +491,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
             refuse_overwriting_inputs(args.output, [args.session])
         except OverwriteRefused as exc:
             raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    if args.save_session is not None:
+        _check_save_target(args)
     templates = _templates(args)
     summarizer = make_summarizer_from_args(args)
 
@@ -484,6 +500,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
     if args.output is not None:
         atomic_write_text(args.output, result.summary + "\n")
+    if args.save_session is not None:
+        _save_session(args, session, result.summary)
     if args.json:
         ex = result.extraction
         print_json(
@@ -519,6 +537,37 @@ def cmd_compact(args: argparse.Namespace) -> int:
             )
         sys.stdout.write(result.summary + "\n")
     return 0
+
+
+def _save_inputs(args: argparse.Namespace) -> list[Path | None]:
+    return [args.session, args.output, args.replay]
+
+
+def _check_save_target(args: argparse.Namespace) -> None:
+    """Before the model is called: a target that will be refused fails at once (exit 2)."""
+    from goose_tui.session.writer import SaveRefused, check_target
+
+    try:
+        check_target(args.save_session, _save_inputs(args), overwrite=args.overwrite)
+    except SaveRefused as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+
+
+def _save_session(args: argparse.Namespace, session: Any, summary: str) -> None:
+    from goose_tui.session.writer import SaveRefused, save_compacted_session
+
+    try:
+        written = save_compacted_session(
+            args.save_session,
+            session,
+            summary,
+            args.save_format,
+            inputs=_save_inputs(args),
+            overwrite=args.overwrite,
+        )
+    except SaveRefused as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    print(f"goose-tui: saved the compacted session to {written}", file=sys.stderr)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
@@ -579,4 +628,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main, not this __main__ copy: the analysis commands raise
+    # goose_tui.cli.CliError, which a second copy of the class would not catch.
+    from goose_tui.cli import main as _main
+
+    sys.exit(_main())

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from goose_tui.analysis.probes import offline_report
 from goose_tui.analysis.retention import format_score, retention_report
 from goose_tui.compaction.summarize import summarize
 from goose_tui.compaction.templates import Templates, load_templates
@@ -49,6 +50,8 @@ class BatchEntry(BaseModel):
     fallback: bool | None = None
     retention: float | None = None  # overall retention score of the summary
     missing: int | None = None  # retention items not found
+    probes: float | None = None  # overall offline probe score of the summary
+    probe_kinds: dict[str, float | None] | None = None  # the score of each probe kind
     attempts: int = 0
     seconds: float = 0.0
     error: str | None = None
@@ -66,6 +69,7 @@ class BatchTotals(BaseModel):
     tokens_before: int
     summary_tokens: int
     mean_retention: float | None
+    mean_probes: float | None = None
 
 
 class BatchReport(BaseModel):
@@ -140,6 +144,9 @@ async def compact_one(
         report = retention_report(result.summary, session.messages)
         entry.retention = report.overall
         entry.missing = report.total - report.found
+        probes = offline_report(session.messages, result.summary, session.working_dir)
+        entry.probes = probes.overall
+        entry.probe_kinds = {k.kind: k.score for k in probes.kinds}
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - one session's failure never stops the batch
@@ -152,6 +159,7 @@ async def compact_one(
 def totals(entries: Sequence[BatchEntry]) -> BatchTotals:
     ok = [e for e in entries if e.ok]
     scores = [e.retention for e in ok if e.retention is not None]
+    probe_scores = [e.probes for e in ok if e.probes is not None]
     return BatchTotals(
         sessions=len(entries),
         succeeded=len(ok),
@@ -160,6 +168,7 @@ def totals(entries: Sequence[BatchEntry]) -> BatchTotals:
         tokens_before=sum(e.tokens_before or 0 for e in ok),
         summary_tokens=sum(e.summary_tokens or 0 for e in ok),
         mean_retention=sum(scores) / len(scores) if scores else None,
+        mean_probes=sum(probe_scores) / len(probe_scores) if probe_scores else None,
     )
 
 
@@ -209,15 +218,16 @@ def to_markdown(report: BatchReport) -> str:
         f"# Batch compaction: {report.model}",
         "",
         "| session | messages | tokens before | summary tokens | fallback | retention "
-        "| attempts | error |",
-        "|---|---:|---:|---:|---|---:|---:|---|",
+        "| probes | attempts | error |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---|",
     ]
     for e in report.entries:
         fallback = "-" if e.fallback is None else ("yes" if e.fallback else "no")
         score = format_score(e.retention) if e.ok else "-"
+        probes = format_score(e.probes) if e.ok else "-"
         lines.append(
             f"| {_cell(e.source)} | {_num(e.messages)} | {_num(e.tokens_before)} "
-            f"| {_num(e.summary_tokens)} | {fallback} | {score}"
+            f"| {_num(e.summary_tokens)} | {fallback} | {score} | {probes}"
             f" | {e.attempts} | {_cell(e.error or '')} |"
         )
     t = report.totals
@@ -225,7 +235,8 @@ def to_markdown(report: BatchReport) -> str:
         "",
         f"{t.sessions} sessions: {t.succeeded} compacted, {t.failed} failed, "
         f"{t.fallbacks} raw-text fallbacks; {t.tokens_before:,} tokens → "
-        f"{t.summary_tokens:,} summary tokens; mean retention {format_score(t.mean_retention)}.",
+        f"{t.summary_tokens:,} summary tokens; mean retention {format_score(t.mean_retention)}; "
+        f"mean probe score {format_score(t.mean_probes)}.",
     ]
     return "\n".join(lines) + "\n"
 

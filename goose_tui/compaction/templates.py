@@ -20,7 +20,14 @@ from goose_tui.compaction.structured import FileEntry, StructuredSummary
 if TYPE_CHECKING:
     from goose_tui.compaction.engine import Compiled, EngineError
 
-TemplateName = Literal["compaction.md", "compaction_summary.md"]
+TemplateName = Literal[
+    "compaction.md",
+    "compaction_summary.md",
+    # The probe templates of goose_tui/analysis/probe_model.py, found the same way.
+    "probe_write.md",
+    "probe_answer.md",
+    "probe_judge.md",
+]
 TemplateOrigin = Literal["prompts-dir", "goose-path-root", "xdg-config", "built-in", "edited"]
 
 COMPACTION: TemplateName = "compaction.md"

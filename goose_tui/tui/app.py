@@ -25,6 +25,7 @@ from goose_tui.files import OverwriteRefused
 from goose_tui.llm.base import Summarizer
 from goose_tui.samples import bundled_sample
 from goose_tui.session.models import SessionInfo
+from goose_tui.session.writer import SaveFormat
 from goose_tui.tui.commands import ModelCommands
 from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.confirm import ConfirmScreen
@@ -379,19 +380,18 @@ class GooseTUI(App[None]):
             if choice is None:
                 return
             kind, target = choice
+            inputs = [session.source_path, *self._input_files()]
+            if kind in saving.SESSION_FORMATS:
+                self._save_session(target, saving.SESSION_FORMATS[kind], inputs)
+                return
             if kind == "json":
                 text = saving.summary_json_text(main.structured)
-            elif kind == "markdown":
-                text = main.summary_text + "\n"
             else:
-                template = main.result.summary_message if main.result else None
-                message = saving.summary_message(main.summary_text, template)
-                text = saving.compacted_session_text(session, message)
-            inputs = [session.source_path, *self._input_files()]
+                text = main.summary_text + "\n"
 
             def write(replace: bool | None = True) -> None:
                 if not replace:
-                    self.notify(f"not saved: {target} kept as it was")
+                    self.notify(f"not saved: {target} kept as it was", markup=False)
                     return
                 try:
                     written = saving.save(target, text, inputs)
@@ -399,7 +399,7 @@ class GooseTUI(App[None]):
                     self.show_error("Not saved", str(exc))
                     return
                 main.mark_saved()
-                self.notify(f"saved {written}")
+                self.notify(f"saved {written}", markup=False)
 
             try:
                 checked = saving.check_target(target, inputs)
@@ -414,6 +414,37 @@ class GooseTUI(App[None]):
 
         defaults = {kind: saving.default_target(session, kind) for kind in saving.SUFFIXES}
         self.push_screen(SaveDialog(defaults), answered)
+
+    def _save_session(self, target: Path, fmt: SaveFormat, inputs: list[Path | None]) -> None:
+        """The compacted session, for Goose: refused in Goose's own folder, over an input or
+        a special file; an existing file is replaced only after a yes."""
+        from goose_tui.session.writer import SaveRefused, check_target, save_compacted_session
+
+        main = self.main
+        session, summary = main.session, main.summary_text
+        target = target.expanduser()
+
+        def write(overwrite: bool) -> None:
+            try:
+                written = save_compacted_session(
+                    target, session, summary, fmt, inputs=inputs, overwrite=overwrite
+                )
+            except (SaveRefused, OSError) as exc:
+                self.show_error("Not saved", str(exc))
+                return
+            main.mark_saved()
+            self.notify(f"saved {written}", markup=False)
+
+        try:
+            check_target(target, [session.source_path, *inputs], overwrite=True)
+        except SaveRefused as exc:
+            self.show_error("Not saved", str(exc))
+            return
+        if target.exists():
+            question = f"{target} exists. Replace it with the compacted session?"
+            self.push_screen(ConfirmScreen(question), lambda yes: write(True) if yes else None)
+        else:
+            write(False)
 
     def _input_files(self) -> list[Path | None]:
         files: list[Path | None] = [self.templates.compaction.source.path]

@@ -1,25 +1,28 @@
-"""What the save key writes: the summary JSON, the Markdown, or a compacted Goose session
-(the legacy JSONL shape: a metadata line, then the single summary message)."""
+"""What the save key writes: the summary JSON, the Markdown, or the compacted session in a
+shape Goose opens (``goose_tui.session.writer``: Goose's legacy JSONL or its export JSON)."""
 
 from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 from typing import Literal
 
 from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.files import atomic_write_text, refuse_overwriting_inputs
 from goose_tui.samples import samples_dir
-from goose_tui.session.models import Message, MessageMetadata, Session
+from goose_tui.session.models import Session
+from goose_tui.session.writer import SaveFormat
 
-SaveKind = Literal["json", "markdown", "session"]
+SaveKind = Literal["json", "markdown", "session", "export"]
 SUFFIXES: dict[SaveKind, str] = {
     "json": ".summary.json",
     "markdown": ".summary.md",
     "session": ".compacted.jsonl",
+    "export": ".compacted.json",
 }
+# The kinds that are whole sessions, and the writer's format for each.
+SESSION_FORMATS: dict[SaveKind, SaveFormat] = {"session": "jsonl", "export": "json"}
 
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # goose_tui/
@@ -49,34 +52,6 @@ def default_target(session: Session, kind: SaveKind) -> Path:
 def summary_json_text(summary: StructuredSummary | None) -> str:
     value = summary.to_json_dict() if summary is not None else {}
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
-
-
-def summary_message(summary_text: str, template: Message | None) -> Message:
-    """The message that replaces the history: the compaction's own when there was one (its
-    metadata and time), with the text as currently edited."""
-    if template is not None:
-        return template.model_copy(update={"content": [{"type": "text", "text": summary_text}]})
-    return Message(
-        role="user",
-        created=int(time.time()),
-        content=[{"type": "text", "text": summary_text}],
-        metadata=MessageMetadata(userVisible=False, agentVisible=True),
-    )
-
-
-def compacted_session_text(session: Session, message: Message) -> str:
-    metadata = {
-        "working_dir": session.working_dir or "",
-        "description": session.description or session.name or "",
-        "schedule_id": None,
-        "message_count": 1,
-        "total_tokens": None,
-        "input_tokens": None,
-        "output_tokens": None,
-    }
-    body = message.model_dump(mode="json", by_alias=True, exclude_none=True)
-    lines = [json.dumps(metadata, ensure_ascii=False), json.dumps(body, ensure_ascii=False)]
-    return "\n".join(lines) + "\n"
 
 
 def check_target(target: Path, inputs: list[Path | None]) -> Path:
