@@ -323,9 +323,11 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
+    from goose_tui.analysis.breakdown import context_breakdown, format_breakdown
     from goose_tui.tokens import context_usage
 
     session = _load(args)
+    breakdown = context_breakdown(session)
     u = context_usage(
         session, model=args.model, context_limit=args.context_limit, threshold=args.threshold
     )
@@ -342,6 +344,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
                 "compaction_due": u.compaction_due,
                 "model": u.model,
                 "messages": len(session.messages),
+                "breakdown": breakdown.to_json_dict(),
             }
         )
         return 0
@@ -356,6 +359,10 @@ def cmd_usage(args: argparse.Namespace) -> int:
         print(f"threshold   {u.threshold:g} -> compaction due: {due}")
     else:
         print(f"threshold   {u.threshold:g} -> auto compaction is off (needs 0 < T < 1)")
+    print()
+    print("what fills the context (estimated, o200k_base)")
+    for line in format_breakdown(breakdown):
+        print(line)
     return 0
 
 

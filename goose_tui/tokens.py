@@ -125,22 +125,23 @@ def count_tokens(text: str) -> int:
     return len(encoder().encode(text, allowed_special="all"))
 
 
+def item_token_texts(item: Any) -> list[str]:
+    """The strings Goose counts for one content item (none for images, thinking, ...)."""
+    kind = content_type(item)
+    if kind == "text":
+        text = item.get("text")
+        return [text] if isinstance(text, str) else []
+    if kind == "toolRequest":
+        return _tool_request_text(item)
+    if kind == "toolResponse":
+        response = tool_response_texts(item)
+        return ["\n".join(response)] if response else []
+    return []
+
+
 def _token_texts(message: Message) -> list[str]:
     """The strings Goose counts for one message, in order."""
-    texts: list[str] = []
-    for item in message.content:
-        kind = content_type(item)
-        if kind == "text":
-            text = item.get("text")
-            if isinstance(text, str):
-                texts.append(text)
-        elif kind == "toolRequest":
-            texts.extend(_tool_request_text(item))
-        elif kind == "toolResponse":
-            response = tool_response_texts(item)
-            if response:
-                texts.append("\n".join(response))
-    return texts
+    return [text for item in message.content for text in item_token_texts(item)]
 
 
 def _tool_request_text(item: dict[str, Any]) -> list[str]:

@@ -65,6 +65,7 @@ class MainScreen(Screen[None]):
         Binding("l", "retention", "Lost?", id="main.retention"),
         Binding("v", "compare", "Compare", id="main.compare"),
         Binding("g", "timeline", "Timeline", id="main.timeline"),
+        Binding("u", "context", "Context", id="main.context"),
     ]
 
     def __init__(self) -> None:
@@ -503,6 +504,14 @@ class MainScreen(Screen[None]):
         from goose_tui.tui.screens.timeline_screen import open_timeline
 
         open_timeline(self)
+
+    def action_context(self) -> None:
+        from goose_tui.tui.screens.context_screen import open_context
+
+        open_context(self)
+
+    def on_context_gauge_clicked(self) -> None:
+        self.action_context()
 
     def action_compare(self) -> None:
         from goose_tui.tui.screens.compare_screen import open_compare

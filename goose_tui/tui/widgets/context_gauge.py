@@ -44,6 +44,12 @@ class ContextGauge(Widget):
             super().__init__()
             self.counted, self.total = counted, total
 
+    class Clicked(Message):
+        """The user asked for the gauge's detail (the context broken down)."""
+
+    def on_click(self) -> None:
+        self.post_message(self.Clicked())
+
     def report_progress(self, counted: int, total: int) -> None:
         """Thread-safe (post_message is): the counting worker calls this as it goes."""
         self.post_message(self.Progress(counted, total))

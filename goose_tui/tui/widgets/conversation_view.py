@@ -107,6 +107,7 @@ class ConversationView(ScrollView, can_focus=True):
     ConversationView > .conversation--user { color: $accent; }
     ConversationView > .conversation--assistant { color: $success; }
     ConversationView > .conversation--selected { background: $boost; text-style: bold reverse; }
+    ConversationView > .conversation--highlighted { background: $warning 30%; }
     ConversationView > .conversation--text { }
     ConversationView > .conversation--tool { color: $secondary; }
     ConversationView > .conversation--thinking { color: $text-muted; text-style: dim italic; }
@@ -117,6 +118,7 @@ class ConversationView(ScrollView, can_focus=True):
         "conversation--user",
         "conversation--assistant",
         "conversation--selected",
+        "conversation--highlighted",
         "conversation--text",
         "conversation--tool",
         "conversation--thinking",
@@ -126,6 +128,20 @@ class ConversationView(ScrollView, can_focus=True):
         Binding("up", "select(-1)", "Previous message", id="conversation.previous", show=False),
         Binding("down", "select(1)", "Next message", id="conversation.next", show=False),
         Binding("enter", "toggle", "Expand message", id="conversation.toggle"),
+        Binding(
+            "n",
+            "next_highlighted(1)",
+            "Next marked",
+            id="conversation.next_marked",
+            show=False,
+        ),
+        Binding(
+            "N",
+            "next_highlighted(-1)",
+            "Previous marked",
+            id="conversation.previous_marked",
+            show=False,
+        ),
     ]
 
     selected: reactive[int] = reactive(0, init=False)
@@ -141,6 +157,9 @@ class ConversationView(ScrollView, can_focus=True):
         self._tokens: list[int] | None = None
         self._token_total = self._token_max = 1
         self._expanded: set[int] = set()
+        # Messages marked by the context breakdown (a category's messages), in order.
+        self.highlighted: list[int] = []
+        self._highlighted_set: set[int] = set()
         self._row_cache: dict[int, list[Row]] = {}  # per message, built when first drawn
         self._starts: list[int] = []  # first row of each message
         self._row_total = 0
@@ -150,8 +169,27 @@ class ConversationView(ScrollView, can_focus=True):
         self._tokens = None
         self._expanded.clear()
         self._row_cache.clear()
+        self.highlight([])
         self.selected = 0
         self._rebuild()
+
+    def highlight(self, indexes: list[int]) -> None:
+        """Mark ``indexes`` (headers drawn in the highlight colour); [] clears."""
+        self.highlighted = sorted(indexes)
+        self._highlighted_set = set(self.highlighted)
+        self.refresh()
+
+    def action_next_highlighted(self, direction: int) -> None:
+        marks = self.highlighted
+        if not marks:
+            self.notify("nothing marked: the context breakdown (u) marks a category's messages")
+            return
+        if direction > 0:
+            following = [i for i in marks if i > self.selected]
+            self.selected = following[0] if following else marks[0]
+        else:
+            preceding = [i for i in marks if i < self.selected]
+            self.selected = preceding[-1] if preceding else marks[-1]
 
     def set_token_counts(self, tokens: list[int]) -> None:
         self._tokens = tokens
@@ -241,6 +279,8 @@ class ConversationView(ScrollView, can_focus=True):
             style = base + self.get_component_rich_style("conversation--header")
             if role in ("user", "assistant"):
                 style += self.get_component_rich_style(f"conversation--{role}", partial=True)
+            if index in self._highlighted_set:
+                style += self.get_component_rich_style("conversation--highlighted", partial=True)
             if index == self.selected:
                 style += self.get_component_rich_style("conversation--selected", partial=True)
             text = self._header(index)
