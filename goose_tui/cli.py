@@ -133,6 +133,15 @@ def _add_usage_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_focus(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--focus",
+        metavar="TEXT",
+        help="a one-off instruction for this summary (what to keep), the template variable "
+        "{{ focus }}; appended as the prompt's last paragraph when the template does not use it",
+    )
+
+
 def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model",
@@ -177,6 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("prompt", help="print the rendered compaction system prompt")
     _add_session_args(s)
     _add_prompts_dir(s)
+    _add_focus(s)
 
     s = sub.add_parser("parse", help="extract, read and render the summary in a model reply")
     s.add_argument("reply", metavar="REPLY_FILE", help="a file with the model's reply, or -")
@@ -206,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_session_args(s)
     _add_model_args(s)
     _add_prompts_dir(s)
+    _add_focus(s)
     s.add_argument("--json", action="store_true", help="print one JSON object with every step")
     s.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the summary here")
 
@@ -268,7 +279,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     session = _load(args)
     templates = _templates(args)
     try:
-        request = build_request(session.messages, templates)
+        request = build_request(session.messages, templates, args.focus)
     except TemplateError as exc:
         raise _template_failure(exc) from exc
     sys.stdout.write(request.system_prompt + "\n")
@@ -445,7 +456,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
     templates = _templates(args)
     summarizer = make_summarizer_from_args(args)
 
-    result = run_compaction(summarize(session.messages, summarizer, templates))
+    result = run_compaction(summarize(session.messages, summarizer, templates, focus=args.focus))
 
     if args.output is not None:
         atomic_write_text(args.output, result.summary + "\n")
@@ -454,6 +465,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         print_json(
             {
                 "model": result.model,
+                "focus": result.focus,
                 "system_prompt": result.request.system_prompt,
                 "request": [m.model_dump() for m in result.request.messages],
                 "raw_response": result.raw_response,

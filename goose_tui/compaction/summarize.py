@@ -73,6 +73,7 @@ class CompactionResult(BaseModel):
     # goose-sdk wheel does not estimate missing counts (tests/differential/test_reference.py).
     reported_usage: TokenUsage = TokenUsage()
     summary_message: Message  # role "user", replaces the history
+    focus: str | None = None  # the one-off focus the prompt carried (FOCUS_VARIABLE)
 
 
 class CompactionFailed(Exception):
@@ -104,8 +105,12 @@ def agent_visible(messages: Sequence[Message]) -> list[Message]:
     return [m for m in messages if m.metadata.agent_visible]
 
 
-def build_request(messages: Sequence[Message], templates: Templates) -> CompactionRequest:
-    system_prompt = render_compaction_prompt(templates, format_messages(agent_visible(messages)))
+def build_request(
+    messages: Sequence[Message], templates: Templates, focus: str | None = None
+) -> CompactionRequest:
+    system_prompt = render_compaction_prompt(
+        templates, format_messages(agent_visible(messages)), focus
+    )
     return CompactionRequest(
         system_prompt=system_prompt,
         messages=[
@@ -171,10 +176,12 @@ async def summarize(
     *,
     on_attempt: Callable[[Attempt], None] | None = None,
     on_chunk: OnChunk | None = None,
+    focus: str | None = None,
 ) -> CompactionResult:
     """Run the ladder of SPEC §7. Raises ``CompactionFailed`` when every rung overflows (or
     the first does with nothing to remove); any other model error propagates unchanged, and
-    so does cancellation. ``on_attempt`` sees each attempt when it starts and when it ends."""
+    so does cancellation. ``on_attempt`` sees each attempt when it starts and when it ends.
+    ``focus`` is the user's one-off instruction for this summary (FOCUS_VARIABLE)."""
     history = agent_visible(messages)
     has_tool_responses = any(m.has_tool_response() for m in history)
     attempts: list[Attempt] = []
@@ -189,7 +196,7 @@ async def summarize(
 
     for percent in LADDER_PERCENTS:
         kept, removed = remove_tool_responses(history, percent)
-        request = build_request(kept, templates)
+        request = build_request(kept, templates, focus)
         running = Attempt(
             removed_percent=percent,
             removed_messages=removed,
@@ -227,5 +234,6 @@ async def summarize(
             usage=fill_usage(completion.usage, running.tokens_sent, raw),
             reported_usage=completion.usage,
             summary_message=summary_message(summary),
+            focus=(focus or "").strip() or None,
         )
     raise CompactionFailed(EXHAUSTED, attempts)

@@ -105,6 +105,12 @@ def conversation_text(system_prompt: str) -> str:
     """The formatted conversation inside the prompt. When the prompt is the built-in
     template, its exact prose around ``{{ messages }}`` is cut off; with another template,
     everything from the first ``[role]:`` line on is taken."""
+    from goose_tui.compaction.templates import FOCUS_HEADING
+
+    # A focus appended after the template's text is not part of the conversation.
+    cut = system_prompt.rfind("\n\n" + FOCUS_HEADING)
+    if cut != -1:
+        system_prompt = system_prompt[:cut]
     prefix, suffix = _builtin_frame()
     if prefix and system_prompt.startswith(prefix) and system_prompt.endswith(suffix):
         return system_prompt[len(prefix) : len(system_prompt) - len(suffix)]

@@ -66,6 +66,7 @@ class MainScreen(Screen[None]):
         Binding("v", "compare", "Compare", id="main.compare"),
         Binding("g", "timeline", "Timeline", id="main.timeline"),
         Binding("u", "context", "Context", id="main.context"),
+        Binding("k", "ask_focus", "Focus", id="main.focus"),
     ]
 
     def __init__(self) -> None:
@@ -77,6 +78,8 @@ class MainScreen(Screen[None]):
         self.summary_text = ""  # last good render
         self.system_prompt = ""
         self._prompt_note = ""
+        # The one-off focus for the next compactions (FOCUS_VARIABLE); "" for none.
+        self.focus_text = ""
         self._json_loaded = ""
         self._reply_loaded = ""
         self._started = 0.0
@@ -219,7 +222,7 @@ class MainScreen(Screen[None]):
         from goose_tui.compaction.summarize import build_request
 
         assert self.session is not None
-        request = build_request(self.session.messages, self.tui.templates)
+        request = build_request(self.session.messages, self.tui.templates, self.focus_text)
         self.app.call_from_thread(self._show_prompt, request.system_prompt, "as it will be sent")
 
     def _show_prompt(self, prompt: str, note: str) -> None:
@@ -230,8 +233,11 @@ class MainScreen(Screen[None]):
 
     def _show_template_origin(self) -> None:
         note = self._prompt_note
+        title = f"input · {note}" if note else "input"
+        if self.focus_text:
+            title += f" · focus: {self.focus_text}"
         self.query_one("#pane-input", Pane).set_title(
-            f"input · {note}" if note else "input", self.tui.describe_template("compaction.md")
+            title, self.tui.describe_template("compaction.md")
         )
         self.query_one("#pane-markdown", Pane).set_title(
             "markdown", self.tui.describe_template("compaction_summary.md")
@@ -285,6 +291,7 @@ class MainScreen(Screen[None]):
                 self.tui.templates,
                 on_attempt=on_attempt,
                 on_chunk=on_chunk,
+                focus=self.focus_text,
             )
         except BaseException:  # failed or cancelled: what streamed in is kept, but say so
             self.query_one("#pane-analysis", Pane).set_title("analysis · partial reply, not used")
@@ -486,6 +493,34 @@ class MainScreen(Screen[None]):
         self._show_pane("fields")
         self.query_one("#fields-tabs", TabbedContent).active = "fields-reply-tab"
         self._reply_editor.focus()
+
+    def action_ask_focus(self) -> None:
+        from goose_tui.tui.screens.input_prompt import InputPrompt
+
+        def answered(value: str | None) -> None:
+            if value is None or value == self.focus_text:
+                return
+            self.focus_text = value
+            self.notify(f"focus: {value}" if value else "focus cleared", markup=False)
+            if self.session is not None:
+                self.build_prompt()
+            else:
+                self._show_template_origin()
+
+        note = (
+            "Added to the compaction prompt as {{ focus }} (appended as its last paragraph "
+            "when the template does not use it); applies to every compaction until cleared. "
+            "Empty clears it."
+        )
+        self.app.push_screen(
+            InputPrompt(
+                "Focus for the summary (what it must keep):",
+                self.focus_text,
+                note=note,
+                allow_empty=True,
+            ),
+            answered,
+        )
 
     def action_save(self) -> None:
         self.tui.ask_save()
