@@ -203,6 +203,12 @@ class TokenCounter:
             self._cache.clear()
 
 
+def not_smaller(history_tokens: int, summary_tokens: int) -> bool:
+    """A summary is worth having only when it is smaller than the history it replaces
+    (``batch`` and the app flag one that is not)."""
+    return summary_tokens >= history_tokens
+
+
 class ContextUsage(BaseModel):
     used: int
     used_source: UsedSource

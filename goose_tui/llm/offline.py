@@ -218,10 +218,24 @@ def _clip(text: str, limit: int = _MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def _first_prose_line(text: str) -> str:
+    """The first non-blank line outside fenced code blocks: a reply that opens with (or is)
+    a ```json block has no sentence in its fence line; "" when there is no prose."""
+    fenced = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if not fenced and stripped:
+            return stripped
+    return ""
+
+
 def _first_sentence(text: str, enough: int = 40) -> str:
     """The opening of a message: whole sentences of its first line until ``enough`` chars,
     so a curt "Great." does not stand in for the request that follows it."""
-    line = text.strip().split("\n", 1)[0]
+    line = _first_prose_line(text)
     taken = ""
     for sentence in _SENTENCE_END.split(line):
         taken = f"{taken} {sentence}".strip()

@@ -23,7 +23,7 @@ from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.compaction.summarize import Attempt, CompactionFailed, CompactionResult
 from goose_tui.compaction.templates import TemplateError, Templates
 from goose_tui.session.models import Session
-from goose_tui.tokens import TokenCounter
+from goose_tui.tokens import TokenCounter, not_smaller
 from goose_tui.tui.debounce import debounce
 from goose_tui.tui.inert import inert, restore
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
@@ -314,7 +314,19 @@ class MainScreen(Screen[None]):
         usage = result.usage
         status.note = f"usage in {usage.input_tokens} / out {usage.output_tokens}"
         self._show_prompt(result.request.system_prompt, "as sent")
-        self.query_one(ContextGauge).projected = self.token_counter.total([result.summary_message])
+        gauge = self.query_one(ContextGauge)
+        assert self.session is not None
+        projected = self.token_counter.total([result.summary_message])
+        replaced = self.token_counter.total(self.session.messages)
+        gauge.projected, gauge.replaced = projected, replaced
+        if not_smaller(replaced, projected):
+            self.notify(
+                f"the summary ({projected:,} tokens) is not smaller than the history it "
+                f"replaces ({replaced:,} tokens): compacting frees no context",
+                title="summary not smaller",
+                severity="warning",
+                timeout=10,
+            )
         self._reply_loaded = inert(result.raw_response)
         self._reply_editor.load_text(self._reply_loaded)
         self._show_extraction(result.extraction, result.summary)
