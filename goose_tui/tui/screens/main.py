@@ -26,6 +26,7 @@ from goose_tui.session.models import Session
 from goose_tui.tokens import TokenCounter, not_smaller
 from goose_tui.tui.debounce import debounce
 from goose_tui.tui.inert import inert, restore
+from goose_tui.tui.widgets.code_editor import CodeEditor
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge
 from goose_tui.tui.widgets.conversation_view import ConversationView
@@ -103,7 +104,10 @@ class MainScreen(Screen[None]):
             with Pane("input", copy_source=lambda: self.system_prompt, id="pane-input"):
                 yield Input(placeholder="search the prompt", id="search")
                 yield TextViewer(
-                    id="input-view", placeholder="loading…", highlighter=prompt_highlighter
+                    id="input-view",
+                    placeholder="loading…",
+                    highlighter=prompt_highlighter,
+                    wrap=True,
                 )
             with Pane("analysis", copy_source=self._analysis_text, id="pane-analysis"):
                 yield TextViewer(id="analysis-view", placeholder="press c to compact")
@@ -113,9 +117,9 @@ class MainScreen(Screen[None]):
                     with TabPane("tree", id="fields-tree-tab"):
                         yield FieldsTree(id="fields-tree")
                     with TabPane("json", id="fields-json-tab"):
-                        yield TextArea("{}", language="json", id="json-editor")
+                        yield CodeEditor("{}", syntax="json", id="json-editor")
                     with TabPane("reply", id="fields-reply-tab"):
-                        yield TextArea("", id="reply-editor", soft_wrap=True)
+                        yield CodeEditor("", syntax="markdown", id="reply-editor", soft_wrap=True)
             with Pane("markdown", copy_source=lambda: self.summary_text, id="pane-markdown"):
                 yield SummaryPreview(id="preview")
         yield Footer()
