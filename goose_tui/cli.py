@@ -149,6 +149,15 @@ def _add_usage_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_focus(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--focus",
+        metavar="TEXT",
+        help="a one-off instruction for this summary (what to keep), the template variable "
+        "{{ focus }}; appended as the prompt's last paragraph when the template does not use it",
+    )
+
+
 def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model",
@@ -193,6 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("prompt", help="print the rendered compaction system prompt")
     _add_session_args(s)
     _add_prompts_dir(s)
+    _add_focus(s)
 
     s = sub.add_parser("parse", help="extract, read and render the summary in a model reply")
     s.add_argument("reply", metavar="REPLY_FILE", help="a file with the model's reply, or -")
@@ -223,6 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_session_args(s)
     _add_model_args(s)
     _add_prompts_dir(s)
+    _add_focus(s)
     s.add_argument("--json", action="store_true", help="print one JSON object with every step")
     s.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the summary here")
     s.add_argument(
@@ -303,7 +314,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     session = _load(args)
     templates = _templates(args)
     try:
-        request = build_request(session.messages, templates)
+        request = build_request(session.messages, templates, args.focus)
     except TemplateError as exc:
         raise _template_failure(exc) from exc
     sys.stdout.write(request.system_prompt + "\n")
@@ -358,9 +369,11 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
+    from goose_tui.analysis.breakdown import context_breakdown, format_breakdown
     from goose_tui.tokens import context_usage
 
     session = _load(args)
+    breakdown = context_breakdown(session)
     u = context_usage(
         session, model=args.model, context_limit=args.context_limit, threshold=args.threshold
     )
@@ -377,6 +390,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
                 "compaction_due": u.compaction_due,
                 "model": u.model,
                 "messages": len(session.messages),
+                "breakdown": breakdown.to_json_dict(),
             }
         )
         return 0
@@ -391,6 +405,10 @@ def cmd_usage(args: argparse.Namespace) -> int:
         print(f"threshold   {u.threshold:g} -> compaction due: {due}")
     else:
         print(f"threshold   {u.threshold:g} -> auto compaction is off (needs 0 < T < 1)")
+    print()
+    print("what fills the context (estimated, o200k_base)")
+    for line in format_breakdown(breakdown):
+        print(line)
     return 0
 
 
@@ -496,7 +514,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
     templates = _templates(args)
     summarizer = make_summarizer_from_args(args)
 
-    result = run_compaction(summarize(session.messages, summarizer, templates))
+    result = run_compaction(summarize(session.messages, summarizer, templates, focus=args.focus))
 
     if args.output is not None:
         atomic_write_text(args.output, result.summary + "\n")
@@ -507,6 +525,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         print_json(
             {
                 "model": result.model,
+                "focus": result.focus,
                 "system_prompt": result.request.system_prompt,
                 "request": [m.model_dump() for m in result.request.messages],
                 "raw_response": result.raw_response,

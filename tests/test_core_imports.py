@@ -12,6 +12,7 @@ CORE_MODULES = [
     "goose_tui.cli",
     "goose_tui.files",
     "goose_tui.tokens",
+    "goose_tui.analysis.breakdown",
     "goose_tui.session.loader",
     "goose_tui.compaction.format",
     "goose_tui.compaction.templates",

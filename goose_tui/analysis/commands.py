@@ -496,7 +496,9 @@ def batch_lines(report: Any) -> list[str]:
                 _one_line(e.source, 48),
                 "-" if e.messages is None else str(e.messages),
                 "-" if e.tokens_before is None else f"{e.tokens_before:,}",
-                "-" if e.summary_tokens is None else f"{e.summary_tokens:,}",
+                "-"
+                if e.summary_tokens is None
+                else f"{e.summary_tokens:,}" + (" !" if e.not_smaller else ""),
                 "-" if e.fallback is None else ("yes" if e.fallback else "no"),
                 format_score(e.retention) if e.ok else "-",
                 format_score(e.probes) if e.ok else "-",
@@ -512,6 +514,10 @@ def batch_lines(report: Any) -> list[str]:
         f"{t.fallbacks} raw-text fallbacks; mean retention {format_score(t.mean_retention)}, "
         f"mean probe score {format_score(t.mean_probes)}",
     ]
+    if t.not_smaller:
+        from goose_tui.analysis.batch import not_smaller_note
+
+        lines.append(f"! {not_smaller_note(t.not_smaller)}: compacting them frees no context")
     return lines
 
 

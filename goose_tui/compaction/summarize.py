@@ -80,6 +80,7 @@ class CompactionResult(BaseModel):
     # goose-sdk wheel does not estimate missing counts (tests/differential/test_reference.py).
     reported_usage: TokenUsage = TokenUsage()
     summary_message: Message  # role "user", replaces the history
+    focus: str | None = None  # the one-off focus the prompt carried (FOCUS_VARIABLE)
 
     def __repr__(self) -> str:
         # Short on purpose: the full repr holds the whole prompt twice (tens of millions of
@@ -120,9 +121,11 @@ def remove_tool_responses(messages: Sequence[Message], percent: int) -> tuple[li
     return [m for i, m in enumerate(messages) if i not in dropped], count
 
 
-def build_request(messages: Sequence[Message], templates: Templates) -> CompactionRequest:
+def build_request(
+    messages: Sequence[Message], templates: Templates, focus: str | None = None
+) -> CompactionRequest:
     system_prompt = render_compaction_prompt(
-        templates, format_messages(summarizer_messages(messages))
+        templates, format_messages(summarizer_messages(messages)), focus
     )
     return CompactionRequest(
         system_prompt=system_prompt,
@@ -187,11 +190,11 @@ def summary_message(summary: str) -> Message:
 
 
 def _prepare_attempt(
-    history: Sequence[Message], percent: int, templates: Templates
+    history: Sequence[Message], percent: int, templates: Templates, focus: str | None
 ) -> tuple[int, CompactionRequest, int]:
     """One rung's request: (messages removed, the request, its estimated tokens)."""
     kept, removed = remove_tool_responses(history, percent)
-    request = build_request(kept, templates)
+    request = build_request(kept, templates, focus)
     return removed, request, request_tokens(request)
 
 
@@ -203,12 +206,14 @@ async def summarize(
     on_attempt: Callable[[Attempt], None] | None = None,
     on_chunk: OnChunk | None = None,
     finish_reply: FinishReply | None = None,
+    focus: str | None = None,
 ) -> CompactionResult:
     """Run the ladder of SPEC §7. Raises ``CompactionFailed`` when every rung overflows (or
     the first does with nothing to remove); any other model error propagates unchanged, and
     so does cancellation. ``on_attempt`` sees each attempt when it starts and when it ends.
     ``finish_reply`` replaces ``finish`` (by default it runs in a thread: a slow summary
-    template must not hold the event loop)."""
+    template must not hold the event loop). ``focus`` is the user's one-off instruction for
+    this summary (FOCUS_VARIABLE)."""
     history = summarizer_messages(messages)
     has_tool_responses = any(m.has_tool_response() for m in history)
     attempts: list[Attempt] = []
@@ -228,7 +233,7 @@ async def summarize(
         # Building and counting the prompt takes seconds on a big session: in a thread, so
         # an event loop running this (the app's) keeps drawing meanwhile.
         removed, request, tokens_sent = await asyncio.to_thread(
-            _prepare_attempt, history, percent, templates
+            _prepare_attempt, history, percent, templates, focus
         )
         running = Attempt(
             removed_percent=percent,
@@ -270,5 +275,6 @@ async def summarize(
             usage=fill_usage(completion.usage, running.tokens_sent, raw),
             reported_usage=completion.usage,
             summary_message=summary_message(summary),
+            focus=(focus or "").strip() or None,
         )
     raise CompactionFailed(EXHAUSTED, attempts)

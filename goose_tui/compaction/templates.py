@@ -205,9 +205,42 @@ def render_template(template: Template, context: dict[str, Any]) -> str:
         raise _template_error(template, exc) from None
 
 
-def render_compaction_prompt(templates: Templates, messages_text: str) -> str:
-    """The system prompt: compaction template rendered with ``messages``, stripped."""
-    return render_template(templates.compaction, {"messages": messages_text})
+# A one-off focus for a compaction (``--focus``, the app's focus field) is the template
+# variable ``focus``. A compaction template that uses ``{{ focus }}`` places it itself; one
+# that does not (the built-in, Goose's own) gets it as a last paragraph after the rendered
+# prompt, this heading and then the text. Without a focus nothing changes, byte for byte.
+FOCUS_VARIABLE = "focus"
+FOCUS_HEADING = "Focus requested by the user for this summary (keep everything about it in full):"
+
+
+@lru_cache(maxsize=64)
+def _uses_variable(text: str, name: str) -> bool:
+    from jinja2 import meta
+
+    try:
+        return name in meta.find_undeclared_variables(_environment().parse(text))
+    except Exception:  # noqa: BLE001 - a template that does not parse fails when rendered
+        return False
+
+
+def focus_paragraph(focus: str) -> str:
+    return f"{FOCUS_HEADING}\n{focus}"
+
+
+def render_compaction_prompt(
+    templates: Templates, messages_text: str, focus: str | None = None
+) -> str:
+    """The system prompt: compaction template rendered with ``messages`` (and ``focus``),
+    stripped; a focus the template does not place is appended (see FOCUS_VARIABLE)."""
+    focus = (focus or "").strip() or None
+    if focus is None:
+        return render_template(templates.compaction, {"messages": messages_text})
+    prompt = render_template(
+        templates.compaction, {"messages": messages_text, FOCUS_VARIABLE: focus}
+    )
+    if _uses_variable(templates.compaction.text, FOCUS_VARIABLE):
+        return prompt
+    return f"{prompt}\n\n{focus_paragraph(focus)}"
 
 
 def _file_entries(files: Any) -> Any:
