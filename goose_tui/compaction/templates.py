@@ -206,21 +206,12 @@ def render_template(template: Template, context: dict[str, Any]) -> str:
 
 
 # A one-off focus for a compaction (``--focus``, the app's focus field) is the template
-# variable ``focus``. A compaction template that uses ``{{ focus }}`` places it itself; one
-# that does not (the built-in, Goose's own) gets it as a last paragraph after the rendered
-# prompt, this heading and then the text. Without a focus nothing changes, byte for byte.
+# variable ``focus``. A compaction template whose output depends on ``focus`` (it prints or
+# tests ``{{ focus }}``) places it itself; one that does not (the built-in, Goose's own) gets
+# it as a last paragraph after the rendered prompt, this heading and then the text. Without a
+# focus nothing changes, byte for byte.
 FOCUS_VARIABLE = "focus"
 FOCUS_HEADING = "Focus requested by the user for this summary (keep everything about it in full):"
-
-
-@lru_cache(maxsize=64)
-def _uses_variable(text: str, name: str) -> bool:
-    from jinja2 import meta
-
-    try:
-        return name in meta.find_undeclared_variables(_environment().parse(text))
-    except Exception:  # noqa: BLE001 - a template that does not parse fails when rendered
-        return False
 
 
 def focus_paragraph(focus: str) -> str:
@@ -238,7 +229,9 @@ def render_compaction_prompt(
     prompt = render_template(
         templates.compaction, {"messages": messages_text, FOCUS_VARIABLE: focus}
     )
-    if _uses_variable(templates.compaction.text, FOCUS_VARIABLE):
+    # Goose's engine does not list a template's variables: render once without the focus to
+    # see whether the output depends on it.
+    if prompt != render_template(templates.compaction, {"messages": messages_text}):
         return prompt
     return f"{prompt}\n\n{focus_paragraph(focus)}"
 
