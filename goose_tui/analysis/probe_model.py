@@ -33,8 +33,8 @@ from goose_tui.analysis.probes import (
     kind_scores,
 )
 from goose_tui.compaction.format import format_message_for_compacting
-from goose_tui.compaction.summarize import agent_visible
 from goose_tui.compaction.templates import Template, load_template, render_template
+from goose_tui.compaction.visibility import summarizer_messages
 from goose_tui.files import atomic_write_text
 from goose_tui.llm.base import ChatMessage, Summarizer, TokenUsage
 from goose_tui.session.models import Message
@@ -254,7 +254,7 @@ async def model_probe_report(
 
     templates = templates or load_probe_templates()
     judge = judge or writer
-    history = list(agent_visible(messages))
+    history = summarizer_messages(messages)
     history_text = numbered_history(history)
     calls: list[ProbeCall] = []
     text, call = await _call(
