@@ -12,7 +12,7 @@ from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.files import atomic_write_text, refuse_overwriting_inputs
 from goose_tui.samples import samples_dir
 from goose_tui.session.models import Session
-from goose_tui.session.writer import SaveFormat
+from goose_tui.session.writer import SaveFormat, SaveRefused, refuse_goose_targets
 
 SaveKind = Literal["json", "markdown", "session", "export"]
 SUFFIXES: dict[SaveKind, str] = {
@@ -35,17 +35,23 @@ def _shipped(folder: Path) -> bool:
 
 
 def default_folder(source: Path | None) -> Path:
-    """The session's folder when it is writable and not shipped with goose-tui, else the
-    current directory."""
+    """The session's folder when it is writable and neither shipped with goose-tui nor
+    Goose's own sessions folder (writes there are refused), else the current directory."""
     folder = source.parent if source is not None else None
-    if folder is not None and os.access(folder, os.W_OK | os.X_OK) and not _shipped(folder):
-        return folder
-    return Path.cwd()
+    if folder is None or not os.access(folder, os.W_OK | os.X_OK) or _shipped(folder):
+        return Path.cwd()
+    try:
+        refuse_goose_targets(folder / "probe")
+    except SaveRefused:
+        return Path.cwd()
+    return folder
 
 
 def default_target(session: Session, kind: SaveKind) -> Path:
+    """Beside the session file, named after it; a session of a database is named by its id."""
     source = session.source_path
-    stem = (source.stem if source else None) or session.id or "session"
+    by_file = source.stem if source and session.source_format != "sqlite" else None
+    stem = by_file or session.id or "session"
     return default_folder(source) / f"{stem}{SUFFIXES[kind]}"
 
 
