@@ -284,10 +284,22 @@ async def test_a_slow_template_freezes_neither_the_compaction_nor_hand_edits(
         preview = app.main.query_one(SummaryPreview)
         watch = LoopWatch(app)
         await pilot.press("c")
-        await wait_until(pilot, lambda: app.main.result is not None, timeout=120)
+        # Goose's engine stops this template at goose-tui's instruction budget on a slow
+        # machine, and then the compaction fails with that reason, as Goose's would with any
+        # template error; on a fast one it finishes. Either way the loop kept answering.
+        await wait_until(
+            pilot,
+            lambda: app.main.result is not None or isinstance(app.screen, ErrorModal),
+            timeout=120,
+        )
         watch.assert_answered()
-        stopped = "the summary template failed" in _banner(app)  # by a budget
-        assert stopped or preview.markdown == SLOW_RENDER
+        if isinstance(app.screen, ErrorModal):
+            assert "budget exhausted" in str(app.screen.message)
+            await pilot.press("escape")
+            await settle(pilot)
+        else:
+            stopped = "the summary template failed" in _banner(app)  # by a budget
+            assert stopped or preview.markdown == SLOW_RENDER
 
         watch = LoopWatch(app)
         await pilot.press("e", "end", "enter", "space", "escape")
