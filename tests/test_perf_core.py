@@ -174,3 +174,53 @@ def test_a_compaction_result_repr_stays_short_on_a_big_prompt() -> None:
     text = repr(result)
     assert len(text) < 1_000
     assert text.startswith("CompactionResult(model=") and "chars>" in text
+
+
+async def test_the_request_goes_out_while_the_prompt_is_counted(monkeypatch) -> None:
+    # Counting a big prompt takes seconds: the request must not wait for it, and the
+    # attempt must still be reported before any chunk of its reply.
+    import threading
+    import time
+
+    from goose_tui.compaction import summarize as pipeline
+    from goose_tui.compaction.templates import load_templates
+    from goose_tui.llm.base import Completion, TokenUsage
+    from goose_tui.session.models import Message
+
+    counted = threading.Event()
+    real_count = pipeline.request_tokens
+
+    def slow_count(request):  # stands in for seconds of tiktoken on a 47 MB prompt
+        time.sleep(0.3)
+        value = real_count(request)
+        counted.set()
+        return value
+
+    monkeypatch.setattr(pipeline, "request_tokens", slow_count)
+    events: list[str] = []
+
+    class Streaming:
+        name = "streaming"
+
+        async def complete(self, messages, on_chunk=None):
+            events.append("request " + ("after" if counted.is_set() else "before") + " count")
+            for part in ("<analysis>a</analysis>", '{"user_intent": ["x"]}'):
+                on_chunk(part)
+            return Completion(text='{"user_intent": ["x"]}', usage=TokenUsage())
+
+    messages = [Message(role="user", content=[{"type": "text", "text": "hello there"}])]
+    result = await summarize_messages(
+        messages,
+        Streaming(),
+        load_templates(None),
+        on_attempt=lambda a: events.append(f"attempt {a.outcome}"),
+        on_chunk=lambda c: events.append("chunk"),
+    )
+    assert events == [
+        "request before count",
+        "attempt running",
+        "chunk",
+        "chunk",
+        "attempt ok",
+    ]
+    assert result.attempts[0].tokens_sent == real_count(result.request)
