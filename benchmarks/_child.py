@@ -3,6 +3,7 @@
 python benchmarks/_child.py memory SESSION.jsonl
 python benchmarks/_child.py import MODULE...
 python benchmarks/_child.py first-screen SPAWN_EPOCH [SESSION]
+python benchmarks/_child.py minimal-screen SPAWN_EPOCH TEXT
 """
 
 from __future__ import annotations
@@ -130,6 +131,41 @@ def measure_first_screen(spawn_epoch: float, session: str | None) -> dict:
     return asyncio.run(run())
 
 
+def measure_minimal_screen(spawn_epoch: float, text: str) -> dict:
+    """The yardstick of the first-screen figure: a minimal Textual app whose one widget
+    shows ``text`` (the gauge's usage), timed exactly as ``measure_first_screen``."""
+    import asyncio
+
+    async def run() -> dict:
+        from textual.app import App, ComposeResult
+        from textual.widgets import Static
+
+        class Minimal(App[None]):
+            def compose(self) -> ComposeResult:
+                yield Static(text)
+
+        app = Minimal()
+        painted: list[float] = []
+        display = app._display
+
+        def recording_display(screen, renderable) -> None:  # type: ignore[no-untyped-def]
+            display(screen, renderable)
+            render = getattr(renderable, "render_segments", None)
+            if not painted and render is not None and text in render(app.console):
+                painted.append(time.time())
+
+        app._display = recording_display  # type: ignore[method-assign]
+        async with app.run_test(size=(120, 40)):
+            deadline = time.monotonic() + 30
+            while not painted and time.monotonic() < deadline:
+                await asyncio.sleep(0.005)
+            if not painted:
+                return {"error": "no frame with the text within 30 s"}
+            return {"seconds": painted[0] - spawn_epoch}
+
+    return asyncio.run(run())
+
+
 def main(argv: list[str]) -> None:
     mode = argv[0]
     if mode == "memory":
@@ -138,6 +174,8 @@ def main(argv: list[str]) -> None:
         result = measure_import(argv[1:])
     elif mode == "first-screen":
         result = measure_first_screen(float(argv[1]), argv[2] if len(argv) > 2 else None)
+    elif mode == "minimal-screen":
+        result = measure_minimal_screen(float(argv[1]), argv[2])
     else:
         raise SystemExit(f"unknown mode {mode}")
     print(json.dumps(result))

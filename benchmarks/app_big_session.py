@@ -2,6 +2,8 @@
 appear, how long a key press waits while the workers run, and the longest event-loop stall.
 
     python benchmarks/app_big_session.py [SESSION]   # default: generate ~53 MB / 20k messages
+    python benchmarks/app_big_session.py --compact [SESSION]  # then press c (offline model)
+                                                              # and report the peak memory
 
 Prints one JSON object. Not part of the pytest run.
 """
@@ -29,6 +31,7 @@ async def measure(
 ) -> dict[str, object]:
     from goose_tui.tui.app import GooseTUI
     from goose_tui.tui.screens.help import HelpScreen
+    from goose_tui.tui.widgets.compaction_status import CompactionStatus
     from goose_tui.tui.widgets.context_gauge import ContextGauge
     from goose_tui.tui.widgets.conversation_view import ConversationView
     from goose_tui.tui.widgets.text_viewer import TextViewer
@@ -41,6 +44,8 @@ async def measure(
     tasks: list = []  # pilot coroutines to start from the loop
     background: list[asyncio.Future] = []  # kept referenced until the run ends
     app = GooseTUI(path, model="offline")
+    compact_gaps_from: int | None = None
+    state = None
     async with app.run_test(size=(200, 50)) as pilot:
         main = app.main
         last = time.perf_counter()
@@ -75,9 +80,25 @@ async def measure(
                     press.add_done_callback(lambda _: tasks.append(pilot.press("escape")))
             if "counts" not in marks and gauge.usage is not None:
                 marks["counts"] = elapsed
+                if "compacted" in until:
+                    compact_gaps_from = len(gaps)
+                    tasks.append(pilot.press("c"))
+            if "counts" in marks and "compacted" in until and "compacted" not in marks:
+                if main.query_one(CompactionStatus).state in ("done", "failed"):
+                    marks["compacted"] = elapsed
+                    state = main.query_one(CompactionStatus).state
             if set(until) <= marks.keys():
                 break
+    extra: dict[str, object] = {}
+    if compact_gaps_from is not None:
+        during = gaps[compact_gaps_from:]
+        extra = {
+            "compaction_state": state,
+            "longest_stall_during_compaction_ms": round(max(during, default=0) * 1000),
+            "peak_rss_bytes": _peak_rss(),
+        }
     return {
+        **extra,
         "seconds": {k: round(v, 2) for k, v in marks.items()},
         "longest_stall_ms": round(max(gaps, default=0) * 1000),
         "stalls_over_100ms": sum(g > 0.1 for g in gaps),
@@ -86,16 +107,32 @@ async def measure(
     }
 
 
+def _peak_rss() -> int:
+    """This process's peak resident set (VmHWM), bytes."""
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
 def main() -> None:
-    if len(sys.argv) > 1:
-        path = Path(sys.argv[1])
-        result = asyncio.run(measure(path))
+    args = sys.argv[1:]
+    compact = "--compact" in args
+    args = [a for a in args if a != "--compact"]
+    until = ("conversation", "prompt", "counts") + (("compacted",) if compact else ())
+    if args:
+        path = Path(args[0])
+        result = asyncio.run(measure(path, until))
+        size = path.stat().st_size
     else:
         with tempfile.TemporaryDirectory(prefix="goose-tui-big-") as tmp:
             path = Path(tmp) / "big-session.jsonl"
             gen_session.write_big_jsonl(path, target_bytes=50_000_000, messages=20_000)
-            result = asyncio.run(measure(path))
-    result["file_mb"] = round(path.stat().st_size / 1e6, 1) if path.exists() else None
+            size = path.stat().st_size
+            result = asyncio.run(measure(path, until))
+    result["file_mb"] = round(size / 1e6, 1)
+    if "peak_rss_bytes" in result:
+        result["peak_over_file"] = round(int(result["peak_rss_bytes"]) / size, 2)
     print(json.dumps(result, ensure_ascii=False))
 
 

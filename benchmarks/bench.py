@@ -54,10 +54,11 @@ class Sizes:
     session_bytes: int
     session_messages: int
     rerender_runs: int
+    wheel_messages: tuple[int, ...] = (1_250, 5_000, 20_000)
 
 
 FULL = Sizes(1 * MB, 4 * MB, 50 * MB, 20_000, 31)
-QUICK = Sizes(MB // 4, 1 * MB, 8 * MB, 4_000, 5)
+QUICK = Sizes(MB // 4, 1 * MB, 8 * MB, 4_000, 5, (250, 1_000))
 
 
 @dataclass
@@ -414,6 +415,10 @@ def bench_tokens(bench: Bench, messages: list[Any] | None) -> None:
 # --- (d) start-up -----------------------------------------------------------------------------
 
 
+# What the gauge shows on the first screen of the sample (the figure waits for it).
+FIRST_SCREEN_GAUGE = "7,313 / 200,000 tokens"
+
+
 def sample_session() -> Path | None:
     files = sorted((ROOT / "sample_sessions").glob("*.json*"))
     return files[0] if files else None
@@ -447,22 +452,36 @@ def bench_startup(bench: Bench) -> None:
         unmeasured(bench, "import the core", "<= 300 ms", exc)
     try:
         sample = sample_session()
-        runs = []
-        for _ in range(3):
+        runs, minimal = [], []
+        for _ in range(5):  # ours and the yardstick in turn: both see the same machine
             result = run_child(
                 "first-screen", repr(time.time()), *([str(sample)] if sample else [])
             )
             if "error" in result:
                 raise RuntimeError(result["error"])
             runs.append(result["seconds"])
+            result = run_child("minimal-screen", repr(time.time()), FIRST_SCREEN_GAUGE)
+            if "error" in result:
+                raise RuntimeError(result["error"])
+            minimal.append(result["seconds"])
         seconds = statistics.median(runs)
         name = sample.name if sample else "the bundled default"
         bench.add(
             Row(
-                f"first full screen from process start ({name}, headless, median of 3)",
+                f"first full screen from process start ({name}, headless, median of 5)",
                 f"{seconds:.2f} s",
                 "<= 1.5 s",
                 seconds <= 1.5,
+            )
+        )
+        yardstick = statistics.median(minimal)
+        ratio = seconds / yardstick
+        bench.add(
+            Row(
+                "first full screen / a minimal Textual app showing the gauge's text (medians)",
+                f"{ratio:.2f}x ({seconds:.2f} s / {yardstick:.2f} s)",
+                "<= 2x",
+                ratio <= 2,
             )
         )
     except Exception as exc:
@@ -601,26 +620,98 @@ def print_table(rows: list[Row]) -> None:
         print("  ".join(v.ljust(w) for v, w in zip(c, widths, strict=True)))
 
 
+SECTIONS = ("extraction", "loading", "tokens", "startup", "rerender", "wheel")
+
+
+def bench_wheel(bench: Bench) -> None:
+    """goose-tui side by side with the goose-sdk wheel (benchmarks/wheel_bench.py)."""
+    print("(f) side by side with the goose-sdk wheel", flush=True)
+    import wheel_bench
+
+    def add(figure: str, measured: str, target: str, ok: bool) -> None:
+        bench.add(Row(figure, measured, target, ok))
+
+    sizes = bench.sizes.wheel_messages
+    wheel_bench.wheel_rows(add, bench.workdir, sizes, runs=2)
+    if wheel_bench.ABORTS:
+        bench.notes.append(
+            f"the wheel's process aborted at exit, after its work, {len(wheel_bench.ABORTS)} "
+            "time(s) (counted as runs)"
+        )
+    bench_dense_vs_wheel(bench)
+
+
+def bench_dense_vs_wheel(bench: Bench) -> None:
+    """finish() on the dense-candidates reply against the wheel's compact of a one-message
+    conversation whose model reply is that text (its extraction plus a loopback exchange)."""
+    try:
+        import goose
+    except ImportError as exc:
+        unmeasured(bench, "dense candidates: finish() / wheel", "<= 1.0x", exc)
+        return
+    from goose_tui.compaction.summarize import finish
+    from goose_tui.compaction.templates import load_templates
+    from tests.loopback import LoopbackServer, Reply
+
+    reply = gen_session.dense_candidates_reply(bench.sizes.reply_big)
+    templates = load_templates(None)
+    messages = [goose.CompactionMessage(role=goose.MessageRole.USER, text="hello")]
+    with LoopbackServer([Reply.sse(reply, chunk_size=len(reply))]) as server:
+        provider = goose.openai_provider("sk-bench", server.url)
+
+        def wheel() -> Any:
+            server.requests.clear()
+            return asyncio.run(provider.compact("gpt-4o", messages, None))
+
+        t_ours = t_wheel = float("inf")
+        for _ in range(3):
+            t_ours = min(t_ours, best_of(lambda: finish(reply, templates), 1)[0])
+            t_wheel = min(t_wheel, best_of(wheel, 1)[0])
+    ratio = t_ours / t_wheel
+    bench.add(
+        Row(
+            f"dense candidates {len(reply) / MB:.2g} MB: finish() / the wheel's compact",
+            f"{ratio:.2f}x ({t_ours * 1000:.0f} ms / {t_wheel * 1000:.0f} ms)",
+            "<= 1.0x",
+            ratio <= 1.0,
+        )
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller inputs (~1 minute)")
+    parser.add_argument(
+        "--only",
+        default=",".join(SECTIONS),
+        help=f"comma-separated sections to run (default all: {','.join(SECTIONS)})",
+    )
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
+    only = set(args.only.split(","))
     started = time.perf_counter()
     print(f"machine: {machine()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="goose-tui-bench-") as tmp:
         bench = Bench(sizes, Path(tmp))
-        session_path = bench.workdir / "big-session.jsonl"
-        gen_session.write_big_jsonl(
-            session_path, target_bytes=sizes.session_bytes, messages=sizes.session_messages
-        )
-        bench_extraction(bench)
-        messages = bench_loading(bench, session_path)
-        bench_tokens(bench, messages)
-        del messages
-        bench_startup(bench)
-        bench_rerender(bench)
+        if "extraction" in only:
+            bench_extraction(bench)
+        if only & {"loading", "tokens"}:
+            session_path = bench.workdir / "big-session.jsonl"
+            gen_session.write_big_jsonl(
+                session_path, target_bytes=sizes.session_bytes, messages=sizes.session_messages
+            )
+            messages = bench_loading(bench, session_path)
+            bench_tokens(bench, messages)
+            del messages
+        if "startup" in only:
+            bench_startup(bench)
+        if "rerender" in only:
+            bench_rerender(bench)
+        if "wheel" in only:
+            bench_wheel(bench)
     print_table(bench.rows)
+    for note in bench.notes:
+        print(f"note: {note}")
     for row in bench.rows:
         if row.profile:
             print(f"\nprofile of the failing step: {row.figure}\n{row.profile}")

@@ -19,7 +19,8 @@ import math
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -30,6 +31,8 @@ from goose_tui.compaction.format import compact_json, tool_response_texts
 from goose_tui.session.models import Message, Session, content_type
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     import tiktoken
 
 DEFAULT_THRESHOLD = 0.8
@@ -140,21 +143,53 @@ def _safe_cut(text: str, at: int, end: int) -> int | None:
     return match.start() if match is not None else None
 
 
-def count_tokens(text: str, chunk: int = CHUNK_CHARS) -> int:
-    """Tokens of ``text`` (special tokens allowed), encoded ``chunk`` characters or so at a
-    time at boundaries where the tokenizer splits anyway."""
-    if not text:
-        return 0
-    total = 0
+def _chunks(text: str, chunk: int) -> Iterator[str]:
     start = 0
     size = len(text)
     while size - start > chunk:
         cut = _safe_cut(text, start + chunk, size)
         if cut is None:
             break
-        total += _encode_count(text[start:cut])
+        yield text[start:cut]
         start = cut
-    return total + _encode_count(text[start:] if start else text)
+    yield text[start:] if start else text
+
+
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+
+
+def _encoding_pool() -> ThreadPoolExecutor:
+    """Threads that encode chunks side by side (tiktoken releases the GIL while encoding)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _pool = ThreadPoolExecutor(
+                max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="goose-tui-tokens"
+            )
+        return _pool
+
+
+def count_tokens(text: str, chunk: int = CHUNK_CHARS) -> int:
+    """Tokens of ``text`` (special tokens allowed), encoded ``chunk`` characters or so at a
+    time at boundaries where the tokenizer splits anyway; a long text's chunks are encoded
+    on every core, a few at a time (so only a few chunks' token lists exist at once)."""
+    if not text:
+        return 0
+    if len(text) <= chunk * 2:
+        return sum(map(_encode_count, _chunks(text, chunk)))
+    encoder()  # built once, before threads ask for it
+    pool = _encoding_pool()
+    window = 2 * (pool._max_workers or 1)
+    pending: deque[Future[int]] = deque()
+    total = 0
+    for piece in _chunks(text, chunk):
+        if len(pending) >= window:
+            total += pending.popleft().result()
+        pending.append(pool.submit(_encode_count, piece))
+    return total + sum(f.result() for f in pending)
 
 
 def count_tokens_joined(head: str, tail: str, chunk: int = CHUNK_CHARS) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -189,13 +189,39 @@ def summary_message(summary: str) -> Message:
     )
 
 
-def _prepare_attempt(
+def _build_attempt(
     history: Sequence[Message], percent: int, templates: Templates, focus: str | None
-) -> tuple[int, CompactionRequest, int]:
-    """One rung's request: (messages removed, the request, its estimated tokens)."""
+) -> tuple[int, CompactionRequest]:
+    """One rung's request: (messages removed, the request)."""
     kept, removed = remove_tool_responses(history, percent)
-    request = build_request(kept, templates, focus)
-    return removed, request, request_tokens(request)
+    return removed, build_request(kept, templates, focus)
+
+
+class _ChunkSink:
+    """Holds the reply's chunks back until the attempt they belong to is reported."""
+
+    def __init__(self, on_chunk: OnChunk | None):
+        self.on_chunk = on_chunk
+        self.held: list[str] | None = []
+
+    def __call__(self, chunk: str) -> None:
+        if self.held is None:
+            assert self.on_chunk is not None
+            self.on_chunk(chunk)
+        else:
+            self.held.append(chunk)
+
+    def open(self) -> None:
+        held, self.held = self.held, None
+        if self.on_chunk is not None:
+            for chunk in held or ():
+                self.on_chunk(chunk)
+
+
+def _retrieve(task: Any) -> None:
+    """Read a dropped task's outcome, so asyncio does not log it as never retrieved."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def summarize(
@@ -230,11 +256,38 @@ async def summarize(
     import asyncio
 
     for percent in LADDER_PERCENTS:
-        # Building and counting the prompt takes seconds on a big session: in a thread, so
-        # an event loop running this (the app's) keeps drawing meanwhile.
-        removed, request, tokens_sent = await asyncio.to_thread(
-            _prepare_attempt, history, percent, templates, focus
+        # Building and counting the prompt takes seconds on a big session: in threads, so
+        # an event loop running this (the app's) keeps drawing meanwhile. The estimate is
+        # counted while the request is on its way (tiktoken leaves the GIL to the exchange);
+        # the attempt is reported, then the chunks that came meanwhile are delivered, in
+        # the order they always came: attempt first.
+        removed, request = await asyncio.to_thread(
+            _build_attempt, history, percent, templates, focus
         )
+        counting = asyncio.ensure_future(asyncio.to_thread(request_tokens, request))
+        sink = _ChunkSink(on_chunk)
+        calling = asyncio.ensure_future(
+            summarizer.complete(request.messages, sink if on_chunk is not None else None)
+        )
+        try:
+            tokens_sent = await asyncio.shield(counting)
+        except BaseException:
+            calling.cancel()
+            calling.add_done_callback(_retrieve)
+            if counting.done() and not counting.cancelled() and counting.exception():
+                raise  # the count itself failed
+            # Cancelled while counting, the request already on its way: recorded as a
+            # cancel during the request always was (running, then cancelled).
+            running = Attempt(
+                removed_percent=percent,
+                removed_messages=removed,
+                outcome="running",
+                tokens_sent=await counting,
+            )
+            report(running)
+            sink.open()
+            report(running.model_copy(update={"outcome": "cancelled", "error": "cancelled"}))
+            raise
         running = Attempt(
             removed_percent=percent,
             removed_messages=removed,
@@ -242,9 +295,10 @@ async def summarize(
             tokens_sent=tokens_sent,
         )
         report(running)
+        sink.open()
         completion: Completion
         try:
-            completion = await summarizer.complete(request.messages, on_chunk)
+            completion = await calling
         except ContextLengthExceeded as exc:
             outcome = {"outcome": "context_length_exceeded", "error": str(exc)}
             report(running.model_copy(update=outcome))

@@ -85,10 +85,10 @@ class OfflineSummarizer:
     async def complete(
         self, messages: list[ChatMessage], on_chunk: OnChunk | None = None
     ) -> Completion:
+        # Both steps read the whole prompt (seconds on a big session): in a thread, so an
+        # event loop running this (the app's) keeps answering keys meanwhile.
         if self.context_limit is not None:
-            from goose_tui.tokens import count_tokens
-
-            size = sum(count_tokens(m.content) for m in messages)
+            size = await asyncio.to_thread(_prompt_tokens, messages)
             if size > self.context_limit:
                 raise ContextLengthExceeded(
                     f"offline: the prompt has {size} tokens, over the limit of "
@@ -96,9 +96,19 @@ class OfflineSummarizer:
                 )
         await asyncio.sleep(0)
         system = next((m.content for m in messages if m.role == "system"), "")
-        reply = write_reply(parse_conversation(system))
+        reply = await asyncio.to_thread(_reply_for, system)
         await stream_text(reply, on_chunk, size=48)
         return Completion(text=reply, model=self.name)
+
+
+def _prompt_tokens(messages: list[ChatMessage]) -> int:
+    from goose_tui.tokens import count_tokens
+
+    return sum(count_tokens(m.content) for m in messages)
+
+
+def _reply_for(system_prompt: str) -> str:
+    return write_reply(parse_conversation(system_prompt))
 
 
 def conversation_text(system_prompt: str) -> str:

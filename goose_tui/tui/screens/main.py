@@ -198,8 +198,9 @@ class MainScreen(Screen[None]):
         self.query_one("#session-title", Static).update(Content(inert(title)))
         self.query_one(ConversationView).set_messages(session.messages)
         self.query_one("#input-view", TextViewer).placeholder = "building prompt…"
-        self.count_tokens()
-        self.build_prompt()
+        # The prompt is built once the gauge's first figure is on screen: started at once,
+        # formatting and rendering it (and importing jinja2) held the GIL against that frame.
+        self.count_tokens(then_build_prompt=True)
 
     @cached_property
     def token_counter(self) -> TokenCounter:
@@ -208,7 +209,7 @@ class MainScreen(Screen[None]):
         return TokenCounter()
 
     @work(thread=True, exclusive=True, group="tokens", exit_on_error=False)
-    def count_tokens(self) -> None:
+    def count_tokens(self, then_build_prompt: bool = False) -> None:
         from goose_tui.tokens import context_usage
 
         session = self.session
@@ -229,6 +230,8 @@ class MainScreen(Screen[None]):
         painted = threading.Event()
         self.app.call_from_thread(self.call_after_refresh, painted.set)
         painted.wait(timeout=2)
+        if then_build_prompt:  # even if a newer count replaces this one
+            self.app.call_from_thread(self.build_prompt)
         total = len(session.messages)
         step = max(total // 200, 50)  # ~200 progress updates however long the session
         counts: list[int] = []
