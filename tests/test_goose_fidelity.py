@@ -70,10 +70,11 @@ def test_doubled_shell_output_reaches_the_summarizer_once() -> None:
 @pytest.mark.parametrize(
     ("item", "expected"),
     [
-        (text("for the user", audience=["user"]), "[user]: <empty message>"),
+        # A message left without content is not sent (Conversation::agent_visible_messages).
+        (text("for the user", audience=["user"]), ""),
         (text("for both", audience=["user", "assistant"]), "[user]: for both"),
         (text("no audience", priority=1.0), "[user]: no audience"),
-        (text("nobody", audience=[]), "[user]: <empty message>"),
+        (text("nobody", audience=[]), ""),
         (
             {
                 "type": "image",
@@ -81,7 +82,7 @@ def test_doubled_shell_output_reaches_the_summarizer_once() -> None:
                 "mimeType": "image/png",
                 "annotations": {"audience": ["user"]},
             },
-            "[user]: <empty message>",
+            "",
         ),
         # A response cut to nothing stays (Goose keeps it for providers that need it).
         (
@@ -103,6 +104,16 @@ def test_doubled_shell_output_reaches_the_summarizer_once() -> None:
 )
 def test_audience_filter_per_item(item: dict, expected: str) -> None:
     assert format_messages(summarizer_messages([user(item)])) == expected
+
+
+def test_messages_without_content_are_not_sent_but_thinking_only_ones_are() -> None:
+    """agent_visible_messages drops a message whose content is empty; a message holding
+    only thinking keeps its content there, and the formatter then writes <empty message>."""
+    thinking = {"type": "thinking", "thinking": "hmm", "signature": ""}
+    messages = [user(), user(text("kept")), user(thinking)]
+    assert format_messages(summarizer_messages(messages)) == (
+        "[user]: kept\n[user]: <empty message>"
+    )
 
 
 # --- 2. `goose-tui format` prints what the summarizer receives ----------------------------

@@ -5,6 +5,7 @@ Goose compacts only what the agent itself sees (crates/goose/src/context_mgmt/mo
 per-turn state), then messages that are not agent-visible, and every remaining message is cut
 down to its ``agent_visible_content`` (crates/goose/src/conversation/message.rs): a content
 item whose ``annotations.audience`` lists roles without ``assistant`` is for the user only.
+A message with no content left is not sent at all.
 That is how the developer extension's doubled shell output (one copy for the assistant, one
 for the user with priority 0.0) reaches the summarizer once.
 """
@@ -75,12 +76,17 @@ def agent_visible_content(message: Message) -> Message:
 
 def summarizer_messages(messages: Iterable[Message]) -> list[Message]:
     """What Goose hands its summarizer: no turn-context messages, agent-visible messages
-    only, each cut to its agent-visible content."""
-    return [
-        agent_visible_content(m)
-        for m in messages
-        if m.metadata.agent_visible and not m.metadata.turn_context
-    ]
+    only, each cut to its agent-visible content, and a message left without content is
+    dropped (``Conversation::agent_visible_messages``, crates/goose/src/conversation/mod.rs).
+    A message whose items are all dropped by the formatter (only thinking, say) still has
+    content, and is still ``<empty message>`` (SPEC §2)."""
+    out = []
+    for message in messages:
+        if message.metadata.agent_visible and not message.metadata.turn_context:
+            visible = agent_visible_content(message)
+            if visible.content:
+                out.append(visible)
+    return out
 
 
 def hidden_item_indices(message: Message) -> set[int]:
