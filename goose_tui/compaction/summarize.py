@@ -105,9 +105,13 @@ def remove_tool_responses(messages: Sequence[Message], percent: int) -> tuple[li
 
 
 def build_request(messages: Sequence[Message], templates: Templates) -> CompactionRequest:
-    system_prompt = render_compaction_prompt(
-        templates, format_messages(summarizer_messages(messages))
-    )
+    """The request for a session's messages: first cut to what the summarizer receives."""
+    return _request(summarizer_messages(messages), templates)
+
+
+def _request(visible: Sequence[Message], templates: Templates) -> CompactionRequest:
+    """The request for messages already cut to what the summarizer receives."""
+    system_prompt = render_compaction_prompt(templates, format_messages(visible))
     return CompactionRequest(
         system_prompt=system_prompt,
         messages=[
@@ -191,7 +195,7 @@ async def summarize(
 
     for percent in LADDER_PERCENTS:
         kept, removed = remove_tool_responses(history, percent)
-        request = build_request(kept, templates)
+        request = _request(kept, templates)
         running = Attempt(
             removed_percent=percent,
             removed_messages=removed,
