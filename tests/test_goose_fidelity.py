@@ -333,3 +333,30 @@ def test_replay_file_keeps_crlf(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert result["summary"] == "No JSON here.\r\nSecond line.\r\n"
     assert main(["parse", str(reply), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["summary"] == "No JSON here.\r\nSecond line.\r\n"
+
+
+def test_batch_takes_what_goose_session_list_shows_unless_all_sessions() -> None:
+    from goose_tui.analysis.batch import collect_jobs
+
+    assert [job.session_id for job in collect_jobs(V13)] == ["20251009_1", "20251009_2"]
+    assert len(collect_jobs(V13, all_sessions=True)) == 5
+    assert len(collect_jobs(FIXTURES)) == 2 + 1 + 4  # both databases' listed, four files
+
+
+def test_a_database_with_nothing_listable_opens_the_most_recent_with_a_warning(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "sessions.db"
+    with sqlite3.connect(path) as db:
+        db.executescript(
+            "CREATE TABLE sessions (id TEXT PRIMARY KEY, working_dir TEXT, updated_at TEXT,"
+            " session_type TEXT);"
+            "CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT,"
+            " content_json TEXT, created_timestamp INTEGER);"
+            "INSERT INTO sessions VALUES ('sub', '/w', '2025-01-01 00:00:00', 'sub_agent');"
+            "INSERT INTO messages VALUES (1, 'sub', 'user', '[]', 1);"
+        )
+    session = load_session(path)
+    assert session.id == "sub"
+    assert "goose session list" in str(session.warnings[0])
+    assert list_sessions(path) == []
