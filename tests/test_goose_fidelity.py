@@ -231,6 +231,9 @@ def test_all_sessions_flag_in_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert listed == ["20251009_1", "20251009_2"]
     assert main(["sessions", str(V13), "--json", "--all-sessions"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 5
+    assert main(["sessions", str(V13), "--all-sessions"]) == 0
+    table = capsys.readouterr().out
+    assert "TYPE" in table and "sub_agent" in table and "hidden" in table
     assert main(["format", str(V13), "--all-sessions"]) == 0
     assert capsys.readouterr().out == "\n"  # the empty session, the most recent of all
     assert main(["usage", str(V13), "--json"]) == 0
