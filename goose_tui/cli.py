@@ -425,14 +425,17 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     if not infos:
         print("goose-tui: no sessions found", file=sys.stderr)
         return 0
-    print(f"{'ID':<28} {'UPDATED':<20} {'MSGS':>5} {'TOKENS':>9}  {'MODEL':<22} NAME")
+    # With --all-sessions the session type says why a row is not in `goose session list`.
+    kind = (lambda i: f"{(i.session_type or '-'):<10} ") if args.all_sessions else (lambda i: "")
+    head = f"{'TYPE':<10} " if args.all_sessions else ""
+    print(f"{'ID':<28} {'UPDATED':<20} {'MSGS':>5} {'TOKENS':>9}  {'MODEL':<22} {head}NAME")
     for i in infos:
         updated = i.updated_at.strftime("%Y-%m-%d %H:%M") if i.updated_at else "-"
         tokens = f"{i.total_tokens:,}" if i.total_tokens is not None else "-"
         name = i.name or i.description or ""
         print(
             f"{i.id:<28} {updated:<20} {i.message_count:>5} {tokens:>9}  "
-            f"{(i.model_name or '-'):<22} {name}"
+            f"{(i.model_name or '-'):<22} {kind(i)}{name}"
         )
     return 0
 

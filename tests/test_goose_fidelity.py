@@ -70,10 +70,11 @@ def test_doubled_shell_output_reaches_the_summarizer_once() -> None:
 @pytest.mark.parametrize(
     ("item", "expected"),
     [
-        (text("for the user", audience=["user"]), "[user]: <empty message>"),
+        # A message left without content is not sent (Conversation::agent_visible_messages).
+        (text("for the user", audience=["user"]), ""),
         (text("for both", audience=["user", "assistant"]), "[user]: for both"),
         (text("no audience", priority=1.0), "[user]: no audience"),
-        (text("nobody", audience=[]), "[user]: <empty message>"),
+        (text("nobody", audience=[]), ""),
         (
             {
                 "type": "image",
@@ -81,7 +82,7 @@ def test_doubled_shell_output_reaches_the_summarizer_once() -> None:
                 "mimeType": "image/png",
                 "annotations": {"audience": ["user"]},
             },
-            "[user]: <empty message>",
+            "",
         ),
         # A response cut to nothing stays (Goose keeps it for providers that need it).
         (
@@ -103,6 +104,16 @@ def test_doubled_shell_output_reaches_the_summarizer_once() -> None:
 )
 def test_audience_filter_per_item(item: dict, expected: str) -> None:
     assert format_messages(summarizer_messages([user(item)])) == expected
+
+
+def test_messages_without_content_are_not_sent_but_thinking_only_ones_are() -> None:
+    """agent_visible_messages drops a message whose content is empty; a message holding
+    only thinking keeps its content there, and the formatter then writes <empty message>."""
+    thinking = {"type": "thinking", "thinking": "hmm", "signature": ""}
+    messages = [user(), user(text("kept")), user(thinking)]
+    assert format_messages(summarizer_messages(messages)) == (
+        "[user]: kept\n[user]: <empty message>"
+    )
 
 
 # --- 2. `goose-tui format` prints what the summarizer receives ----------------------------
@@ -220,6 +231,9 @@ def test_all_sessions_flag_in_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert listed == ["20251009_1", "20251009_2"]
     assert main(["sessions", str(V13), "--json", "--all-sessions"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 5
+    assert main(["sessions", str(V13), "--all-sessions"]) == 0
+    table = capsys.readouterr().out
+    assert "TYPE" in table and "sub_agent" in table and "hidden" in table
     assert main(["format", str(V13), "--all-sessions"]) == 0
     assert capsys.readouterr().out == "\n"  # the empty session, the most recent of all
     assert main(["usage", str(V13), "--json"]) == 0
@@ -322,3 +336,30 @@ def test_replay_file_keeps_crlf(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert result["summary"] == "No JSON here.\r\nSecond line.\r\n"
     assert main(["parse", str(reply), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["summary"] == "No JSON here.\r\nSecond line.\r\n"
+
+
+def test_batch_takes_what_goose_session_list_shows_unless_all_sessions() -> None:
+    from goose_tui.analysis.batch import collect_jobs
+
+    assert [job.session_id for job in collect_jobs(V13)] == ["20251009_1", "20251009_2"]
+    assert len(collect_jobs(V13, all_sessions=True)) == 5
+    assert len(collect_jobs(FIXTURES)) == 2 + 1 + 4  # both databases' listed, four files
+
+
+def test_a_database_with_nothing_listable_opens_the_most_recent_with_a_warning(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "sessions.db"
+    with sqlite3.connect(path) as db:
+        db.executescript(
+            "CREATE TABLE sessions (id TEXT PRIMARY KEY, working_dir TEXT, updated_at TEXT,"
+            " session_type TEXT);"
+            "CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT,"
+            " content_json TEXT, created_timestamp INTEGER);"
+            "INSERT INTO sessions VALUES ('sub', '/w', '2025-01-01 00:00:00', 'sub_agent');"
+            "INSERT INTO messages VALUES (1, 'sub', 'user', '[]', 1);"
+        )
+    session = load_session(path)
+    assert session.id == "sub"
+    assert "goose session list" in str(session.warnings[0])
+    assert list_sessions(path) == []

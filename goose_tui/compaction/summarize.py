@@ -124,9 +124,15 @@ def remove_tool_responses(messages: Sequence[Message], percent: int) -> tuple[li
 def build_request(
     messages: Sequence[Message], templates: Templates, focus: str | None = None
 ) -> CompactionRequest:
-    system_prompt = render_compaction_prompt(
-        templates, format_messages(summarizer_messages(messages)), focus
-    )
+    """The request for a session's messages: first cut to what the summarizer receives."""
+    return _request(summarizer_messages(messages), templates, focus)
+
+
+def _request(
+    visible: Sequence[Message], templates: Templates, focus: str | None = None
+) -> CompactionRequest:
+    """The request for messages already cut to what the summarizer receives."""
+    system_prompt = render_compaction_prompt(templates, format_messages(visible), focus)
     return CompactionRequest(
         system_prompt=system_prompt,
         messages=[
@@ -194,7 +200,7 @@ def _build_attempt(
 ) -> tuple[int, CompactionRequest]:
     """One rung's request: (messages removed, the request)."""
     kept, removed = remove_tool_responses(history, percent)
-    return removed, build_request(kept, templates, focus)
+    return removed, _request(kept, templates, focus)
 
 
 class _ChunkSink:

@@ -5,6 +5,7 @@ Goose compacts only what the agent itself sees (crates/goose/src/context_mgmt/mo
 per-turn state), then messages that are not agent-visible, and every remaining message is cut
 down to its ``agent_visible_content`` (crates/goose/src/conversation/message.rs): a content
 item whose ``annotations.audience`` lists roles without ``assistant`` is for the user only.
+A message with no content left is not sent at all.
 That is how the developer extension's doubled shell output (one copy for the assistant, one
 for the user with priority 0.0) reaches the summarizer once.
 """
@@ -14,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from goose_tui.session.models import ContentItem, Message, content_type
+from goose_tui.gc_pause import paused_gc
+from goose_tui.session.models import ContentItem, Message
 
 # Item types whose own annotations Goose's filter_for_audience reads at the message level;
 # every other message-level type is kept whatever it carries.
@@ -26,9 +28,7 @@ _RESULT_AUDIENCE_ITEMS = frozenset({"text", "image", "audio", "resource", "resou
 def for_assistant(item: Any) -> bool:
     """False when the item's ``annotations.audience`` is a list of roles without
     ``assistant``; no annotations, or no audience, means everyone."""
-    if not isinstance(item, dict):
-        return True
-    annotations = item.get("annotations")
+    annotations = item.get("annotations") if isinstance(item, dict) else None
     if not isinstance(annotations, dict):
         return True
     audience = annotations.get("audience")
@@ -36,10 +36,11 @@ def for_assistant(item: Any) -> bool:
 
 
 def _filtered_item(item: ContentItem) -> ContentItem | None:
-    """The item as the assistant sees it; None when it is for the user only."""
-    kind = content_type(item)
+    """The item as the assistant sees it; None when it is for the user only. Written for
+    speed: it runs once per content item of the session on every request built."""
+    kind = item.get("type") if isinstance(item, dict) else None
     if kind in _AUDIENCE_ITEMS:
-        return item if for_assistant(item) else None
+        return item if "annotations" not in item or for_assistant(item) else None
     if kind != "toolResponse":
         return item
     result = item.get("toolResult")
@@ -52,7 +53,10 @@ def _filtered_item(item: ContentItem) -> ContentItem | None:
     kept = [
         part
         for part in contents
-        if content_type(part) not in _RESULT_AUDIENCE_ITEMS or for_assistant(part)
+        if not isinstance(part, dict)
+        or "annotations" not in part
+        or part.get("type") not in _RESULT_AUDIENCE_ITEMS
+        or for_assistant(part)
     ]
     if len(kept) == len(contents):
         return item
@@ -75,12 +79,18 @@ def agent_visible_content(message: Message) -> Message:
 
 def summarizer_messages(messages: Iterable[Message]) -> list[Message]:
     """What Goose hands its summarizer: no turn-context messages, agent-visible messages
-    only, each cut to its agent-visible content."""
-    return [
-        agent_visible_content(m)
-        for m in messages
-        if m.metadata.agent_visible and not m.metadata.turn_context
-    ]
+    only, each cut to its agent-visible content, and a message left without content is
+    dropped (``Conversation::agent_visible_messages``, crates/goose/src/conversation/mod.rs).
+    A message whose items are all dropped by the formatter (only thinking, say) still has
+    content, and is still ``<empty message>`` (SPEC §2)."""
+    out = []
+    with paused_gc():  # a copy per cut message: see gc_pause
+        for message in messages:
+            if message.metadata.agent_visible and not message.metadata.turn_context:
+                visible = agent_visible_content(message)
+                if visible.content:
+                    out.append(visible)
+    return out
 
 
 def hidden_item_indices(message: Message) -> set[int]:

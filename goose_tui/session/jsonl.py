@@ -3,13 +3,11 @@ optionally the session's metadata (SPEC §1)."""
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from goose_tui.gc_pause import paused_gc
 from goose_tui.session._common import build_message, loads, model_config_from, usage_from
 from goose_tui.session.errors import SessionLoadError
 from goose_tui.session.models import LoadWarning, Message, Session
@@ -47,20 +45,6 @@ def looks_like_metadata(obj: object) -> bool:
     )
 
 
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    # Each message adds many container objects; the cyclic GC would walk the whole growing
-    # heap again and again, which made a 20k-message load several times slower. Nothing we
-    # build here has cycles, so pausing it is safe.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def decode_line(raw: bytes, number: int) -> tuple[Any, str | None]:
     """One line's JSON value, or ``(None, reason)``."""
     try:
@@ -85,7 +69,7 @@ def load_jsonl(path: Path) -> Session:
         handle = path.open("rb")
     except OSError as exc:
         raise SessionLoadError(path, f"cannot read the file: {exc.strerror or exc}") from exc
-    with handle, _no_gc():
+    with handle, paused_gc():
         for number, raw in enumerate(handle, start=1):
             if number == 1 and raw.startswith(BOM):
                 raw = raw[len(BOM) :]
