@@ -244,9 +244,10 @@ class LoopWatch:
         gap = max(b - a for a, b in zip(marks, marks[1:], strict=False))
         watched = marks[-1] - marks[0]
         # The slow render is most of the time watched, and a loop held by it stalls for all
-        # of it (1.4 s of 2 s before the fix); answering all along, the longest gap is a tick
-        # or a frame, with room for a machine shared with other work.
-        assert gap < min(1.0, watched / 3), f"the loop stalled {gap:.2f} s of {watched:.2f} s"
+        # of it (1.4 s of 2.0 s, 1.95 s of 2.1 s before the fix). Answering all along, the
+        # longest gap is a tick or a frame; a bound relative to the time watched holds on a
+        # machine slowed by other work too (1.9 s of 9.8 s seen at a load average of 17).
+        assert gap < watched / 3, f"the loop stalled {gap:.2f} s of {watched:.2f} s"
 
 
 async def test_a_slow_summary_template_renders_off_the_ui_thread(
