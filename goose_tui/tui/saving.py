@@ -31,13 +31,17 @@ def _shipped(folder: Path) -> bool:
     return any(folder.is_relative_to(root.resolve()) for root in (_PACKAGE, samples_dir()))
 
 
+def _usable(folder: Path) -> bool:
+    return os.access(folder, os.W_OK | os.X_OK) and not _shipped(folder)
+
+
 def default_folder(source: Path | None) -> Path:
     """The session's folder when it is writable and not shipped with goose-tui, else the
-    current directory."""
-    folder = source.parent if source is not None else None
-    if folder is not None and os.access(folder, os.W_OK | os.X_OK) and not _shipped(folder):
-        return folder
-    return Path.cwd()
+    current directory (the home folder if the current directory is shipped too)."""
+    if source is not None and _usable(source.parent):
+        return source.parent
+    cwd = Path.cwd()
+    return cwd if not _shipped(cwd) else Path.home()
 
 
 def default_target(session: Session, kind: SaveKind) -> Path:

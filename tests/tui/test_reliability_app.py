@@ -121,6 +121,15 @@ def test_save_default_leaves_an_unwritable_session_folder(
     assert default_target(session, "json") == tmp_path / "s1.summary.json"
 
 
+def test_save_default_leaves_a_current_directory_that_ships_with_goose_tui(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Started from inside the samples folder on the bundled sample: the home folder."""
+    monkeypatch.chdir(samples_dir())
+    session = Session(id="s1", source_path=samples_dir() / "long_session.jsonl")
+    assert default_target(session, "json") == Path.home() / "long_session.summary.json"
+
+
 async def test_save_dialog_does_not_start_with_its_path_selected(session_file: Path) -> None:
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
