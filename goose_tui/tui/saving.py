@@ -34,17 +34,26 @@ def _shipped(folder: Path) -> bool:
     return any(folder.is_relative_to(root.resolve()) for root in (_PACKAGE, samples_dir()))
 
 
+def _usable(folder: Path) -> bool:
+    return os.access(folder, os.W_OK | os.X_OK) and not _shipped(folder)
+
+
 def default_folder(source: Path | None) -> Path:
     """The session's folder when it is writable and neither shipped with goose-tui nor
-    Goose's own sessions folder (writes there are refused), else the current directory."""
-    folder = source.parent if source is not None else None
-    if folder is None or not os.access(folder, os.W_OK | os.X_OK) or _shipped(folder):
-        return Path.cwd()
+    Goose's own sessions folder (writes there are refused), else the current directory (the
+    home folder if the current directory is shipped too)."""
+    if source is not None and _usable(source.parent) and not _goose_folder(source.parent):
+        return source.parent
+    cwd = Path.cwd()
+    return cwd if not _shipped(cwd) else Path.home()
+
+
+def _goose_folder(folder: Path) -> bool:
     try:
         refuse_goose_targets(folder / "probe")
     except SaveRefused:
-        return Path.cwd()
-    return folder
+        return True
+    return False
 
 
 def default_target(session: Session, kind: SaveKind) -> Path:

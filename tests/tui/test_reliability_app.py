@@ -121,6 +121,15 @@ def test_save_default_leaves_an_unwritable_session_folder(
     assert default_target(session, "json") == tmp_path / "s1.summary.json"
 
 
+def test_save_default_leaves_a_current_directory_that_ships_with_goose_tui(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Started from inside the samples folder on the bundled sample: the home folder."""
+    monkeypatch.chdir(samples_dir())
+    session = Session(id="s1", source_path=samples_dir() / "long_session.jsonl")
+    assert default_target(session, "json") == Path.home() / "long_session.summary.json"
+
+
 async def test_save_dialog_does_not_start_with_its_path_selected(session_file: Path) -> None:
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
@@ -244,9 +253,10 @@ class LoopWatch:
         gap = max(b - a for a, b in zip(marks, marks[1:], strict=False))
         watched = marks[-1] - marks[0]
         # The slow render is most of the time watched, and a loop held by it stalls for all
-        # of it (1.4 s of 2 s before the fix); answering all along, the longest gap is a tick
-        # or a frame, with room for a machine shared with other work.
-        assert gap < min(1.0, watched / 3), f"the loop stalled {gap:.2f} s of {watched:.2f} s"
+        # of it (1.4 s of 2.0 s, 1.95 s of 2.1 s before the fix). Answering all along, the
+        # longest gap is a tick or a frame; a bound relative to the time watched holds on a
+        # machine slowed by other work too (1.9 s of 9.8 s seen at a load average of 17).
+        assert gap < watched / 3, f"the loop stalled {gap:.2f} s of {watched:.2f} s"
 
 
 async def test_a_slow_summary_template_renders_off_the_ui_thread(

@@ -22,7 +22,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from goose_tui.compaction.extract import Extraction
 from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.compaction.summarize import Attempt, CompactionFailed, CompactionResult
-from goose_tui.compaction.templates import TemplateError, Templates, render_summary
+from goose_tui.compaction.templates import Template, TemplateError, Templates, render_summary
 from goose_tui.session.models import Session
 from goose_tui.tokens import TokenCounter, not_smaller
 from goose_tui.tui.debounce import debounce
@@ -102,11 +102,15 @@ class MainScreen(Screen[None]):
         self._saved_edits = ("{}", "")
         # The JSON editor: "loaded" (as extracted), "edited" (read and rendered) or "invalid".
         self._json_state = "loaded"
-        # What the panes showed when the JSON was loaded: (structured, summary, banner).
-        self._loaded_view: tuple[StructuredSummary | None, str, tuple[str, str]] = (
+        # What the panes showed when the JSON was loaded: (structured, summary, banner, and
+        # the summary template it was rendered with).
+        self._loaded_view: tuple[
+            StructuredSummary | None, str, tuple[str, str], Template | None
+        ] = (
             None,
             "",
             ("no summary yet", ""),
+            None,
         )
         self._started = 0.0
         self._ticker: Timer | None = None
@@ -412,7 +416,12 @@ class MainScreen(Screen[None]):
         self._json_editor.load_text(self._json_loaded)
         self.query_one(SummaryPreview).set_markdown(summary_text)
         self._json_state = "loaded"
-        self._loaded_view = (extraction.structured, summary_text, banner.shown)
+        self._loaded_view = (
+            extraction.structured,
+            summary_text,
+            banner.shown,
+            self.tui.templates.summary,
+        )
 
     def action_cancel(self) -> None:
         if isinstance(self.focused, TextArea):
@@ -485,8 +494,11 @@ class MainScreen(Screen[None]):
         self.workers.cancel_group(self, "render-summary")  # a render of an edit is stale
         if self._json_state == "loaded":
             return
+        structured, summary_text, banner, templates = self._loaded_view
+        if templates != self.tui.templates.summary:  # rendered with a template since changed
+            self.reread_json()
+            return
         self._json_state = "loaded"
-        structured, summary_text, banner = self._loaded_view
         self._remember_summary()
         self.structured, self.summary_text = structured, summary_text
         self.query_one("#fields-banner", Banner).show(*banner)
