@@ -10,7 +10,7 @@ from typing import Literal
 from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.files import atomic_write_text, refuse_overwriting_inputs
 from goose_tui.session.models import Session
-from goose_tui.session.writer import SaveFormat
+from goose_tui.session.writer import SaveFormat, SaveRefused, refuse_goose_targets
 
 SaveKind = Literal["json", "markdown", "session", "export"]
 SUFFIXES: dict[SaveKind, str] = {
@@ -24,9 +24,17 @@ SESSION_FORMATS: dict[SaveKind, SaveFormat] = {"session": "jsonl", "export": "js
 
 
 def default_target(session: Session, kind: SaveKind) -> Path:
+    """Beside the session file, named after it; a session of a database is named by its id.
+    Never inside Goose's own sessions folder (writes there are refused): the current folder
+    instead."""
     source = session.source_path
-    stem = (source.stem if source else None) or session.id or "session"
+    by_file = source.stem if source and session.source_format != "sqlite" else None
+    stem = by_file or session.id or "session"
     folder = source.parent if source else Path.cwd()
+    try:
+        refuse_goose_targets(folder / "probe")
+    except SaveRefused:
+        folder = Path.cwd()
     return folder / f"{stem}{SUFFIXES[kind]}"
 
 
