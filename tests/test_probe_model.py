@@ -245,3 +245,19 @@ def test_cli_probe_judge_needs_a_model() -> None:
         timeout=120,
     )
     assert done.returncode == 2 and "--judge needs --model" in done.stderr
+
+
+async def test_every_call_reports_its_cost_for_a_priced_model(sample) -> None:
+    from goose_tui.analysis.compare import model_prices
+
+    session, summary = sample
+    prices = model_prices("openai/gpt-4o-mini")
+    assert prices is not None
+    with _server() as server:
+        report = await run_probes(
+            session.messages, summary, "openai/gpt-4o-mini", api_base=f"{server.url}/v1"
+        )
+    each = 100 * prices[0] + 10 * prices[1]
+    assert len(report.calls) == 11
+    assert all(c.cost_usd == pytest.approx(each) for c in report.calls)
+    assert report.cost_usd == pytest.approx(11 * each)
