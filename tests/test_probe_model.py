@@ -245,3 +245,53 @@ def test_cli_probe_judge_needs_a_model() -> None:
         timeout=120,
     )
     assert done.returncode == 2 and "--judge needs --model" in done.stderr
+
+
+async def test_every_call_reports_its_cost_for_a_priced_model(sample) -> None:
+    from goose_tui.analysis.compare import model_prices
+
+    session, summary = sample
+    prices = model_prices("openai/gpt-4o-mini")
+    assert prices is not None
+    with _server() as server:
+        report = await run_probes(
+            session.messages, summary, "openai/gpt-4o-mini", api_base=f"{server.url}/v1"
+        )
+    each = 100 * prices[0] + 10 * prices[1]
+    assert len(report.calls) == 11
+    assert all(c.cost_usd == pytest.approx(each) for c in report.calls)
+    assert report.cost_usd == pytest.approx(11 * each)
+
+
+async def test_probe_templates_are_overridden_like_the_compaction_ones(
+    sample, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session, summary = sample
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    (folder / "probe_judge.md").write_text("CUSTOM JUDGE of {{ answer }}", encoding="utf-8")
+    user_dir = tmp_path / "config" / "goose" / "prompts"
+    user_dir.mkdir(parents=True)
+    (user_dir / "probe_answer.md").write_text(
+        "## Your summary\n{{ summary }}\n## Question\n{{ question }}\nAnswer from the summary only",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+
+    def responder(body: Any) -> Reply:
+        system = body["messages"][0]["content"]
+        if system.startswith("CUSTOM JUDGE of "):
+            return Reply.ok('{"score": 0.25, "reason": "custom"}')
+        return scripted_model(body)
+
+    with LoopbackServer(responder=responder) as server:
+        report = await run_probes(
+            session.messages, summary, "openai/m", api_base=f"{server.url}/v1", prompts_dir=folder
+        )
+        answer_prompts = [
+            b["messages"][0]["content"] for b in server.bodies() if "## Question" in str(b)
+        ]
+    assert {r.score for r in report.results} == {0.25}
+    assert {r.verdict for r in report.results} == {"custom"}
+    # the user's probe_answer.md (found in ~/.config/goose/prompts/) was the one sent
+    assert answer_prompts and all(p.startswith("## Your summary") for p in answer_prompts)

@@ -229,3 +229,17 @@ def test_cli_compact_save_session(tmp_path: Path) -> None:
 
     refused = _cli("compact", str(SAMPLE), "--save-session", str(tmp_path / "sessions.db"))
     assert refused.returncode == 2 and "sessions.db" in refused.stderr
+
+
+def test_the_app_never_proposes_a_target_in_goose_own_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goose_tui.session.models import Session
+    from goose_tui.tui.saving import default_target
+
+    sessions = Path.home() / ".local" / "share" / "goose" / "sessions"
+    monkeypatch.chdir(tmp_path)
+    db = Session(id="20260101_1", source_path=sessions / "sessions.db", source_format="sqlite")
+    assert default_target(db, "session") == tmp_path / "20260101_1.compacted.jsonl"
+    mine = Session(id="x", source_path=tmp_path / "work" / "a.jsonl", source_format="jsonl")
+    assert default_target(mine, "export") == tmp_path / "work" / "a.compacted.json"

@@ -436,7 +436,7 @@ class GooseTUI(App[None]):
             self.notify(f"saved {written}", markup=False)
 
         try:
-            check_target(target, [session.source_path, *inputs], overwrite=True)
+            check_target(target, inputs, overwrite=True)
         except SaveRefused as exc:
             self.show_error("Not saved", str(exc))
             return

@@ -275,6 +275,12 @@ async def test_compare_with_another_summary_template(tmp_path: Path) -> None:
         assert rows["cost"] == ("n/a", "n/a")
         assert rows["tokens"] == (f"{c.left.tokens:,}", f"{c.right.tokens:,}")
         assert rows["retention"][1] == f"{c.right.retention.overall:.0%}"
+        # Probe scores per side (issue 15): the errors-only template keeps recall, loses
+        # the rest, so its overall score is lower.
+        assert c.right.probes.overall < c.left.probes.overall
+        left_probes, right_probes = rows["probes (r/a/c/d)"]
+        assert left_probes.startswith(f"{c.left.probes.overall:.0%} (")
+        assert right_probes.startswith(f"{c.right.probes.overall:.0%} (")
         await pilot.press("d")
         diff = str(screen.query_one("#compare-diff-text").render())
         assert diff.startswith("--- summary by offline") and "-## User Intent" in diff

@@ -1,9 +1,9 @@
 """Compare: the current summary beside a second one, made by another model or prompts folder
 (compacted again, in a cancellable worker) or the summary before the last edit.
 
-Top: size in tokens, retention and cost per side. Middle: the fields, same / changed / only on
-one side, with the list items added and removed. Bottom: the selected field's items side by
-side (d switches to the unified diff of the rendered Markdown).
+Top: size in tokens, retention, probe scores and cost per side. Middle: the fields, same /
+changed / only on one side, with the list items added and removed. Bottom: the selected
+field's items side by side (d switches to the unified diff of the rendered Markdown).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from goose_tui.analysis.compare import (
     format_cost,
     side_from_result,
 )
+from goose_tui.analysis.probes import ProbeReport, format_probe_score
 from goose_tui.analysis.retention import CATEGORY_LABELS, format_score
 from goose_tui.session.models import Message
 from goose_tui.tui.inert import inert
@@ -97,6 +98,8 @@ def side_rows(a: SideReport, b: SideReport) -> list[tuple[str, str, str]]:
         for ca, cb in zip(a.retention.categories, b.retention.categories, strict=True):
             label = "  " + CATEGORY_LABELS[ca.category]
             rows.append((label, f"{ca.found}/{ca.total}", f"{cb.found}/{cb.total}"))
+    if a.probes and b.probes:
+        rows.append(("probes (r/a/c/d)", probe_cell(a.probes), probe_cell(b.probes)))
     return rows
 
 
@@ -121,6 +124,13 @@ def diff_content(diff: str) -> Content:
             spans.append(Span(position, end, style))
         position = end + 1
     return Content(diff, spans=spans)
+
+
+def probe_cell(report: ProbeReport) -> str:
+    """Short, to keep the columns narrow: the overall probe score, then each kind's in
+    percent (recall/artifacts/continuation/decisions), as in ``84% (67/100/100/83)``."""
+    kinds = "/".join(format_probe_score(k.score).rstrip("%") for k in report.kinds)
+    return f"{format_probe_score(report.overall)} ({kinds})"
 
 
 def field_lines(diff: FieldDiff, side: str) -> str:
