@@ -24,7 +24,7 @@ from goose_tui.files import OverwriteRefused
 from goose_tui.llm.base import Summarizer
 from goose_tui.samples import bundled_sample
 from goose_tui.session.models import SessionInfo
-from goose_tui.tui.commands import ModelCommands
+from goose_tui.tui.commands import ActionCommands, ModelCommands
 from goose_tui.tui.screens.error_modal import ErrorModal
 from goose_tui.tui.screens.help import HelpScreen
 from goose_tui.tui.screens.input_prompt import InputPrompt
@@ -48,11 +48,12 @@ def user_override_dir(prompts_dir: Path | None) -> Path:
 class GooseTUI(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "goose-tui"
-    COMMANDS = App.COMMANDS | {ModelCommands}
+    COMMANDS = App.COMMANDS | {ActionCommands, ModelCommands}
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("f1", "help", "Help", id="app.help_f1", show=False),
         Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("o", "open_session", "Open session", id="app.open", show=False),
     ]
 
     def __init__(
@@ -99,14 +100,32 @@ class GooseTUI(App[None]):
             self.load_session(path, self.session_id)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def list_sessions(self, path: Path | None) -> None:
-        from goose_tui.session.loader import default_sessions_dir, list_sessions
+    def list_sessions(self, path: Path | None, *, with_recent: bool = False) -> None:
+        from goose_tui.recent import load_recent
+        from goose_tui.session.loader import SessionLoadError, default_sessions_dir, list_sessions
 
-        sessions = list_sessions(path)
         source = str(path or default_sessions_dir())
+        if with_recent:
+            recent = load_recent()
+            try:
+                sessions = list_sessions(path)
+            except SessionLoadError:  # no Goose data dir here: the recent ones still help
+                sessions = []
+            self.call_from_thread(self._pick, sessions, source, recent)
+            return
+        sessions = list_sessions(path)
         self.call_from_thread(self._pick, sessions, source)
 
-    def _pick(self, sessions: list[SessionInfo], source: str) -> None:
+    def action_open_session(self) -> None:
+        """The picker again (without restarting): recent sessions first, then the folder or
+        database the app was started on, else Goose's data dir."""
+        path = self.session_path
+        source = path if path is not None and (path.is_dir() or path.suffix == ".db") else None
+        self.list_sessions(source, with_recent=True)
+
+    def _pick(
+        self, sessions: list[SessionInfo], source: str, recent: list[SessionInfo] | None = None
+    ) -> None:
         def chosen(info: SessionInfo | None) -> None:
             if info is None:
                 if self.main.session is None:
@@ -114,13 +133,15 @@ class GooseTUI(App[None]):
                 return
             self.load_session(info.path, info.id if info.path.suffix == ".db" else None)
 
-        self.push_screen(SessionPicker(sessions, source), chosen)
+        self.push_screen(SessionPicker(sessions, source, recent=recent or []), chosen)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_session(self, path: Path, session_id: str | None) -> None:
+        from goose_tui.recent import remember
         from goose_tui.session.loader import load_session
 
         session = load_session(path, session_id)
+        remember(path, session_id, session.title, len(session.messages), session.model_name)
         self.call_from_thread(self.main.show_session, session)
 
     def on_worker_state_changed(self, event: object) -> None:

@@ -14,7 +14,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane, Tabs, TextArea
+from textual.widgets import Input, Static, TabbedContent, TabPane, Tabs, TextArea
 from textual.widgets._tabs import Tab
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -31,6 +31,7 @@ from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge
 from goose_tui.tui.widgets.conversation_view import ConversationView
 from goose_tui.tui.widgets.fields_tree import FieldsTree
+from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.pane import Banner, Pane
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer, prompt_highlighter
@@ -122,7 +123,7 @@ class MainScreen(Screen[None]):
                         yield CodeEditor("", syntax="markdown", id="reply-editor", soft_wrap=True)
             with Pane("markdown", copy_source=lambda: self.summary_text, id="pane-markdown"):
                 yield SummaryPreview(id="preview")
-        yield Footer()
+        yield GooseFooter()
 
     def on_mount(self) -> None:
         self.query_one("#search").display = False

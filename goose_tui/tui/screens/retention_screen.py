@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.retention import (
@@ -30,6 +30,7 @@ from goose_tui.analysis.retention import (
 from goose_tui.session.models import Message
 from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.jump import show_message, summary_label
+from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 TEXT_WIDTH = 200  # an item is one table row; the whole text is one enter away
 STATUS_STYLE = {"missing": "bold red", "normalized": "yellow", "exact": "green"}
@@ -92,7 +93,7 @@ class RetentionScreen(Screen[None]):
         yield scores
         yield Static(Content("checking the summary…"), id="retention-hint")
         yield DataTable(id="retention-items", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield GooseFooter()
 
     def on_mount(self) -> None:
         scores = self.query_one("#retention-scores", DataTable)
