@@ -106,7 +106,7 @@ def agent_visible(messages: Sequence[Message]) -> list[Message]:
 
 
 def build_request(
-    messages: Sequence[Message], templates: Templates, focus: str | None = None
+    messages: Sequence[Message], templates: Templates, *, focus: str | None = None
 ) -> CompactionRequest:
     system_prompt = render_compaction_prompt(
         templates, format_messages(agent_visible(messages)), focus
@@ -196,7 +196,7 @@ async def summarize(
 
     for percent in LADDER_PERCENTS:
         kept, removed = remove_tool_responses(history, percent)
-        request = build_request(kept, templates, focus)
+        request = build_request(kept, templates, focus=focus)
         running = Attempt(
             removed_percent=percent,
             removed_messages=removed,

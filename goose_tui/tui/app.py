@@ -67,8 +67,16 @@ class GooseTUI(App[None]):
         threshold: float | None = None,
         context_limit: int | None = None,
         clock: Callable[[], float] = time.monotonic,
+        theme: str | None = None,
+        keymap: dict[str, str] | None = None,
     ) -> None:
         super().__init__()
+        # From the settings file (goose_tui/settings.py): user keymaps by binding id, and the
+        # theme; a theme picked later is saved back there.
+        if keymap:
+            self.set_keymap(keymap)
+        self._initial_theme = theme
+        self._save_theme = False
         self.session_path = session_path
         self.session_id = session_id
         self.model = model
@@ -87,6 +95,16 @@ class GooseTUI(App[None]):
     # -- opening ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if self._initial_theme:
+            if self._initial_theme in self.available_themes:
+                self.theme = self._initial_theme
+            else:
+                self.notify(
+                    f"settings: no theme named {self._initial_theme!r}",
+                    severity="warning",
+                    markup=False,
+                )
+        self._save_theme = True
         self.push_screen(self.main)
         self._warn_templates(self.templates)
         self.set_interval(POLL_SECONDS, self.poll_templates)
@@ -98,6 +116,17 @@ class GooseTUI(App[None]):
             self.list_sessions(path)
         else:
             self.load_session(path, self.session_id)
+
+    def watch_theme(self, theme: str) -> None:
+        """Keep the theme the user picked for next time (settings file, atomically)."""
+        if not self._save_theme:
+            return
+        from goose_tui.settings import save_theme
+
+        try:
+            save_theme(theme)
+        except OSError as exc:
+            self.notify(f"theme not saved: {exc}", severity="warning", markup=False)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def list_sessions(self, path: Path | None, *, with_recent: bool = False) -> None:
@@ -405,6 +434,8 @@ def run_app(
     prompts_dir: Path | None = None,
     threshold: float | None = None,
     context_limit: int | None = None,
+    theme: str | None = None,
+    keymap: dict[str, str] | None = None,
 ) -> None:
     GooseTUI(
         session_path,
@@ -414,6 +445,8 @@ def run_app(
         prompts_dir=prompts_dir,
         threshold=threshold,
         context_limit=context_limit,
+        theme=theme,
+        keymap=keymap,
     ).run()
 
 
