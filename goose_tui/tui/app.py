@@ -54,6 +54,7 @@ class GooseTUI(App[None]):
         Binding("f1", "help", "Help", id="app.help_f1", show=False),
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("o", "open_session", "Open session", id="app.open", show=False),
+        Binding("W", "save_last_copy", "Save last copy", id="app.save_copy", show=False),
     ]
 
     def __init__(
@@ -412,6 +413,30 @@ class GooseTUI(App[None]):
 
         defaults = {kind: saving.default_target(session, kind) for kind in saving.SUFFIXES}
         self.push_screen(SaveDialog(defaults), answered)
+
+    def action_save_last_copy(self) -> None:
+        """Write the last copied text to a file (when the clipboard could not be reached)."""
+        from goose_tui.tui import saving
+
+        text = getattr(self, "last_copy", None)
+        if text is None:
+            self.notify("nothing copied yet")
+            return
+        session = self.main.session
+        inputs = [session.source_path if session else None, *self._input_files()]
+
+        def answered(value: str | None) -> None:
+            if not value:
+                return
+            try:
+                written = saving.save(Path(value).expanduser(), text, inputs)
+            except (OverwriteRefused, OSError) as exc:
+                self.show_error("Not saved", str(exc))
+                return
+            self.notify(f"saved the copy to {written}", markup=False)
+
+        default = str(Path.cwd() / "goose-tui-copy.txt")
+        self.push_screen(InputPrompt("Save the last copy to:", default), answered)
 
     def _input_files(self) -> list[Path | None]:
         files: list[Path | None] = [self.templates.compaction.source.path]

@@ -302,8 +302,9 @@ class CompareScreen(Screen[None]):
 
     def action_copy_diff(self) -> None:
         if self.comparison is not None:
-            self.app.copy_to_clipboard(self.comparison.markdown_diff)
-            self.notify("copied the Markdown diff")
+            from goose_tui.tui.clipboard import copy_text
+
+            copy_text(self.app, self.comparison.markdown_diff, "the Markdown diff")
 
     def action_back(self) -> None:
         running = [w for w in self.workers if w.group == "compare" and w.is_running]

@@ -477,8 +477,10 @@ class MainScreen(Screen[None]):
         if pane is None:
             self.notify("focus a pane first (tab), then press y")
             return
-        self.app.copy_to_clipboard(pane.copy_source())
-        self.notify(f"copied the {pane.id.removeprefix('pane-') if pane.id else ''} pane")
+        from goose_tui.tui.clipboard import copy_text
+
+        name = pane.id.removeprefix("pane-") if pane.id else ""
+        copy_text(self.app, pane.copy_source(), f"the {name} pane")
 
     def action_search(self) -> None:
         self._show_pane("input")

@@ -172,8 +172,9 @@ class RetentionScreen(Screen[None]):
             f"#{i.message_index + 1}\t{CATEGORY_LABELS[i.category]}\t{i.text}"
             for i in self.report.missing()
         ]
-        self.app.copy_to_clipboard("\n".join(lines))
-        self.notify(f"copied {len(lines)} missing items")
+        from goose_tui.tui.clipboard import copy_text
+
+        copy_text(self.app, "\n".join(lines), f"{len(lines)} missing items")
 
     def action_back(self) -> None:
         self.dismiss(None)
