@@ -175,11 +175,21 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def settings_epilog() -> str:
+    from goose_tui.settings import config_path
+
+    return (
+        f"settings: {config_path()} (TOML: theme, model, api_base, threshold, goose_profile,\n"
+        "and a [keymap] table of binding id = keys); command-line options win over it, and\n"
+        "the theme picked in the app is saved there.\n"
+    )
+
+
 def build_app_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="goose-tui",
         description=DESCRIPTION,
-        epilog=EPILOG,
+        epilog=EPILOG + "\n" + settings_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"goose-tui {__version__}")
@@ -314,7 +324,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     session = _load(args)
     templates = _templates(args)
     try:
-        request = build_request(session.messages, templates, args.focus)
+        request = build_request(session.messages, templates, focus=args.focus)
     except TemplateError as exc:
         raise _template_failure(exc) from exc
     sys.stdout.write(request.system_prompt + "\n")
@@ -604,9 +614,20 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 
 def run_app_from_args(argv: Sequence[str]) -> int:
+    from goose_tui.settings import load_settings
+    from goose_tui.tokens import THRESHOLD_ENV
+
     args = build_app_parser().parse_args(argv)
     if args.session is not None and not args.session.exists():
         raise CliError(f"{args.session}: no such file or folder", EXIT_UNUSABLE)
+    settings, problem = load_settings()
+    if problem:
+        print(f"goose-tui: settings ignored: {problem}", file=sys.stderr)
+    if args.model is None and args.replay is None and settings.model:
+        args.model = settings.model
+    threshold = args.threshold
+    if threshold is None and THRESHOLD_ENV not in os.environ:
+        threshold = settings.threshold
     spec = _model_spec(args)
     if args.offline_context_limit is not None and spec != "offline":
         raise CliError("--offline-context-limit goes with the offline model", EXIT_UNUSABLE)
@@ -617,10 +638,12 @@ def run_app_from_args(argv: Sequence[str]) -> int:
         session_id=args.session_id,
         all_sessions=args.all_sessions,
         model=spec,
-        api_base=args.api_base,
+        api_base=args.api_base or settings.api_base,
         prompts_dir=args.prompts_dir,
-        threshold=args.threshold,
+        threshold=threshold,
         context_limit=args.context_limit,
+        theme=settings.theme,
+        keymap=settings.keymap,
     )
     return 0
 

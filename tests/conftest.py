@@ -26,6 +26,7 @@ def _isolated_goose_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch
     """No test reads the developer's own ~/.config/goose overrides or Goose data dir."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     monkeypatch.delenv("GOOSE_PATH_ROOT", raising=False)
     monkeypatch.delenv("GOOSE_AUTO_COMPACT_THRESHOLD", raising=False)
     monkeypatch.setenv("HOME", str(home))

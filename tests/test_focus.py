@@ -23,8 +23,8 @@ def test_builtin_template_gets_the_focus_as_its_last_paragraph() -> None:
     templates = load_templates()
     plain = build_request(messages, templates).system_prompt
     assert FOCUS_HEADING not in plain
-    assert build_request(messages, templates, "").system_prompt == plain
-    focused = build_request(messages, templates, FOCUS).system_prompt
+    assert build_request(messages, templates, focus="").system_prompt == plain
+    focused = build_request(messages, templates, focus=FOCUS).system_prompt
     assert focused == f"{plain}\n\n{FOCUS_HEADING}\n{FOCUS}"
 
 
@@ -35,7 +35,7 @@ def test_a_template_that_uses_focus_places_it_itself(tmp_path: Path) -> None:
     )
     templates = load_templates(tmp_path)
     messages = load_session(SHORT).messages
-    focused = build_request(messages, templates, FOCUS).system_prompt
+    focused = build_request(messages, templates, focus=FOCUS).system_prompt
     assert focused.startswith(f"FOCUS FIRST: {FOCUS}\nHistory:\n[user]: ")
     assert FOCUS_HEADING not in focused  # placed by the template, not appended
     assert build_request(messages, templates).system_prompt.startswith("History:\n[user]: ")

@@ -26,7 +26,7 @@ from goose_tui.llm.base import Summarizer
 from goose_tui.samples import bundled_sample
 from goose_tui.session.models import SessionInfo
 from goose_tui.session.writer import SaveFormat
-from goose_tui.tui.commands import ModelCommands
+from goose_tui.tui.commands import ActionCommands, ModelCommands
 from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.screens.error_modal import ErrorModal
@@ -52,11 +52,13 @@ def user_override_dir(prompts_dir: Path | None) -> Path:
 class GooseTUI(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "goose-tui"
-    COMMANDS = App.COMMANDS | {ModelCommands}
+    COMMANDS = App.COMMANDS | {ActionCommands, ModelCommands}
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("f1", "help", "Help", id="app.help_f1", show=False),
         Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("o", "open_session", "Open session", id="app.open", show=False),
+        Binding("W", "save_last_copy", "Save last copy", id="app.save_copy", show=False),
     ]
 
     def __init__(
@@ -71,8 +73,16 @@ class GooseTUI(App[None]):
         threshold: float | None = None,
         context_limit: int | None = None,
         clock: Callable[[], float] = time.monotonic,
+        theme: str | None = None,
+        keymap: dict[str, str] | None = None,
     ) -> None:
         super().__init__()
+        # From the settings file (goose_tui/settings.py): user keymaps by binding id, and the
+        # theme; a theme picked later is saved back there.
+        if keymap:
+            self.set_keymap(keymap)
+        self._initial_theme = theme
+        self._save_theme = False
         self.session_path = session_path
         self.session_id = session_id
         # The picker lists what `goose session list` shows unless this is set.
@@ -93,6 +103,16 @@ class GooseTUI(App[None]):
     # -- opening ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if self._initial_theme:
+            if self._initial_theme in self.available_themes:
+                self.theme = self._initial_theme
+            else:
+                self.notify(
+                    f"settings: no theme named {self._initial_theme!r}",
+                    severity="warning",
+                    markup=False,
+                )
+        self._save_theme = True
         self.push_screen(self.main)
         # A litellm model: its import (seconds) starts in the background after the first
         # frame, so `c` does not wait for all of it and the screen never freezes on it.
@@ -108,15 +128,44 @@ class GooseTUI(App[None]):
         else:
             self.load_session(path, self.session_id)
 
-    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def list_sessions(self, path: Path | None) -> None:
-        from goose_tui.session.loader import default_sessions_dir, list_sessions
+    def watch_theme(self, theme: str) -> None:
+        """Keep the theme the user picked for next time (settings file, atomically)."""
+        if not self._save_theme:
+            return
+        from goose_tui.settings import save_theme
 
-        sessions = list_sessions(path, all_sessions=self.all_sessions)
+        try:
+            save_theme(theme)
+        except OSError as exc:
+            self.notify(f"theme not saved: {exc}", severity="warning", markup=False)
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def list_sessions(self, path: Path | None, *, with_recent: bool = False) -> None:
+        from goose_tui.recent import load_recent
+        from goose_tui.session.loader import SessionLoadError, default_sessions_dir, list_sessions
+
         source = str(path or default_sessions_dir())
+        if with_recent:
+            recent = load_recent()
+            try:
+                sessions = list_sessions(path, all_sessions=self.all_sessions)
+            except SessionLoadError:  # no Goose data dir here: the recent ones still help
+                sessions = []
+            self.call_from_thread(self._pick, sessions, source, recent)
+            return
+        sessions = list_sessions(path, all_sessions=self.all_sessions)
         self.call_from_thread(self._pick, sessions, source)
 
-    def _pick(self, sessions: list[SessionInfo], source: str) -> None:
+    def action_open_session(self) -> None:
+        """The picker again (without restarting): recent sessions first, then the folder or
+        database the app was started on, else Goose's data dir."""
+        path = self.session_path
+        source = path if path is not None and (path.is_dir() or path.suffix == ".db") else None
+        self.list_sessions(source, with_recent=True)
+
+    def _pick(
+        self, sessions: list[SessionInfo], source: str, recent: list[SessionInfo] | None = None
+    ) -> None:
         def chosen(info: SessionInfo | None) -> None:
             if info is None:
                 if self.main.session is None:
@@ -124,13 +173,15 @@ class GooseTUI(App[None]):
                 return
             self.load_session(info.path, info.id if info.path.suffix == ".db" else None)
 
-        self.push_screen(SessionPicker(sessions, source), chosen)
+        self.push_screen(SessionPicker(sessions, source, recent=recent or []), chosen)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_session(self, path: Path, session_id: str | None) -> None:
+        from goose_tui.recent import remember
         from goose_tui.session.loader import load_session
 
         session = load_session(path, session_id, all_sessions=self.all_sessions)
+        remember(path, session_id, session.title, len(session.messages), session.model_name)
         self.call_from_thread(self.main.show_session, session)
 
     def on_worker_state_changed(self, event: object) -> None:
@@ -446,6 +497,40 @@ class GooseTUI(App[None]):
         else:
             write(False)
 
+    def action_save_last_copy(self) -> None:
+        """Write the last copied text to a file (when the clipboard could not be reached)."""
+        from goose_tui.tui import saving
+
+        text = getattr(self, "last_copy", None)
+        if text is None:
+            self.notify("nothing copied yet")
+            return
+        session = self.main.session
+        inputs = [session.source_path if session else None, *self._input_files()]
+
+        def answered(value: str | None) -> None:
+            if not value:
+                return
+            target = Path(value).expanduser()
+
+            def write(replace: bool | None = True) -> None:
+                if not replace:
+                    return
+                try:
+                    written = saving.save(target, text, inputs)
+                except (OverwriteRefused, OSError) as exc:
+                    self.show_error("Not saved", str(exc))
+                    return
+                self.notify(f"saved the copy to {written}", markup=False)
+
+            if target.exists() or target.is_symlink():
+                self.push_screen(ConfirmScreen(f"{target} already exists.\n\nReplace it?"), write)
+            else:
+                write()
+
+        default = str(Path.cwd() / "goose-tui-copy.txt")
+        self.push_screen(InputPrompt("Save the last copy to:", default), answered)
+
     def _input_files(self) -> list[Path | None]:
         files: list[Path | None] = [self.templates.compaction.source.path]
         files.append(self.templates.summary.source.path)
@@ -491,6 +576,8 @@ def run_app(
     prompts_dir: Path | None = None,
     threshold: float | None = None,
     context_limit: int | None = None,
+    theme: str | None = None,
+    keymap: dict[str, str] | None = None,
 ) -> None:
     GooseTUI(
         session_path,
@@ -501,6 +588,8 @@ def run_app(
         prompts_dir=prompts_dir,
         threshold=threshold,
         context_limit=context_limit,
+        theme=theme,
+        keymap=keymap,
     ).run()
 
 

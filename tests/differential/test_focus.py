@@ -25,8 +25,8 @@ def test_no_focus_is_byte_equal_and_a_focus_is_appended(
     templates = load_templates(goose_prompts_dir)
     messages = our_messages(case)
     for no_focus in (None, "", "  \n"):
-        assert build_request(messages, templates, no_focus).system_prompt == sent
-    focused = build_request(messages, templates, "  the failing migration  ").system_prompt
+        assert build_request(messages, templates, focus=no_focus).system_prompt == sent
+    focused = build_request(messages, templates, focus="  the failing migration  ").system_prompt
     assert focused == (
         sent + "\n\nFocus requested by the user for this summary (keep everything about it "
         "in full):\nthe failing migration"

@@ -244,6 +244,8 @@ async def _open_compare(pilot, spec: str | None, folder: str = "") -> None:
         await pilot.press(*spec)
     if folder:
         await pilot.press("tab", *folder)
+    elif spec != "previous":
+        await pilot.press("enter")  # the folder field is empty: enter moves there first
     await pilot.press("enter")
     await settle(pilot)
 
@@ -343,3 +345,43 @@ async def test_compare_failure_uses_the_error_modal(session_file: Path, tmp_path
         await pilot.press("escape")
         assert str(app.screen.query_one("#compare-state").render()) == "failed"
         assert app.is_running
+
+
+async def test_compare_dialog_enter_moves_to_the_empty_folder_field_first() -> None:
+    from goose_tui.tui.screens.compare_screen import CompareScreen, CompareSetup
+
+    app = GooseTUI(bundled_sample(), model="offline")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _compact(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        assert isinstance(app.screen, CompareSetup)
+        assert app.focused is not None and app.focused.id == "compare-spec"
+        await pilot.press("enter")
+        assert isinstance(app.screen, CompareSetup)  # not answered yet
+        assert app.focused is not None and app.focused.id == "compare-dir"
+        await pilot.press("enter")  # an empty folder is fine once you are there
+        await settle(pilot)
+        assert isinstance(app.screen, CompareScreen)
+
+
+async def test_compare_at_80x24_stacks_a_and_b_so_both_numbers_show() -> None:
+    from goose_tui.tui.screens.compare_screen import CompareScreen
+
+    app = GooseTUI(bundled_sample(), model="offline")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _compact(pilot)
+        await _open_compare(pilot, "offline")
+        screen = app.screen
+        assert isinstance(screen, CompareScreen) and screen.has_class("-narrow")
+        sides = screen.query_one("#compare-sides", DataTable)
+        fields = screen.query_one("#compare-fields", DataTable)
+        assert fields.region.y >= sides.region.bottom  # stacked, not side by side
+        assert sides.region.right <= 80 and sides.virtual_size.width <= sides.size.width
+        shown = app.export_screenshot()
+        tokens_a, tokens_b = (str(c) for c in sides.get_row_at(1)[1:])
+        text = "".join(ch for ch in shown if ch.isprintable())
+        assert tokens_a in text and tokens_b in text
+        left = screen.query_one("#compare-left-scroll")
+        right = screen.query_one("#compare-right-scroll")
+        assert right.region.y >= left.region.bottom

@@ -47,7 +47,7 @@ def test_compare_screen(snap_compare) -> None:
     async def run(pilot: Pilot) -> None:
         await _compact_then(pilot, "v")
         pilot.app.screen.query_one("#compare-spec").value = f"replay:{REPLY}"
-        await pilot.press("enter")
+        await pilot.press("enter", "enter")  # to the empty folder field, then compare
         await settle(pilot)
 
     assert snap_compare(_app(SESSION, "offline"), terminal_size=SIZE, run_before=run)

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content, Span
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.compare import (
@@ -36,14 +36,17 @@ from goose_tui.analysis.retention import CATEGORY_LABELS, format_score
 from goose_tui.session.models import Message
 from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.jump import summary_label
+from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 PREVIOUS = "previous"
+NARROW_COLUMNS = 120  # below this A and B are stacked
 STATUS_STYLE = {"same": "", "changed": "yellow", "only_left": "red", "only_right": "green"}
 
 
 class CompareSetup(ModalScreen["tuple[str, Path | None] | None"]):
     """Ask what to compare with: a model spec and an optional prompts folder, or
-    ``previous``. Enter in either field answers."""
+    ``previous``. Enter in the model field moves on to the prompts folder while that is
+    empty; Enter there (empty or not) answers."""
 
     DEFAULT_CSS = "CompareSetup { align: center middle; }"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="compare_setup.cancel")]
@@ -70,9 +73,14 @@ class CompareSetup(ModalScreen["tuple[str, Path | None] | None"]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         spec = self.query_one("#compare-spec", Input).value.strip()
-        folder = self.query_one("#compare-dir", Input).value.strip()
+        folder_input = self.query_one("#compare-dir", Input)
+        folder = folder_input.value.strip()
         if not spec:
             self.notify("name a model, or previous", severity="warning")
+            self.query_one("#compare-spec", Input).focus()
+            return
+        if event.input.id == "compare-spec" and not folder and spec != PREVIOUS:
+            folder_input.focus()  # the next field is still empty: go there first
             return
         self.dismiss((spec, Path(folder).expanduser() if folder else None))
 
@@ -154,6 +162,16 @@ class CompareScreen(Screen[None]):
     CompareScreen #compare-detail { height: 1fr; }
     CompareScreen #compare-detail VerticalScroll { width: 1fr; border: round $primary 50%; }
     CompareScreen #compare-markdown-diff { height: 1fr; border: round $primary 50%; }
+    CompareScreen #compare-body { height: 1fr; }
+    /* Narrow: A and B numbers above the field list, the sides' items one above the other,
+       and the whole body scrolls (at 80x24 it does not fit otherwise). */
+    CompareScreen.-narrow #compare-body { overflow-y: auto; }
+    CompareScreen.-narrow #compare-top { layout: vertical; max-height: 40; }
+    CompareScreen.-narrow #compare-sides { max-height: 20; }
+    CompareScreen.-narrow #compare-fields { max-height: 20; margin-top: 1; }
+    CompareScreen.-narrow #compare-detail { layout: vertical; height: auto; }
+    CompareScreen.-narrow #compare-detail VerticalScroll { height: auto; max-height: 16; }
+    CompareScreen.-narrow #compare-markdown-diff { height: auto; }
     """
     BINDINGS = [
         Binding("escape", "back", "Back / cancel", id="compare.back"),
@@ -186,22 +204,27 @@ class CompareScreen(Screen[None]):
         title = f"compare · A: {self.left.label} · B: {right}"
         yield Static(Content(inert(title)), id="compare-title")
         yield Static(Content("compacting…"), id="compare-state")
-        with Horizontal(id="compare-top"):
-            yield DataTable(id="compare-sides", cursor_type="none")
-            yield DataTable(id="compare-fields", cursor_type="row")
-        with Horizontal(id="compare-detail"):
-            with VerticalScroll(id="compare-left-scroll"):
-                yield Static(Content(""), id="compare-left")
-            with VerticalScroll(id="compare-right-scroll"):
-                yield Static(Content(""), id="compare-right")
-        with VerticalScroll(id="compare-markdown-diff"):
-            yield Static(Content(""), id="compare-diff-text")
-        yield Footer()
+        with Vertical(id="compare-body"):
+            with Horizontal(id="compare-top"):
+                yield DataTable(id="compare-sides", cursor_type="none")
+                yield DataTable(id="compare-fields", cursor_type="row")
+            with Horizontal(id="compare-detail"):
+                with VerticalScroll(id="compare-left-scroll"):
+                    yield Static(Content(""), id="compare-left")
+                with VerticalScroll(id="compare-right-scroll"):
+                    yield Static(Content(""), id="compare-right")
+            with VerticalScroll(id="compare-markdown-diff"):
+                yield Static(Content(""), id="compare-diff-text")
+        yield GooseFooter()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < NARROW_COLUMNS, "-narrow")
 
     def _right_label(self) -> str:
         return f"{self.spec} + {self.prompts_dir}" if self.prompts_dir else self.spec
 
     def on_mount(self) -> None:
+        self.on_resize()
         self.query_one("#compare-markdown-diff").display = False
         self.query_one("#compare-sides", DataTable).add_columns("", "A", "B")
         self.query_one("#compare-fields", DataTable).add_columns(
@@ -293,8 +316,9 @@ class CompareScreen(Screen[None]):
 
     def action_copy_diff(self) -> None:
         if self.comparison is not None:
-            self.app.copy_to_clipboard(self.comparison.markdown_diff)
-            self.notify("copied the Markdown diff")
+            from goose_tui.tui.clipboard import copy_text
+
+            copy_text(self.app, self.comparison.markdown_diff, "the Markdown diff")
 
     def action_back(self) -> None:
         running = [w for w in self.workers if w.group == "compare" and w.is_running]

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.breakdown import CATEGORY_LABELS, ContextBreakdown, context_breakdown
@@ -21,6 +21,7 @@ from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.jump import show_message
 from goose_tui.tui.screens.retention_screen import score_bar
 from goose_tui.tui.widgets.conversation_view import ConversationView
+from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 
 def _right(text: str, style: str = "") -> Text:
@@ -47,7 +48,7 @@ class ContextScreen(Screen[None]):
         yield DataTable(id="context-categories", cursor_type="row", zebra_stripes=True)
         yield Static(Content("counting tokens…"), id="context-hint")
         yield DataTable(id="context-heaviest", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield GooseFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#context-categories", DataTable)

@@ -40,8 +40,9 @@ class ErrorModal(ModalScreen[None]):
             self.dismiss(None)
 
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard(f"{self.error_title}\n{self.message}")
-        self.notify("error copied to clipboard")
+        from goose_tui.tui.clipboard import copy_text
+
+        copy_text(self.app, f"{self.error_title}\n{self.message}", "the error")
 
     def action_dismiss_modal(self) -> None:
         self.dismiss(None)

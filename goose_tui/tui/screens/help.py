@@ -23,12 +23,14 @@ Press c to compact with the current model; switch models from the command palett
 def binding_lines(screen: Screen) -> list[str]:
     seen: set[str] = set()
     lines: list[str] = []
-    for key, active in screen.active_bindings.items():
+    for active in screen.active_bindings.values():
         binding: Binding = active.binding
         if not binding.description or binding.description in seen:
             continue
         seen.add(binding.description)
-        lines.append(f"{active.binding.key_display or key:>12}  {binding.description}")
+        # As people read keys ("?", "/", "⏎"), not Textual's names (question_mark, slash).
+        shown = screen.app.get_key_display(binding)
+        lines.append(f"{shown:>12}  {binding.description}")
     return lines
 
 
@@ -45,7 +47,9 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="help-dialog"):
             with VerticalScroll():
-                yield Static(Content(INTRO), id="help-intro")
+                # The intro's paragraphs are wrapped in the source: let the dialog wrap them.
+                intro = "\n\n".join(p.replace("\n", " ") for p in INTRO.split("\n\n"))
+                yield Static(Content(intro), id="help-intro")
                 keys = "\n".join(binding_lines(self.under))
                 yield Static(Content("Keys\n" + keys), id="help-keys")
 

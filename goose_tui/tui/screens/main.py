@@ -15,7 +15,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane, Tabs, TextArea
+from textual.widgets import Input, Static, TabbedContent, TabPane, Tabs, TextArea
 from textual.widgets._tabs import Tab
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -32,6 +32,7 @@ from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge
 from goose_tui.tui.widgets.conversation_view import ConversationView
 from goose_tui.tui.widgets.fields_tree import FieldsTree
+from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.pane import Banner, Pane
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer, prompt_highlighter
@@ -151,7 +152,7 @@ class MainScreen(Screen[None]):
                         yield CodeEditor("", syntax="markdown", id="reply-editor", soft_wrap=True)
             with Pane("markdown", copy_source=lambda: self.summary_text, id="pane-markdown"):
                 yield SummaryPreview(id="preview")
-        yield Footer()
+        yield GooseFooter()
 
     def on_mount(self) -> None:
         self.query_one("#search").display = False
@@ -258,7 +259,7 @@ class MainScreen(Screen[None]):
         from goose_tui.compaction.summarize import build_request
 
         assert self.session is not None
-        request = build_request(self.session.messages, self.tui.templates, self.focus_text)
+        request = build_request(self.session.messages, self.tui.templates, focus=self.focus_text)
         self.app.call_from_thread(self._show_prompt, request.system_prompt, "as it will be sent")
 
     def _show_prompt(self, prompt: str, note: str) -> None:
@@ -622,8 +623,10 @@ class MainScreen(Screen[None]):
         if pane is None:
             self.notify("focus a pane first (tab), then press y")
             return
-        self.app.copy_to_clipboard(pane.copy_source())
-        self.notify(f"copied the {pane.id.removeprefix('pane-') if pane.id else ''} pane")
+        from goose_tui.tui.clipboard import copy_text
+
+        name = pane.id.removeprefix("pane-") if pane.id else ""
+        copy_text(self.app, pane.copy_source(), f"the {name} pane")
 
     def action_search(self) -> None:
         self._show_pane("input")

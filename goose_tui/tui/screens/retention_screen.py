@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.retention import (
@@ -31,6 +31,7 @@ from goose_tui.analysis.retention import (
 from goose_tui.session.models import Message
 from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.jump import show_message, summary_label
+from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.probes_panel import ProbesPanel
 
 TEXT_WIDTH = 200  # an item is one table row; the whole text is one enter away
@@ -119,7 +120,7 @@ class RetentionScreen(Screen[None]):
                     self.working_dir,
                     id="probes-panel",
                 )
-        yield Footer()
+        yield GooseFooter()
 
     def on_mount(self) -> None:
         scores = self.query_one("#retention-scores", DataTable)
@@ -198,8 +199,9 @@ class RetentionScreen(Screen[None]):
             f"#{i.message_index + 1}\t{CATEGORY_LABELS[i.category]}\t{i.text}"
             for i in self.report.missing()
         ]
-        self.app.copy_to_clipboard("\n".join(lines))
-        self.notify(f"copied {len(lines)} missing items")
+        from goose_tui.tui.clipboard import copy_text
+
+        copy_text(self.app, "\n".join(lines), f"{len(lines)} missing items")
 
     def action_back(self) -> None:
         self.dismiss(None)

@@ -7,17 +7,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from goose_tui.session.models import SessionInfo
 from goose_tui.tui.inert import inert
+from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 
-def _row(info: SessionInfo) -> tuple[Text, ...]:
+def _row(info: SessionInfo, recent: bool = False) -> tuple[Text, ...]:
     updated = info.updated_at.strftime("%Y-%m-%d %H:%M") if info.updated_at else "—"
     tokens = f"{info.total_tokens:,}" if info.total_tokens is not None else "—"
+    name = inert(info.name or info.description or info.id)
     return (
-        Text(inert(info.name or info.description or info.id)),
+        Text(f"recent · {name} · {inert(str(info.path))}" if recent else name),
         Text(updated),
         Text(str(info.message_count), justify="right"),
         Text(tokens, justify="right"),
@@ -41,9 +43,13 @@ class SessionPicker(Screen[SessionInfo | None]):
         Binding("up", "cursor(-1)", "Previous", id="picker.up", show=False, priority=True),
     ]
 
-    def __init__(self, sessions: list[SessionInfo], source: str) -> None:
+    def __init__(
+        self, sessions: list[SessionInfo], source: str, *, recent: list[SessionInfo] = ()
+    ) -> None:
+        """``recent`` (sessions opened lately, from any folder) are listed first."""
         super().__init__()
-        self.sessions = sessions
+        self.recent = list(recent)
+        self.sessions = self.recent + sessions
         self.source = source
         self.shown: list[SessionInfo] = []
 
@@ -54,7 +60,7 @@ class SessionPicker(Screen[SessionInfo | None]):
         )
         yield Input(placeholder="filter", id="picker-filter")
         yield DataTable(id="picker-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield GooseFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -66,8 +72,9 @@ class SessionPicker(Screen[SessionInfo | None]):
         table = self.query_one(DataTable)
         table.clear()
         self.shown = [info for info in self.sessions if matches(info, query)]
+        recent_ids = {id(info) for info in self.recent}
         for index, info in enumerate(self.shown):
-            table.add_row(*_row(info), key=str(index))
+            table.add_row(*_row(info, recent=id(info) in recent_ids), key=str(index))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self._fill(event.value)

@@ -10,13 +10,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from goose_tui.compaction.templates import Template
 from goose_tui.files import atomic_write_text
 from goose_tui.tui.debounce import debounce
 from goose_tui.tui.inert import inert, restore
 from goose_tui.tui.screens.confirm import ConfirmScreen
+from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.pane import Banner
 
 # Applies edited text; reports (later: the summary renders off the UI thread) an error to show
@@ -57,7 +58,7 @@ class TemplateEditor(Screen[None]):
         yield Static(Content(inert(describe_source(self.template))), id="template-source")
         yield Banner(Content(inert(f"ctrl+s saves to {self.override_path}")), id="template-status")
         yield TextArea(inert(self.template.text), id="template-text", soft_wrap=True)
-        yield Footer()
+        yield GooseFooter()
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

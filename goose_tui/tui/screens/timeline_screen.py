@@ -15,13 +15,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.timeline import Timeline, session_timeline
 from goose_tui.session.models import Message, Session, content_type
 from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.jump import show_message
+from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.timeline_plot import TimelinePlot
 
 PREVIEW = 110
@@ -75,7 +76,7 @@ class TimelineScreen(Screen[None]):
         with Horizontal(id="timeline-tables"):
             yield DataTable(id="timeline-triggers", cursor_type="row")
             yield DataTable(id="timeline-events", cursor_type="row")
-        yield Footer()
+        yield GooseFooter()
 
     def on_mount(self) -> None:
         triggers = self.query_one("#timeline-triggers", DataTable)

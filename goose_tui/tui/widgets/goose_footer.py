@@ -1,0 +1,98 @@
+"""The footer: ``? Help`` first, so a narrow terminal never cuts it off, and at
+``NARROW_COLUMNS`` or fewer the most important bindings next, in ``IMPORTANT`` order.
+
+Textual's footer lists the focused widget's bindings, then the screen's, then the app's: at
+100 columns ``? Help`` (an app binding) fell off the end. Everything else comes in Textual's
+order; the command palette key stays at the right edge.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+NARROW_COLUMNS = 100
+HELP_ACTIONS = ("help", "app.help")
+# Binding ids, most important first: what a user needs to get going on each screen.
+IMPORTANT = (
+    "main.compact",
+    "main.save",
+    "main.retention",
+    "main.compare",
+    "main.timeline",
+    "main.context",
+    "main.focus",
+    "main.search",
+    "conversation.toggle",
+    "retention.back",
+    "compare.back",
+    "compare.toggle_diff",
+    "timeline.back",
+    "context.back",
+    "picker.choose",
+    "picker.cancel",
+    "app.quit",
+)
+
+
+def footer_order(bindings: list[Binding], narrow: bool) -> list[Binding]:
+    """``bindings`` in the order the footer shows them."""
+    helps = [b for b in bindings if b.action in HELP_ACTIONS]
+    rest = [b for b in bindings if b.action not in HELP_ACTIONS]
+    if narrow:
+        rank = {binding_id: n for n, binding_id in enumerate(IMPORTANT)}
+        rest.sort(key=lambda b: rank.get(b.id or "", len(rank)))  # stable: ties keep order
+    return helps[:1] + rest
+
+
+class GooseFooter(Footer):
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._narrow: bool | None = None
+
+    def on_resize(self) -> None:
+        narrow = self.app.size.width <= NARROW_COLUMNS
+        if narrow != self._narrow:
+            self._narrow = narrow
+            self.compact = narrow
+            self.call_after_refresh(self.recompose)
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        active = self.screen.active_bindings
+        shown: list[tuple[Binding, bool, str]] = []
+        seen_actions: set[str] = set()
+        for _, binding, enabled, tooltip in active.values():
+            if binding.show and binding.action not in seen_actions:
+                seen_actions.add(binding.action)
+                shown.append((binding, enabled, tooltip))
+        by_binding = {id(binding): (enabled, tooltip) for binding, enabled, tooltip in shown}
+        narrow = self.app.size.width <= NARROW_COLUMNS
+        ordered = footer_order([binding for binding, _, _ in shown], narrow)
+        self.styles.grid_size_columns = len(ordered)
+        for binding in ordered:
+            enabled, tooltip = by_binding[id(binding)]
+            yield FooterKey(
+                binding.key,
+                self.app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                disabled=not enabled,
+                tooltip=tooltip,
+            ).data_bind(compact=Footer.compact)
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+            palette = active.get(self.app.COMMAND_PALETTE_BINDING)
+            if palette is not None:
+                _, binding, enabled, tooltip = palette
+                yield FooterKey(
+                    binding.key,
+                    self.app.get_key_display(binding),
+                    binding.description,
+                    binding.action,
+                    classes="-command-palette",
+                    disabled=not enabled,
+                    tooltip=binding.tooltip or binding.description,
+                )

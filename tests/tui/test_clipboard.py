@@ -1,0 +1,70 @@
+"""Copy when the terminal ignores OSC 52 (issue 14): the system tool when there is one, else
+a toast that says so and W saves the text to a file."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.clipboard import clipboard_tools
+
+from .conftest import settle
+
+
+def _tool(folder: Path, name: str, sink: Path) -> None:
+    """An executable standing in for the system's clipboard tool: stdin to ``sink``."""
+    script = folder / name
+    script.write_text(f'#!/bin/sh\ncat > "{sink}"\n', encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+
+
+async def _copy_input_pane(app: GooseTUI, pilot) -> None:
+    await settle(pilot)
+    app.main.query_one("#input-view").focus()
+    await pilot.press("y")
+    await settle(pilot)
+
+
+async def test_copy_goes_through_xclip_when_there_is_one(
+    session_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    sink = tmp_path / "clipboard.txt"
+    _tool(bin_dir, "xclip", sink)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert clipboard_tools()[0][0] == "xclip"
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _copy_input_pane(app, pilot)
+        assert sink.read_text(encoding="utf-8") == app.main.system_prompt
+        notes = [n.message for n in app._notifications]
+        assert any("via xclip" in n for n in notes)
+
+
+async def test_without_a_tool_the_toast_says_so_and_w_saves_to_a_file(
+    session_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert clipboard_tools() == []
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _copy_input_pane(app, pilot)
+        notes = [n.message for n in app._notifications]
+        assert any("could not be confirmed" in n and "Press W" in n for n in notes)
+        await pilot.press("W")
+        await settle(pilot)
+        target = tmp_path / "copied.txt"
+        field = app.screen.query_one("#prompt-input")
+        field.value = str(target)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert target.read_text(encoding="utf-8") == app.main.system_prompt

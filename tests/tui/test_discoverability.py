@@ -1,0 +1,118 @@
+"""Finding things (issue 14): the palette lists every action, the footer keeps ``? Help``,
+help shows keys as people read them, and another session opens without restarting."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from textual.command import CommandPalette
+from textual.widgets import DataTable
+from textual.widgets._footer import FooterKey
+
+from goose_tui.recent import load_recent
+from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.commands import ActionCommands
+from goose_tui.tui.screens.help import HelpScreen, binding_lines
+from goose_tui.tui.screens.session_picker import SessionPicker
+from tests.conftest import SAMPLES
+
+from .conftest import settle
+
+
+async def _palette_names(app: GooseTUI) -> list[str]:
+    provider = ActionCommands(app.screen)
+    return [hit.text async for hit in provider.discover()]  # type: ignore[attr-defined]
+
+
+async def test_palette_lists_every_action_of_the_screen(session_file: Path) -> None:
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        names = await _palette_names(app)
+        for expected in (
+            "Compact (c)",
+            "Save (s)",
+            "Timeline (g)",
+            "Lost? (l)",
+            "Compare (v)",
+            "Context (u)",
+            "Focus (k)",
+            "Prompt tmpl (T)",  # shown nowhere in the footer, still in the palette
+            "Help (?)",
+            "Open session (o)",
+            "Open another session…",
+        ):
+            assert expected in names, (expected, names)
+        await pilot.press("g")
+        await settle(pilot)
+        timeline = await _palette_names(app)
+        assert "Zoom to peak (z)" in timeline and "Back (esc)" in timeline
+        # running an entry runs the action on its screen
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"Timeline (g)")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "TimelineScreen"
+
+
+async def test_footer_shows_help_first_and_the_important_keys_when_narrow(
+    session_file: Path,
+) -> None:
+    for width in (200, 100, 80):
+        app = GooseTUI(session_file)
+        async with app.run_test(size=(width, 40)) as pilot:
+            await settle(pilot)
+            keys = [k for k in app.main.query(FooterKey) if "-command-palette" not in k.classes]
+            assert keys[0].action in ("help", "app.help")
+            assert keys[0].region.right <= width  # visible
+            if width <= 100:
+                actions = [k.action for k in keys[:4]]
+                assert actions[1:] == ["compact", "save", "retention"], actions
+
+
+async def test_help_lists_keys_as_people_read_them(session_file: Path) -> None:
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        lines = binding_lines(app.main)
+        text = "\n".join(lines)
+        assert "question_mark" not in text and "slash" not in text
+        assert any(line.split() == ["?", "Help"] for line in lines)
+        assert any(line.split()[:1] == ["/"] and "Search prompt" in line for line in lines)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_open_another_session_without_restarting(tmp_path: Path) -> None:
+    first = tmp_path / "a" / "short.jsonl"
+    first.parent.mkdir()
+    shutil.copy(SAMPLES / "short.jsonl", first)
+    second = tmp_path / "b" / "long_session.jsonl"
+    second.parent.mkdir()
+    shutil.copy(SAMPLES / "long_session.jsonl", second)
+    app = GooseTUI(second)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+    app = GooseTUI(first)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert app.main.session is not None and app.main.session.source_path == first
+        assert [i.path for i in load_recent()][:2] == [first.resolve(), second.resolve()]
+        await pilot.press("o")
+        await settle(pilot)
+        picker = app.screen
+        assert isinstance(picker, SessionPicker)
+        table = picker.query_one(DataTable)
+        names = [str(table.get_row_at(r)[0]) for r in range(table.row_count)]
+        assert names[0].startswith("recent · ") and str(second.resolve()) in names[1]
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert app.screen is app.main
+        assert app.main.session is not None and app.main.session.source_path == second.resolve()

@@ -1,0 +1,33 @@
+"""The settings file in the app (issue 14): theme and keymap applied, the picked theme saved."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from goose_tui.settings import config_path, load_settings
+from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.widgets.compaction_status import CompactionStatus
+
+from .conftest import settle
+
+
+async def test_theme_and_keymap_from_settings_and_the_picked_theme_is_saved(
+    session_file: Path,
+) -> None:
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text('theme = "nord"\n\n[keymap]\n"main.compact" = "C"\n')
+    settings, _ = load_settings()
+    app = GooseTUI(session_file, theme=settings.theme, keymap=settings.keymap)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert app.theme == "nord"
+        await pilot.press("c")  # rebound: c no longer compacts
+        await settle(pilot)
+        assert app.main.query_one(CompactionStatus).state != "done"
+        await pilot.press("C")
+        await settle(pilot)
+        assert app.main.query_one(CompactionStatus).state == "done"
+        app.theme = "gruvbox"
+        await settle(pilot)
+    assert load_settings()[0].theme == "gruvbox"
+    assert load_settings()[0].keymap == {"main.compact": "C"}
