@@ -11,6 +11,16 @@ DATA = Path(__file__).parent / "data"
 REPLY = (DATA / "reply.md").read_text(encoding="utf-8")
 
 
+@pytest.fixture(autouse=True)
+def _toasts_stay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A toast vanishes after 5 s of wall time, so whether a snapshot (or a test reading
+    ``app._notifications``) still sees it would depend on the machine's speed. In the tests a
+    toast stays until the app ends."""
+    from goose_tui.tui.app import GooseTUI
+
+    monkeypatch.setattr(GooseTUI, "NOTIFICATION_TIMEOUT", 3600.0)
+
+
 @pytest.fixture
 def session_file(tmp_path: Path) -> Path:
     """A copy of the small session in a folder of its own, so saves land in tmp_path."""
