@@ -8,7 +8,6 @@ one line on stderr saying why.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -16,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from goose_tui import __version__
-from goose_tui.files import OverwriteRefused, atomic_write_text, refuse_overwriting_inputs
 
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
@@ -29,7 +27,9 @@ class CliError(Exception):
 
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+    from goose_tui.terminal import json_text
+
+    sys.stdout.write(json_text(value) + "\n")
 
 
 def read_text_arg(name: str, what: str) -> str:
@@ -111,6 +111,14 @@ def _add_session_args(p: argparse.ArgumentParser, *, optional: bool = False) -> 
     )
 
 
+def _add_raw(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--raw",
+        action="store_true",
+        help="on a terminal too, write the text byte for byte (control characters included)",
+    )
+
+
 def _add_prompts_dir(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--prompts-dir",
@@ -173,19 +181,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("format", help="print the text that fills {{ messages }}")
     _add_session_args(s)
+    _add_raw(s)
 
     s = sub.add_parser("prompt", help="print the rendered compaction system prompt")
     _add_session_args(s)
     _add_prompts_dir(s)
+    _add_raw(s)
 
     s = sub.add_parser("parse", help="extract, read and render the summary in a model reply")
     s.add_argument("reply", metavar="REPLY_FILE", help="a file with the model's reply, or -")
     _add_prompts_dir(s)
+    _add_raw(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
 
     s = sub.add_parser("render", help="render a hand-written summary JSON")
     s.add_argument("summary", metavar="SUMMARY_JSON", help="a summary JSON file, or -")
     _add_prompts_dir(s)
+    _add_raw(s)
 
     s = sub.add_parser("usage", help="context usage against the compaction threshold")
     _add_session_args(s)
@@ -206,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_session_args(s)
     _add_model_args(s)
     _add_prompts_dir(s)
+    _add_raw(s)
     s.add_argument("--json", action="store_true", help="print one JSON object with every step")
     s.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the summary here")
 
@@ -426,56 +439,90 @@ def run_compaction(coro: Any) -> Any:
         raise CliError("cancelled", EXIT_FAILED) from exc
 
 
+def compaction_inputs(session_path: Path | None, spec: str, templates: Any) -> list[Path | None]:
+    """Every file a compaction reads: the session, the replay file, the overrides in use."""
+    replay = Path(spec[len("replay:") :]) if spec.startswith("replay:") else None
+    return [
+        session_path,
+        replay,
+        templates.compaction.source.path,
+        templates.summary.source.path,
+    ]
+
+
+def check_output_arg(target: Path | None, inputs: list[Path | None], flag: str = "-o") -> None:
+    """Refuse an output path before any work is done (exit 2)."""
+    from goose_tui.files import check_output_target
+
+    if target is None:
+        return
+    problem = check_output_target(target, inputs)
+    if problem is not None:
+        raise CliError(f"{flag} {problem}", EXIT_UNUSABLE)
+
+
+def _compact_json(result: Any) -> dict[str, Any]:
+    ex = result.extraction
+    return {
+        "model": result.model,
+        "system_prompt": result.request.system_prompt,
+        "request": [m.model_dump() for m in result.request.messages],
+        "raw_response": result.raw_response,
+        "analysis": ex.analysis,
+        "structured": ex.structured.to_json_dict() if ex.structured else None,
+        "summary": result.summary,
+        "fallback": ex.fallback,
+        "fallback_reason": ex.fallback_reason,
+        "candidate": ex.candidate.describe() if ex.candidate else None,
+        "attempts": [
+            {
+                "removed_percent": a.removed_percent,
+                "removed_messages": a.removed_messages,
+                "outcome": a.outcome,
+                "tokens_sent": a.tokens_sent,
+            }
+            for a in result.attempts
+        ],
+        "usage": result.usage.model_dump(),
+        "reported_usage": result.reported_usage.model_dump(),
+    }
+
+
 def cmd_compact(args: argparse.Namespace) -> int:
+    from goose_tui.compaction.reply_check import reply_problem
     from goose_tui.compaction.summarize import summarize
+    from goose_tui.files import atomic_write_text
 
     session = _load(args)
-    if args.output is not None:
-        try:
-            refuse_overwriting_inputs(args.output, [args.session])
-        except OverwriteRefused as exc:
-            raise CliError(str(exc), EXIT_UNUSABLE) from exc
     templates = _templates(args)
+    spec = _model_spec(args)
     summarizer = make_summarizer_from_args(args)
+    # Before the model is called: a refused path must not cost a (paid) compaction.
+    check_output_arg(args.output, compaction_inputs(args.session, spec, templates))
 
     result = run_compaction(summarize(session.messages, summarizer, templates))
+    problem = reply_problem(result.raw_response, result.extraction.structured is not None)
+    if problem is not None:
+        raise CliError(problem, EXIT_FAILED)
 
+    write_failure: str | None = None
     if args.output is not None:
-        atomic_write_text(args.output, result.summary + "\n")
+        try:
+            atomic_write_text(args.output, result.summary + "\n")
+        except OSError as exc:
+            write_failure = f"{args.output}: cannot write: {exc.strerror or exc}"
     if args.json:
-        ex = result.extraction
-        print_json(
-            {
-                "model": result.model,
-                "system_prompt": result.request.system_prompt,
-                "request": [m.model_dump() for m in result.request.messages],
-                "raw_response": result.raw_response,
-                "analysis": ex.analysis,
-                "structured": ex.structured.to_json_dict() if ex.structured else None,
-                "summary": result.summary,
-                "fallback": ex.fallback,
-                "fallback_reason": ex.fallback_reason,
-                "candidate": ex.candidate.describe() if ex.candidate else None,
-                "attempts": [
-                    {
-                        "removed_percent": a.removed_percent,
-                        "removed_messages": a.removed_messages,
-                        "outcome": a.outcome,
-                        "tokens_sent": a.tokens_sent,
-                    }
-                    for a in result.attempts
-                ],
-                "usage": result.usage.model_dump(),
-                "reported_usage": result.reported_usage.model_dump(),
-            }
-        )
-    elif args.output is None:
+        print_json(_compact_json(result))
+    elif args.output is None or write_failure is not None:
         if result.extraction.fallback:
             print(
                 f"goose-tui: raw-text fallback: {result.extraction.fallback_reason}",
                 file=sys.stderr,
             )
         sys.stdout.write(result.summary + "\n")
+    if write_failure is not None:
+        where = "in the JSON on stdout" if args.json else "printed on stdout instead"
+        raise CliError(f"{write_failure}; the summary is {where}", EXIT_FAILED)
     return 0
 
 
@@ -512,27 +559,33 @@ def run_app_from_args(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from goose_tui.terminal import guarded_streams
+
     argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        if argv and argv[0] in SUBCOMMANDS:
-            args = build_parser().parse_args(argv)
-            handler = getattr(args, "handler", None) or COMMANDS[args.command]
-            return handler(args)
-        return run_app_from_args(argv)
-    except CliError as exc:
-        print(f"goose-tui: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except BrokenPipeError:
-        return 0
-    except Exception as exc:  # a bug of ours: still one line, the traceback on request
-        if os.environ.get("GOOSE_TUI_DEBUG"):
-            raise
-        print(
-            f"goose-tui: internal error: {type(exc).__name__}: {exc} "
-            "(set GOOSE_TUI_DEBUG=1 for the traceback)",
-            file=sys.stderr,
-        )
-        return EXIT_FAILED
+    with guarded_streams(("stderr",)):
+        try:
+            if argv and argv[0] in SUBCOMMANDS:
+                args = build_parser().parse_args(argv)
+                handler = getattr(args, "handler", None) or COMMANDS[args.command]
+                # Data commands keep the exact bytes with --raw; everything else on a
+                # terminal shows control characters visibly.
+                with guarded_streams(() if getattr(args, "raw", False) else ("stdout",)):
+                    return handler(args)
+            return run_app_from_args(argv)
+        except CliError as exc:
+            print(f"goose-tui: {exc}", file=sys.stderr)
+            return exc.exit_code
+        except BrokenPipeError:
+            return 0
+        except Exception as exc:  # a bug of ours: still one line, the traceback on request
+            if os.environ.get("GOOSE_TUI_DEBUG"):
+                raise
+            print(
+                f"goose-tui: internal error: {type(exc).__name__}: {exc} "
+                "(set GOOSE_TUI_DEBUG=1 for the traceback)",
+                file=sys.stderr,
+            )
+            return EXIT_FAILED
 
 
 if __name__ == "__main__":
