@@ -34,10 +34,15 @@ def print_json(value: Any) -> None:
 
 def read_text_arg(name: str, what: str) -> str:
     """The text of a file argument, or standard input for ``-``."""
+    from goose_tui.files import NotRegularFile, open_regular
+
     try:
         if name == "-":
             return sys.stdin.read()
-        return Path(name).read_text(encoding="utf-8")
+        with open_regular(Path(name)) as handle:
+            return handle.read().decode("utf-8")
+    except NotRegularFile as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
     except FileNotFoundError as exc:
         raise CliError(f"{name}: no such {what} file", EXIT_UNUSABLE) from exc
     except UnicodeDecodeError as exc:
@@ -411,8 +416,12 @@ def summarizer_for(
     """The summarizer for a model spec, as CLI errors (exit 2) when unusable."""
     from goose_tui.llm import make_summarizer
 
-    if spec.startswith("replay:") and not Path(spec[len("replay:") :]).is_file():
-        raise CliError(f"{spec[len('replay:') :]}: no such reply file", EXIT_UNUSABLE)
+    if spec.startswith("replay:"):
+        replay = Path(spec[len("replay:") :])
+        if not replay.exists():
+            raise CliError(f"{replay}: no such reply file", EXIT_UNUSABLE)
+        if not replay.is_file():
+            raise CliError(f"{replay}: the reply file is not a regular file", EXIT_UNUSABLE)
     try:
         return make_summarizer(spec, api_base=api_base, offline_context_limit=offline_context_limit)
     except ValueError as exc:
@@ -537,8 +546,38 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 }
 
 
+def check_limits(args: argparse.Namespace) -> None:
+    """Numbers the parser cannot judge alone: a window of at least one token, a threshold in
+    (0, 1] (1 turns auto compaction off), and a readable $GOOSE_AUTO_COMPACT_THRESHOLD
+    where a threshold is used and --threshold does not override it."""
+    from goose_tui.tokens import THRESHOLD_ENV
+
+    for flag, value in (
+        ("--context-limit", getattr(args, "context_limit", None)),
+        ("--offline-context-limit", getattr(args, "offline_context_limit", None)),
+    ):
+        if value is not None and value <= 0:
+            raise CliError(f"{flag} {value}: must be a positive number of tokens", EXIT_UNUSABLE)
+    if not hasattr(args, "threshold"):
+        return
+    source, value = "--threshold", args.threshold
+    if value is None and os.environ.get(THRESHOLD_ENV) is not None:
+        source, raw = f"${THRESHOLD_ENV}", os.environ[THRESHOLD_ENV]
+        try:
+            value = float(raw)
+        except ValueError:
+            raise CliError(f"{source}={raw!r}: not a number", EXIT_UNUSABLE) from None
+    if value is not None and not 0 < value <= 1:
+        raise CliError(
+            f"{source} {value:g}: must be in (0, 1] (a fraction of the window; 1 turns auto "
+            "compaction off)",
+            EXIT_UNUSABLE,
+        )
+
+
 def run_app_from_args(argv: Sequence[str]) -> int:
     args = build_app_parser().parse_args(argv)
+    check_limits(args)
     if args.session is not None and not args.session.exists():
         raise CliError(f"{args.session}: no such file or folder", EXIT_UNUSABLE)
     spec = _model_spec(args)
@@ -567,6 +606,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if argv and argv[0] in SUBCOMMANDS:
                 args = build_parser().parse_args(argv)
                 handler = getattr(args, "handler", None) or COMMANDS[args.command]
+                check_limits(args)
                 # Data commands keep the exact bytes with --raw; everything else on a
                 # terminal shows control characters visibly.
                 with guarded_streams(() if getattr(args, "raw", False) else ("stdout",)):

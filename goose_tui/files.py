@@ -12,9 +12,32 @@ import secrets
 import stat
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 # SQLite keeps a database's live state in these companions; writing over one corrupts it.
 SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
+
+
+class NotRegularFile(OSError):
+    """An input that is a device, FIFO, socket or folder: reading it could never end (or
+    block forever), so it is refused at once. The message names the path and its kind."""
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """``path`` opened read-only, binary, when it is a regular file (a symbolic link to one
+    is fine); raises ``NotRegularFile`` at once otherwise (a FIFO is opened without
+    blocking, so refusing it does not wait for a writer), ``OSError`` when it cannot be
+    opened."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(f"{path}: is {_kind(mode)}, not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 class OverwriteRefused(Exception):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -34,10 +35,18 @@ def default_sessions_dir() -> Path:
 
 
 def _check_file(path: Path) -> None:
-    if not path.exists():
-        raise SessionLoadError(path, "no such file")
-    if path.is_dir():
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise SessionLoadError(path, "no such file") from None
+    except OSError as exc:
+        raise SessionLoadError(path, f"cannot read the file: {exc.strerror or exc}") from exc
+    if stat.S_ISDIR(mode):
         raise SessionLoadError(path, "is a folder, not a session file (list it instead)")
+    if not stat.S_ISREG(mode):
+        # A device (/dev/zero) or a FIFO would be read forever, or block: refused at once.
+        kind = "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device or socket"
+        raise SessionLoadError(path, f"is {kind}, not a regular file")
 
 
 def detect_format(path: Path) -> SessionFormat:
