@@ -617,6 +617,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exc.exit_code
         except BrokenPipeError:
             return 0
+        except KeyboardInterrupt:
+            print("goose-tui: cancelled", file=sys.stderr)
+            return 130
         except Exception as exc:  # a bug of ours: still one line, the traceback on request
             if os.environ.get("GOOSE_TUI_DEBUG"):
                 raise

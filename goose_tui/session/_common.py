@@ -3,6 +3,7 @@ reading the loose timestamp and usage shapes Goose has written over time."""
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import UTC, datetime
 from typing import Any
@@ -79,16 +80,26 @@ def _repair(obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     return fixed, notes
 
 
+# Past this, a number is no time any writer meant (year ~5000 in milliseconds).
+_MAX_EPOCH = 10**14
+
+
+def _plausible(value: int | float) -> bool:
+    return math.isfinite(value) and abs(value) <= _MAX_EPOCH
+
+
 def to_epoch_seconds(value: object) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
+        if not _plausible(value):
+            return None
         # Milliseconds show up in foreign exports; Goose itself writes seconds.
         return int(value / 1000) if value > 10**11 else int(value)
     if isinstance(value, str):
         text = value.strip()
         if text.lstrip("-").isdigit():
-            return to_epoch_seconds(int(text))
+            return to_epoch_seconds(int(text)) if len(text) <= 16 else None
         parsed = parse_datetime(text)
         return int(parsed.timestamp()) if parsed else None
     return None
@@ -100,6 +111,8 @@ def parse_datetime(value: object) -> datetime | None:
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int | float):
+        if not _plausible(value):
+            return None
         seconds = value / 1000 if value > 10**11 else value
         try:
             return datetime.fromtimestamp(seconds, tz=UTC)
@@ -109,7 +122,7 @@ def parse_datetime(value: object) -> datetime | None:
         return None
     text = value.strip()
     if text.lstrip("-").isdigit():
-        return parse_datetime(int(text))
+        return parse_datetime(int(text)) if len(text) <= 16 else None
     # chrono writes nanoseconds; Python reads at most microseconds.
     text = _FRACTION.sub(r"\1", text)
     try:

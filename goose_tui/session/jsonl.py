@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from goose_tui.session import hostile
 from goose_tui.session._common import build_message, model_config_from, usage_from
 from goose_tui.session.errors import SessionLoadError
 from goose_tui.session.models import LoadWarning, Message, Session
@@ -61,14 +62,18 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def decode_line(raw: bytes, number: int) -> tuple[Any, str | None]:
-    """One line's JSON value, or ``(None, reason)``."""
+def decode_line(raw: bytes, number: int, notes: list[str] | None = None) -> tuple[Any, str | None]:
+    """One line's JSON value, or ``(None, reason)``. Values no session can use (NaN, 1e400,
+    huge integers, lone surrogates) are kept as text, each change appended to ``notes``."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return None, f"invalid UTF-8 at byte {exc.start + 1} of the line, line skipped"
     try:
-        return json.loads(text), None
+        value, changed = hostile.loads(text)
+        if notes is not None:
+            notes.extend(changed)
+        return value, None
     except RecursionError:
         return None, "JSON nested too deeply to read, line skipped"
     except json.JSONDecodeError as exc:
@@ -92,7 +97,9 @@ def load_jsonl(path: Path) -> Session:
             if not raw.strip():
                 continue
             last_number = number
-            value, problem = decode_line(raw, number)
+            notes: list[str] = []
+            value, problem = decode_line(raw, number, notes)
+            warnings.extend(LoadWarning(message=note, line=number) for note in notes)
             last_failed = problem is not None
             if problem is not None:
                 warnings.append(LoadWarning(message=problem, line=number))

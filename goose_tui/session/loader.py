@@ -78,18 +78,23 @@ def detect_format(path: Path) -> SessionFormat:
         # first line is broken. A whole-file object tells them apart; when the file does
         # not parse at all, its extension decides whose error message the user sees.
         whole = _whole_file_kind(path)
+        if whole == "message":
+            return "jsonl"  # one message line longer than the first-line limit
         if whole == "object" or (whole is None and path.suffix.lower() == ".json"):
             return "export"
     return "jsonl"
 
 
 def _whole_file_kind(path: Path) -> str | None:
-    """ "object" or "other" for a file that is one JSON value, None when it is not."""
+    """ "message" (an object with a role: a JSONL file of one long line), "object" or
+    "other" for a file that is one JSON value, None when it is not."""
     try:
         data = json.loads(path.read_bytes().decode("utf-8-sig"))
     except (OSError, RecursionError, UnicodeDecodeError, ValueError):
         return None
-    return "object" if isinstance(data, dict) else "other"
+    if isinstance(data, dict):
+        return "message" if "role" in data and "conversation" not in data else "object"
+    return "other"
 
 
 def load_session(path: Path, session_id: str | None = None) -> Session:
@@ -103,13 +108,14 @@ def load_session(path: Path, session_id: str | None = None) -> Session:
     if kind == "jsonl":
         session = jsonl.load_jsonl(path)
     else:
-        data = export.read_json_file(path)
+        data, notes = export.read_json_file(path)
         if kind == "chat":
             if not isinstance(data, list):
                 raise SessionLoadError(path, "not a chat-message array")
             session = chat.load_chat(path, data)
+            session.warnings[:0] = notes
         else:
-            session = export.load_export(path, data)
+            session = export.load_export(path, data, notes)
     if session_id is not None and session_id not in (session.id, path.stem):
         raise SessionLoadError(
             path, f"session {session_id!r} not found (this file holds {session.id!r})"
