@@ -108,7 +108,10 @@ def connect_read_only(path: Path) -> Iterator[sqlite3.Connection]:
     try:
         yield connection
     except sqlite3.OperationalError as exc:
-        if guard.interrupted:
+        # The progress handler stopped the query: over time, or Ctrl-C arrived (the
+        # KeyboardInterrupt may be raised before the handler's own code runs, and sqlite3
+        # swallows it; "interrupted" with the clock not expired can only be that).
+        if guard.interrupted or (str(exc) == "interrupted" and not guard.expired):
             raise KeyboardInterrupt from None
         if guard.expired:
             raise SessionLoadError(
