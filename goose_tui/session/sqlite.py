@@ -174,11 +174,9 @@ def bad_text_count(connection: sqlite3.Connection) -> int:
 
 
 def _columns(connection: sqlite3.Connection, table: str) -> set[str]:
-    """The stored columns of a real table; empty when there is no such table. Generated
-    columns (hidden 2 and 3) compute SQL of the file's choosing on every read: left out."""
-    return {
-        row[1] for row in connection.execute(f"PRAGMA table_xinfo({table})") if row[6] in (0, 1)
-    }
+    """The stored columns of a table; empty when there is no such table. ``table_info``
+    leaves generated columns out, so their SQL (of the file's choosing) is never run."""
+    return {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
 
 
 def _refuse_non_tables(path: Path, connection: sqlite3.Connection) -> None:
