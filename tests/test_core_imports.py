@@ -11,13 +11,16 @@ from typing import Any
 CORE_MODULES = [
     "goose_tui.cli",
     "goose_tui.files",
+    "goose_tui.terminal",
     "goose_tui.tokens",
     "goose_tui.session.loader",
+    "goose_tui.session.hostile",
     "goose_tui.compaction.format",
     "goose_tui.compaction.templates",
     "goose_tui.compaction.structured",
     "goose_tui.compaction.extract",
     "goose_tui.compaction.summarize",
+    "goose_tui.compaction.reply_check",
     "goose_tui.llm",
     "goose_tui.llm.base",
 ]

@@ -5,11 +5,12 @@ integers of more than 4,300 digits with a ValueError, and lets a lone surrogate 
 into a string, which no UTF-8 output (terminal, file, tokenizer, pydantic-core) can hold.
 Each of those then fails far from the file (``int(nan)``, an encoder error).
 
-``loads`` decodes as ``json.loads`` does on the fast path; only when the text can hold
-such a value (one regex scan) or the fast path fails on a huge integer does it decode again
-with hooks and walk the value: every bad number becomes its source text as a string (so it
-is still shown), every lone surrogate becomes the visible text ``\\ud800``, and each change
-is reported with its place (``content[0].text``)."""
+``loads`` decodes with number hooks that only note a bad number (NaN and Infinity reach
+the hook alone; floats and long integers are checked as they are read) and looks for a lone
+surrogate escape only in text that has a ``\\ud`` at all. Only then is the value walked:
+every bad number becomes its source text as a string (so it is still shown), every lone
+surrogate becomes the visible text ``\\ud800``, and each change is reported with its place
+(``content[0].text``). A normal session costs no walk (benchmarks/bench.py, figure b)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,11 @@ import re
 import sys
 from typing import Any
 
-# Could the text hold a non-finite number, an out-of-range float or a lone surrogate?
-_SUSPECT_TEXT = re.compile(r"NaN|Infinity|[eE]\+?\d{3}|\d{20}|\\u[dD][89a-fA-F]")
-_SUSPECT_BYTES = re.compile(_SUSPECT_TEXT.pattern.encode())
+# A lone surrogate escape: a high one not followed by a low one, or a low one alone.
+_LONE_ESCAPE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _INT_DIGITS = sys.get_int_max_str_digits() or 4300
 _SHOWN = 40
@@ -32,22 +35,35 @@ class _BadNumber(str):
     """A number JSON allowed but a session cannot use, kept as its source text."""
 
 
-def _constant(text: str) -> _BadNumber:
-    return _BadNumber(text)
+class _Hooks:
+    """``json.loads`` hooks that keep unusable numbers as ``_BadNumber`` and remember that
+    they did (then the value is walked; otherwise not, which keeps loading fast)."""
 
+    def __init__(self) -> None:
+        self.bad = False
 
-def _float(text: str) -> float | _BadNumber:
-    value = float(text)
-    return value if math.isfinite(value) else _BadNumber(text)
-
-
-def _int(text: str) -> int | _BadNumber:
-    # Goose reads numbers as 64-bit integers or doubles; anything wider is no count, id or
-    # time any writer meant (and past 4,300 digits Python refuses to convert it at all).
-    if len(text.lstrip("-")) >= _INT_DIGITS:
+    def constant(self, text: str) -> _BadNumber:
+        self.bad = True
         return _BadNumber(text)
-    value = int(text)
-    return value if _INT_MIN <= value <= _INT_MAX else _BadNumber(text)
+
+    def float(self, text: str) -> float | _BadNumber:
+        value = float(text)
+        if math.isfinite(value):
+            return value
+        self.bad = True
+        return _BadNumber(text)
+
+    def int(self, text: str) -> int | _BadNumber:
+        # Goose reads numbers as 64-bit integers or doubles; anything wider is no count, id
+        # or time any writer meant (past 4,300 digits Python refuses to convert it at all).
+        if len(text) < 20 or (len(text.lstrip("-")) < _INT_DIGITS and _fits(int(text))):
+            return int(text)
+        self.bad = True
+        return _BadNumber(text)
+
+
+def _fits(value: int) -> bool:
+    return _INT_MIN <= value <= _INT_MAX
 
 
 def _short(text: str) -> str:
@@ -86,17 +102,15 @@ def _clean(value: Any, place: str, problems: list[str]) -> Any:
 def loads(data: str | bytes) -> tuple[Any, list[str]]:
     """``json.loads(data)`` and what was changed, each as ``"place: what"``. Raises what
     ``json.loads`` raises for text that is not JSON (``JSONDecodeError``, ``RecursionError``,
-    ``UnicodeDecodeError``)."""
-    try:
-        value = json.loads(data)
-    except json.JSONDecodeError:
-        raise
-    except ValueError:
-        pass  # an integer past the digit limit: decode again, with the hooks
-    else:
-        suspect = _SUSPECT_BYTES if isinstance(data, bytes) else _SUSPECT_TEXT
-        if not suspect.search(data):  # type: ignore[arg-type]
-            return value, []
-    value = json.loads(data, parse_constant=_constant, parse_float=_float, parse_int=_int)
+    ``UnicodeDecodeError`` for bytes that are not UTF-8)."""
+    if isinstance(data, bytes):  # a BLOB column
+        data = data.decode("utf-8")
+    hooks = _Hooks()
+    value = json.loads(
+        data, parse_constant=hooks.constant, parse_float=hooks.float, parse_int=hooks.int
+    )
+    surrogates = ("\\ud" in data or "\\uD" in data) and _LONE_ESCAPE.search(data)
+    if not hooks.bad and not surrogates:
+        return value, []
     problems: list[str] = []
     return _clean(value, "", problems), problems
