@@ -160,6 +160,9 @@ def test_scrub_secrets_handles_case_and_prefix_of_an_explicit_key() -> None:
         (("usage", str(SHORT), "--threshold", "nan"), "--threshold nan"),
         (("timeline", str(SHORT), "--threshold", "2"), "--threshold 2"),
         (("compact", str(SHORT), "--offline-context-limit", "0"), "--offline-context-limit 0"),
+        # The app itself: refused before it starts.
+        ((str(SHORT), "--threshold", "2"), "--threshold 2"),
+        ((str(SHORT), "--context-limit", "0"), "--context-limit 0"),
     ],
 )
 def test_unusable_limits_and_thresholds_exit_2_with_one_line(
