@@ -201,7 +201,7 @@ def test_a_failed_write_prints_the_summary_and_says_where_it_went(tmp_path: Path
     out = run("compact", str(SHORT), "-o", str(target), preexec=_files_of_at_most_64_bytes)
     assert out.returncode == 1
     line = one_line(out.stderr)
-    assert "PATH: cannot write" in line and "printed on stdout instead" in line
+    assert "PATH cannot write: File too large" in line and "printed on stdout instead" in line
     assert out.stdout.startswith("# Conversation Summary")
     assert not target.exists()
     assert [p.name for p in tmp_path.iterdir()] == []  # no temporary file left behind
