@@ -8,7 +8,6 @@ one line on stderr saying why; where there is advice, it follows on a line of it
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -16,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from goose_tui import __version__
-from goose_tui.files import OverwriteRefused, atomic_write_text, refuse_overwriting_inputs
 
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
@@ -29,18 +27,24 @@ class CliError(Exception):
 
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+    from goose_tui.terminal import json_text
+
+    sys.stdout.write(json_text(value) + "\n")
 
 
 def read_text_arg(name: str, what: str) -> str:
     """The text of a file argument, or standard input for ``-``, byte for byte: no newline
     translation (a reply's "\r\n" reaches the reader as the model wrote it)."""
+    from goose_tui.files import NotRegularFile, open_regular
+
     try:
         if name == "-":
             stream = getattr(sys.stdin, "buffer", None)  # absent on a replaced stdin
             return stream.read().decode("utf-8") if stream is not None else sys.stdin.read()
-        with Path(name).open(encoding="utf-8", newline="") as handle:
-            return handle.read()
+        with open_regular(Path(name)) as handle:
+            return handle.read().decode("utf-8")
+    except NotRegularFile as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
     except FileNotFoundError as exc:
         raise CliError(f"{name}: no such {what} file", EXIT_UNUSABLE) from exc
     except UnicodeDecodeError as exc:
@@ -127,6 +131,14 @@ def add_all_sessions_flag(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_raw(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--raw",
+        action="store_true",
+        help="on a terminal too, write the text byte for byte (control characters included)",
+    )
+
+
 def _add_prompts_dir(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--prompts-dir",
@@ -208,20 +220,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("format", help="print the text that fills {{ messages }}")
     _add_session_args(s)
+    _add_raw(s)
 
     s = sub.add_parser("prompt", help="print the rendered compaction system prompt")
     _add_session_args(s)
     _add_prompts_dir(s)
     _add_focus(s)
+    _add_raw(s)
 
     s = sub.add_parser("parse", help="extract, read and render the summary in a model reply")
     s.add_argument("reply", metavar="REPLY_FILE", help="a file with the model's reply, or -")
     _add_prompts_dir(s)
+    _add_raw(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
 
     s = sub.add_parser("render", help="render a hand-written summary JSON")
     s.add_argument("summary", metavar="SUMMARY_JSON", help="a summary JSON file, or -")
     _add_prompts_dir(s)
+    _add_raw(s)
 
     s = sub.add_parser("usage", help="context usage against the compaction threshold")
     _add_session_args(s)
@@ -244,6 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_args(s)
     _add_prompts_dir(s)
     _add_focus(s)
+    _add_raw(s)
     s.add_argument("--json", action="store_true", help="print one JSON object with every step")
     s.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the summary here")
     s.add_argument(
@@ -464,8 +481,12 @@ def summarizer_for(
     """The summarizer for a model spec, as CLI errors (exit 2) when unusable."""
     from goose_tui.llm import make_summarizer
 
-    if spec.startswith("replay:") and not Path(spec[len("replay:") :]).is_file():
-        raise CliError(f"{spec[len('replay:') :]}: no such reply file", EXIT_UNUSABLE)
+    if spec.startswith("replay:"):
+        replay = Path(spec[len("replay:") :])
+        if not replay.exists():
+            raise CliError(f"{replay}: no such reply file", EXIT_UNUSABLE)
+        if not replay.is_file():
+            raise CliError(f"{replay}: the reply file is not a regular file", EXIT_UNUSABLE)
     try:
         return make_summarizer(spec, api_base=api_base, offline_context_limit=offline_context_limit)
     except ValueError as exc:
@@ -512,62 +533,96 @@ def prepare_model_from_args(args: argparse.Namespace) -> None:
     prepare_model(spec)
 
 
+def compaction_inputs(session_path: Path | None, spec: str, templates: Any) -> list[Path | None]:
+    """Every file a compaction reads: the session, the replay file, the overrides in use."""
+    replay = Path(spec[len("replay:") :]) if spec.startswith("replay:") else None
+    return [
+        session_path,
+        replay,
+        templates.compaction.source.path,
+        templates.summary.source.path,
+    ]
+
+
+def check_output_arg(target: Path | None, inputs: list[Path | None], flag: str = "-o") -> None:
+    """Refuse an output path before any work is done (exit 2)."""
+    from goose_tui.files import check_output_target
+
+    if target is None:
+        return
+    problem = check_output_target(target, inputs)
+    if problem is not None:
+        raise CliError(f"{flag} {problem}", EXIT_UNUSABLE)
+
+
+def _compact_json(result: Any) -> dict[str, Any]:
+    ex = result.extraction
+    return {
+        "model": result.model,
+        "focus": result.focus,
+        "system_prompt": result.request.system_prompt,
+        "request": [m.model_dump() for m in result.request.messages],
+        "raw_response": result.raw_response,
+        "analysis": ex.analysis,
+        "structured": ex.structured.to_json_dict() if ex.structured else None,
+        "summary": result.summary,
+        "fallback": ex.fallback,
+        "fallback_reason": ex.fallback_reason,
+        "candidate": ex.candidate.describe() if ex.candidate else None,
+        "attempts": [
+            {
+                "removed_percent": a.removed_percent,
+                "removed_messages": a.removed_messages,
+                "outcome": a.outcome,
+                "tokens_sent": a.tokens_sent,
+            }
+            for a in result.attempts
+        ],
+        "usage": result.usage.model_dump(),
+        "reported_usage": result.reported_usage.model_dump(),
+    }
+
+
 def cmd_compact(args: argparse.Namespace) -> int:
+    from goose_tui.compaction.reply_check import reply_problem
     from goose_tui.compaction.summarize import summarize
+    from goose_tui.files import atomic_write_text
 
     prepare_model_from_args(args)
     session = _load(args)
-    if args.output is not None:
-        try:
-            refuse_overwriting_inputs(args.output, [args.session])
-        except OverwriteRefused as exc:
-            raise CliError(str(exc), EXIT_UNUSABLE) from exc
     if args.save_session is not None:
         _check_save_target(args)
     templates = _templates(args)
+    spec = _model_spec(args)
     summarizer = make_summarizer_from_args(args)
+    # Before the model is called: a refused path must not cost a (paid) compaction.
+    check_output_arg(args.output, compaction_inputs(args.session, spec, templates))
 
     result = run_compaction(summarize(session.messages, summarizer, templates, focus=args.focus))
+    problem = reply_problem(result.raw_response, result.extraction.structured is not None)
+    if problem is not None:
+        raise CliError(problem, EXIT_FAILED)
 
+    write_failure: str | None = None
     if args.output is not None:
-        atomic_write_text(args.output, result.summary + "\n")
+        try:
+            atomic_write_text(args.output, result.summary + "\n")
+        except OSError as exc:
+            write_failure = f"{args.output}: cannot write: {exc.strerror or exc}"
     if args.save_session is not None:
         _save_session(args, session, result.summary)
     if args.json:
-        ex = result.extraction
-        print_json(
-            {
-                "model": result.model,
-                "focus": result.focus,
-                "system_prompt": result.request.system_prompt,
-                "request": [m.model_dump() for m in result.request.messages],
-                "raw_response": result.raw_response,
-                "analysis": ex.analysis,
-                "structured": ex.structured.to_json_dict() if ex.structured else None,
-                "summary": result.summary,
-                "fallback": ex.fallback,
-                "fallback_reason": ex.fallback_reason,
-                "candidate": ex.candidate.describe() if ex.candidate else None,
-                "attempts": [
-                    {
-                        "removed_percent": a.removed_percent,
-                        "removed_messages": a.removed_messages,
-                        "outcome": a.outcome,
-                        "tokens_sent": a.tokens_sent,
-                    }
-                    for a in result.attempts
-                ],
-                "usage": result.usage.model_dump(),
-                "reported_usage": result.reported_usage.model_dump(),
-            }
-        )
-    elif args.output is None:
+        print_json(_compact_json(result))
+    elif args.output is None or write_failure is not None:
         if result.extraction.fallback:
             print(
                 f"goose-tui: raw-text fallback: {result.extraction.fallback_reason}",
                 file=sys.stderr,
             )
         sys.stdout.write(result.summary + "\n")
+    if write_failure is not None:
+        where = "in the JSON on stdout" if args.json else "printed on stdout instead"
+        raise CliError(f"{write_failure}; the summary is {where}", EXIT_FAILED)
     return 0
 
 
@@ -613,11 +668,41 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 }
 
 
+def check_limits(args: argparse.Namespace) -> None:
+    """Numbers the parser cannot judge alone: a window of at least one token, a threshold in
+    (0, 1] (1 turns auto compaction off), and a readable $GOOSE_AUTO_COMPACT_THRESHOLD
+    where a threshold is used and --threshold does not override it."""
+    from goose_tui.tokens import THRESHOLD_ENV
+
+    for flag, value in (
+        ("--context-limit", getattr(args, "context_limit", None)),
+        ("--offline-context-limit", getattr(args, "offline_context_limit", None)),
+    ):
+        if value is not None and value <= 0:
+            raise CliError(f"{flag} {value}: must be a positive number of tokens", EXIT_UNUSABLE)
+    if not hasattr(args, "threshold"):
+        return
+    source, value = "--threshold", args.threshold
+    if value is None and os.environ.get(THRESHOLD_ENV) is not None:
+        source, raw = f"${THRESHOLD_ENV}", os.environ[THRESHOLD_ENV]
+        try:
+            value = float(raw)
+        except ValueError:
+            raise CliError(f"{source}={raw!r}: not a number", EXIT_UNUSABLE) from None
+    if value is not None and not 0 < value <= 1:
+        raise CliError(
+            f"{source} {value:g}: must be in (0, 1] (a fraction of the window; 1 turns auto "
+            "compaction off)",
+            EXIT_UNUSABLE,
+        )
+
+
 def run_app_from_args(argv: Sequence[str]) -> int:
     from goose_tui.settings import load_settings
     from goose_tui.tokens import THRESHOLD_ENV
 
     args = build_app_parser().parse_args(argv)
+    check_limits(args)
     if args.session is not None and not args.session.exists():
         raise CliError(f"{args.session}: no such file or folder", EXIT_UNUSABLE)
     settings, problem = load_settings()
@@ -649,27 +734,37 @@ def run_app_from_args(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from goose_tui.terminal import guarded_streams
+
     argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        if argv and argv[0] in SUBCOMMANDS:
-            args = build_parser().parse_args(argv)
-            handler = getattr(args, "handler", None) or COMMANDS[args.command]
-            return handler(args)
-        return run_app_from_args(argv)
-    except CliError as exc:
-        print(f"goose-tui: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except BrokenPipeError:
-        return 0
-    except Exception as exc:  # a bug of ours: still one line, the traceback on request
-        if os.environ.get("GOOSE_TUI_DEBUG"):
-            raise
-        print(
-            f"goose-tui: internal error: {type(exc).__name__}: {exc} "
-            "(set GOOSE_TUI_DEBUG=1 for the traceback)",
-            file=sys.stderr,
-        )
-        return EXIT_FAILED
+    with guarded_streams(("stderr",)):
+        try:
+            if argv and argv[0] in SUBCOMMANDS:
+                args = build_parser().parse_args(argv)
+                handler = getattr(args, "handler", None) or COMMANDS[args.command]
+                check_limits(args)
+                # Data commands keep the exact bytes with --raw; everything else on a
+                # terminal shows control characters visibly.
+                with guarded_streams(() if getattr(args, "raw", False) else ("stdout",)):
+                    return handler(args)
+            return run_app_from_args(argv)
+        except CliError as exc:
+            print(f"goose-tui: {exc}", file=sys.stderr)
+            return exc.exit_code
+        except BrokenPipeError:
+            return 0
+        except KeyboardInterrupt:
+            print("goose-tui: cancelled", file=sys.stderr)
+            return 130
+        except Exception as exc:  # a bug of ours: still one line, the traceback on request
+            if os.environ.get("GOOSE_TUI_DEBUG"):
+                raise
+            print(
+                f"goose-tui: internal error: {type(exc).__name__}: {exc} "
+                "(set GOOSE_TUI_DEBUG=1 for the traceback)",
+                file=sys.stderr,
+            )
+            return EXIT_FAILED
 
 
 if __name__ == "__main__":

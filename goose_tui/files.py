@@ -1,46 +1,163 @@
-"""Writing results safely: always a new file, written atomically, never over an input."""
+"""Writing results safely: checked before any work is done, written atomically, never over
+an input, a special file or through the replacement of a symbolic link.
+
+``check_output_target`` is the one place that decides whether a path may be written; the
+CLI (``compact -o``, ``batch -o``) and the app's save dialog call it."""
 
 from __future__ import annotations
 
+import errno
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
+
+# SQLite keeps a database's live state in these companions; writing over one corrupts it.
+SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
+
+
+class NotRegularFile(OSError):
+    """An input that is a device, FIFO, socket or folder: reading it could never end (or
+    block forever), so it is refused at once. The message names the path and its kind."""
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """``path`` opened read-only, binary, when it is a regular file (a symbolic link to one
+    is fine); raises ``NotRegularFile`` at once otherwise (a FIFO is opened without
+    blocking, so refusing it does not wait for a writer), ``OSError`` when it cannot be
+    opened."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(f"{path}: is {_kind(mode)}, not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 class OverwriteRefused(Exception):
-    """The target is one of the files that were read; saving there would lose the input."""
+    """The target cannot be written: it is an input, a special file, or its folder is not
+    there or not writable. The message is one line naming the path."""
 
 
 def same_file(a: Path, b: Path) -> bool:
     try:
         return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
-    except OSError:
+    except (OSError, RuntimeError):
         return False
 
 
-def refuse_overwriting_inputs(target: Path, inputs: Iterable[Path | None]) -> None:
+def _with_companions(inputs: Iterable[Path | None]) -> list[Path]:
+    paths: list[Path] = []
     for source in inputs:
-        if source is not None and same_file(target, source):
-            raise OverwriteRefused(f"{target}: refusing to write over an input file")
+        if source is None:
+            continue
+        source = Path(source).expanduser()
+        paths.append(source)
+        paths.extend(Path(f"{source}{suffix}") for suffix in SQLITE_COMPANIONS)
+    return paths
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def write_destination(target: Path) -> Path:
+    """Where writing ``target`` really lands: a symbolic link's final target (the link
+    itself stays a link), else ``target``."""
+    target = Path(target).expanduser()
+    return target.resolve() if target.is_symlink() else target
+
+
+def check_output_target(target: Path, inputs: Iterable[Path | None] = ()) -> str | None:
+    """Why ``target`` must not be written, in one line naming it, or None when it may be.
+
+    Refused: any of ``inputs`` (and a SQLite input's -wal/-shm/-journal files), whether
+    named directly, through a symbolic link or a hard link; anything that exists and is not
+    a regular file (folder, device, FIFO, socket); a folder that does not exist or cannot
+    be written. A symbolic link to a regular file is accepted: the file it points to is
+    written and the link is kept."""
+    target = Path(target).expanduser()
+    for source in _with_companions(inputs):
+        if same_file(target, source):
+            return f"{target}: refusing to write over an input file ({source})"
+    try:
+        destination = write_destination(target)
+    except (OSError, RuntimeError) as exc:
+        return f"{target}: cannot follow the symbolic link: {exc}"
+    try:
+        info = destination.stat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        return f"{target}: cannot check the file: {exc.strerror or exc}"
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        return f"{target}: is {_kind(info.st_mode)}, refusing to write there"
+    folder = destination.parent
+    if not folder.is_dir():
+        return f"{target}: the folder {folder} does not exist"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"{target}: the folder {folder} is not writable"
+    return None
+
+
+def refuse_overwriting_inputs(target: Path, inputs: Iterable[Path | None]) -> None:
+    """``check_output_target`` as an exception: raises ``OverwriteRefused``."""
+    problem = check_output_target(target, inputs)
+    if problem is not None:
+        raise OverwriteRefused(problem)
+
+
+def _temp_beside(target: Path) -> tuple[int, Path]:
+    # Created with 0o666 so the kernel applies the user's umask (mkstemp would give 0600).
+    # The name stays short so a long target name still leaves room for it.
+    while True:
+        tmp = target.with_name(f".goose-tui-{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue
 
 
 def atomic_write_bytes(target: Path, data: bytes) -> None:
     """Write to a temporary file beside ``target``, fsync, then rename over it, so a reader
-    sees the old file or the new one, never half of one."""
-    target = Path(target)
+    sees the old file or the new one, never half of one. A new file gets the umask's mode,
+    a replaced file keeps its mode, and a symbolic link is written through, not replaced."""
+    target = write_destination(Path(target))
+    try:
+        existing = target.stat()
+    except FileNotFoundError:
+        existing = None
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        raise OSError(errno.EINVAL, f"is {_kind(existing.st_mode)}", str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = _temp_beside(target)
     try:
         with os.fdopen(fd, "wb") as fh:
+            if existing is not None:
+                os.fchmod(fh.fileno(), stat.S_IMODE(existing.st_mode))
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
 def atomic_write_text(target: Path, text: str) -> None:
-    atomic_write_bytes(target, text.encode("utf-8"))
+    # A lone surrogate (from a session's JSON) cannot be UTF-8: it is written as ``\ud800``.
+    atomic_write_bytes(target, text.encode("utf-8", "backslashreplace"))

@@ -118,7 +118,7 @@ def test_usage_json_says_where_each_number_came_from() -> None:
     forced = json.loads(run("usage", str(LONG), "--json", "--context-limit", "10000000").stdout)
     assert forced["limit"] == 10_000_000 and forced["limit_source"] == "cli"
     assert forced["compaction_due"] is False
-    text = run("usage", str(SHORT), "--threshold", "1.5").stdout
+    text = run("usage", str(SHORT), "--threshold", "1").stdout
     assert "auto compaction is off" in text
 
 

@@ -40,7 +40,9 @@ def error_of(path: Path) -> str:
         load_session(path)
     text = str(err.value)
     assert str(path) in text and "\n" not in text
-    return text
+    # The reason alone: the path holds the test's name ("test_empty_jsonl0"), so a check
+    # on the whole text could pass whatever the reason said.
+    return err.value.reason
 
 
 def test_truncated_last_line(tmp_path: Path) -> None:
@@ -262,7 +264,13 @@ def test_any_bytes_load_or_fail_cleanly(tmp_path: Path, data: bytes) -> None:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    # NaN, infinities, integers past 64 bits and lone surrogates too (issue 11).
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=2**64, max_value=10**60)
+    | st.floats()
+    | st.text(st.characters(codec=None, exclude_categories=()), max_size=8),
     lambda children: (
         st.lists(children, max_size=3)
         | st.dictionaries(

@@ -36,6 +36,16 @@ class ModelError(Exception):
 
 OnChunk = Callable[[str], None]
 
+# No summary comes near this (a model's whole output limit is a few hundred thousand
+# characters); a reply that passes it is a runaway or a hostile server, and is cut off.
+MAX_REPLY_CHARS = 2_000_000
+
+
+def reply_too_long(limit: int = MAX_REPLY_CHARS) -> ModelError:
+    return ModelError(
+        f"the reply passed {limit:,} characters (far more than any summary) and was cut off"
+    )
+
 
 class Summarizer(Protocol):
     """``complete`` is a coroutine so that cancelling the task cancels the call."""

@@ -13,12 +13,14 @@ import threading
 from typing import Any
 
 from goose_tui.llm.base import (
+    MAX_REPLY_CHARS,
     ChatMessage,
     Completion,
     ContextLengthExceeded,
     ModelError,
     OnChunk,
     TokenUsage,
+    reply_too_long,
 )
 
 DEFAULT_TIMEOUT = 120.0
@@ -32,24 +34,55 @@ _CONTEXT_HINTS = (
     "context length",
     "too many tokens",
     "prompt is too long",
+    # Bedrock: "Input is too long for requested model."
+    "input is too long",
+    # Anthropic's 413 request_too_large, and proxies in front of any provider.
+    "request too large",
+    "request_too_large",
 )
-# Things that look like credentials: provider key prefixes and bearer tokens.
+# Statuses a context overflow comes with: 400 from most providers, 413 when the request is
+# too large to accept at all, 500 from Ollama before it had a proper error ("context length
+# exceeded"), 422 from some OpenAI-compatible servers.
+_CONTEXT_STATUSES = frozenset({400, 413, 422, 500})
+# The provider's client refusing to send a request without a key (no HTTP status applies).
+_MISSING_KEY = re.compile(
+    r"missing credentials|missing \w+ api key|no key is set|api_key client option must be set",
+    re.IGNORECASE,
+)
+# Things that look like credentials: provider key prefixes and bearer tokens, in any case.
 _KEYLIKE = re.compile(
-    r"(sk-[A-Za-z0-9_\-]{6,}|sk_[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,}"
+    r"((?i:sk)[-_][A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,}"
     r"|(?i:bearer)\s+[A-Za-z0-9._\-]{8,}|(?i:api[_-]?key)[\"']?\s*[:=]\s*[\"']?[^\s\"',}]{6,})"
 )
 _KEY_ENV_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET")
 _MAX_MESSAGE = 600
 
 
+# A key echoed without its prefix ("sk-", "sk-proj-") is still the key when this much is left.
+_MIN_KEY_BODY = 12
+
+
+def _key_variants(secret: str) -> set[str]:
+    """The key, and the key without each of its leading ``word-``/``word_`` prefixes."""
+    variants = {secret}
+    for separator in re.finditer(r"[-_]", secret[:24]):
+        body = secret[separator.end() :]
+        if len(body) >= _MIN_KEY_BODY:
+            variants.add(body)
+    return variants
+
+
 def scrub_secrets(text: str, extra: tuple[str, ...] = ()) -> str:
-    """Remove the configured key, any key-valued environment variable and key-looking strings."""
+    """Remove the configured key, any key-valued environment variable and key-looking strings,
+    in any letter case and with or without the key's prefix."""
     secrets = [s for s in extra if s]
     secrets += [
         v for k, v in os.environ.items() if k.upper().endswith(_KEY_ENV_SUFFIXES) and len(v) >= 6
     ]
-    for secret in sorted(set(secrets), key=len, reverse=True):
-        text = text.replace(secret, "***")
+    variants = {variant for secret in secrets for variant in _key_variants(secret)}
+    if variants:
+        pattern = "|".join(re.escape(v) for v in sorted(variants, key=len, reverse=True))
+        text = re.sub(pattern, "***", text, flags=re.IGNORECASE)
     return _KEYLIKE.sub("***", text)
 
 
@@ -172,7 +205,7 @@ class LiteLLMSummarizer:
                 if not self.stream:
                     return _whole_completion(response, on_chunk)
                 return await _streamed_completion(response, on_chunk)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, ModelError):
             raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes one of our two errors
             raise self._translate(exc) from None
@@ -181,11 +214,15 @@ class LiteLLMSummarizer:
         litellm = _configure_litellm()
         raw = provider_message(scrub_secrets(str(exc), (self.api_key or "",)))
         status = getattr(exc, "status_code", None)
-        if isinstance(exc, litellm.ContextWindowExceededError) or (
-            status == 400 and any(h in raw.lower() for h in _CONTEXT_HINTS)
+        if (
+            isinstance(exc, litellm.ContextWindowExceededError)
+            or status == 413
+            or (status in _CONTEXT_STATUSES and any(h in raw.lower() for h in _CONTEXT_HINTS))
         ):
             return ContextLengthExceeded(f"{self.model}: context length exceeded: {_short(raw)}")
-        what = _describe(exc, status, self.timeout)
+        if _MISSING_KEY.search(raw):
+            return ModelError(f"{self.model}: no API key: {_key_hint(self.model)}")
+        what = _describe(exc, status, self.timeout, self.api_base)
         return ModelError(
             f"{self.model}: {what}: {_short(raw)}" if raw else f"{self.model}: {what}"
         )
@@ -193,11 +230,15 @@ class LiteLLMSummarizer:
 
 async def _streamed_completion(stream: Any, on_chunk: OnChunk | None) -> Completion:
     parts: list[str] = []
+    received = 0
     model_name: str | None = None
     async for chunk in stream:
         model_name = getattr(chunk, "model", None) or model_name
         piece = _delta_text(chunk)
         if piece:
+            received += len(piece)
+            if received > MAX_REPLY_CHARS:
+                raise reply_too_long()
             parts.append(piece)
             if on_chunk is not None:
                 on_chunk(piece)
@@ -208,6 +249,8 @@ def _whole_completion(response: Any, on_chunk: OnChunk | None) -> Completion:
     choices = getattr(response, "choices", None) or []
     message = getattr(choices[0], "message", None) if choices else None
     text = getattr(message, "content", None) or ""
+    if len(text) > MAX_REPLY_CHARS:
+        raise reply_too_long()
     if text and on_chunk is not None:
         on_chunk(text)
     usage = getattr(response, "usage", None)
@@ -232,7 +275,29 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return seen
 
 
-def _describe(exc: BaseException, status: Any, timeout: float) -> str:
+def _key_hint(model: str) -> str:
+    provider = model.split("/", 1)[0] if "/" in model else "the provider"
+    if provider == "the provider":
+        return "set the provider's API key in the environment"
+    env = f"{provider.upper().replace('-', '_')}_API_KEY"
+    return f"set {env} in the environment (or --api-base for a local server)"
+
+
+def _tried_url(chain: list[BaseException], api_base: str | None) -> str:
+    """The URL the failed connection went to: the innermost error's request (litellm's own
+    wrapper carries a placeholder request), else the configured base."""
+    for link in reversed(chain):
+        request = getattr(link, "request", None)
+        try:
+            url = getattr(request, "url", None)
+        except RuntimeError:  # httpx raises when an error carries no request
+            url = None
+        if url:
+            return str(url)
+    return api_base or "the provider's default URL"
+
+
+def _describe(exc: BaseException, status: Any, timeout: float, api_base: str | None) -> str:
     """What went wrong, in words: litellm reports a refused connection or a broken stream
     as HTTP 500, so the cause chain decides before the status does."""
     chain = _chain(exc)
@@ -240,7 +305,7 @@ def _describe(exc: BaseException, status: Any, timeout: float) -> str:
     if any(isinstance(e, TimeoutError) for e in chain) or any("Timeout" in n for n in names):
         return f"the model did not answer within {timeout:g} s"
     if any(isinstance(e, ConnectionError) for e in chain) or names & _CONNECT_ERRORS:
-        return "could not connect to the server"
+        return f"could not connect to the server at {_tried_url(chain, api_base)}"
     if "MidStreamFallbackError" in names or any(isinstance(e, ValueError) for e in chain[1:]):
         return "the reply stream broke off or was malformed"
     label = _STATUS_LABELS.get(status) if isinstance(status, int) else None

@@ -6,7 +6,15 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from goose_tui.llm.base import ChatMessage, Completion, ModelError, OnChunk
+from goose_tui.files import NotRegularFile, open_regular
+from goose_tui.llm.base import (
+    MAX_REPLY_CHARS,
+    ChatMessage,
+    Completion,
+    ModelError,
+    OnChunk,
+    reply_too_long,
+)
 
 CHUNK_CHARS = 64
 
@@ -20,13 +28,20 @@ class ReplaySummarizer:
         self, messages: list[ChatMessage], on_chunk: OnChunk | None = None
     ) -> Completion:
         # Read at call time, so editing the file and compacting again shows the change.
+        # Never more than the cap from it, and never from a device or a FIFO (/dev/zero
+        # would never end).
         try:
-            # newline="": the reply exactly as written, "\r\n" kept (a model's reply is not
-            # translated either, and the JSON reader treats "\r" as Goose does).
-            with self.path.open(encoding="utf-8", newline="") as handle:
-                text = handle.read()
+            with open_regular(self.path) as handle:
+                data = handle.read(MAX_REPLY_CHARS * 4 + 1)  # a character is at most 4 bytes
+            if len(data) > MAX_REPLY_CHARS * 4:
+                raise reply_too_long()
+            text = data.decode("utf-8")
+        except NotRegularFile as exc:
+            raise ModelError(f"replay file {exc}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ModelError(f"replay file {self.path}: {exc}") from None
+        if len(text) > MAX_REPLY_CHARS:
+            raise reply_too_long()
         await stream_text(text, on_chunk)
         # No usage: the pipeline estimates it (SPEC §7).
         return Completion(text=text, model=self.name)

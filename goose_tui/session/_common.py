@@ -3,33 +3,16 @@ reading the loose timestamp and usage shapes Goose has written over time."""
 
 from __future__ import annotations
 
-import json
+import math
 import re
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
 
-from goose_tui.compaction.structured import serde_number
 from goose_tui.session.models import Message, ModelConfig, Usage
 
 _FRACTION = re.compile(r"(\.\d{6})\d+")
-
-
-def serde_float(literal: str) -> float:
-    """A JSON float literal as Goose's serde_json reads it (its fast path is not always
-    correctly rounded, and the formatted tool arguments must show Goose's digits). A literal
-    serde rejects (out of range) keeps Python's reading: loading is not the place to fail."""
-    try:
-        return float(serde_number(literal))
-    except ValueError:
-        return float(literal)
-
-
-def loads(text: str) -> Any:
-    """``json.loads`` with Goose's float reading; floats are rare, so this costs nothing on
-    the usual session."""
-    return json.loads(text, parse_float=serde_float)
 
 
 def build_message(obj: object) -> tuple[Message | None, str | None]:
@@ -111,16 +94,26 @@ def _repair(obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     return fixed, notes
 
 
+# Past this, a number is no time any writer meant (year ~5000 in milliseconds).
+_MAX_EPOCH = 10**14
+
+
+def _plausible(value: int | float) -> bool:
+    return math.isfinite(value) and abs(value) <= _MAX_EPOCH
+
+
 def to_epoch_seconds(value: object) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
+        if not _plausible(value):
+            return None
         # Milliseconds show up in foreign exports; Goose itself writes seconds.
         return int(value / 1000) if value > 10**11 else int(value)
     if isinstance(value, str):
         text = value.strip()
         if text.lstrip("-").isdigit():
-            return to_epoch_seconds(int(text))
+            return to_epoch_seconds(int(text)) if len(text) <= 16 else None
         parsed = parse_datetime(text)
         return int(parsed.timestamp()) if parsed else None
     return None
@@ -132,6 +125,8 @@ def parse_datetime(value: object) -> datetime | None:
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int | float):
+        if not _plausible(value):
+            return None
         seconds = value / 1000 if value > 10**11 else value
         try:
             return datetime.fromtimestamp(seconds, tz=UTC)
@@ -141,7 +136,7 @@ def parse_datetime(value: object) -> datetime | None:
         return None
     text = value.strip()
     if text.lstrip("-").isdigit():
-        return parse_datetime(int(text))
+        return parse_datetime(int(text)) if len(text) <= 16 else None
     # chrono writes nanoseconds; Python reads at most microseconds.
     text = _FRACTION.sub(r"\1", text)
     try:

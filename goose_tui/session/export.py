@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from goose_tui.session import hostile
 from goose_tui.session._common import (
     build_message,
-    loads,
     model_config_from,
     parse_datetime,
     usage_from,
@@ -29,8 +29,9 @@ _KNOWN = frozenset(Session.model_fields) | {
 }
 
 
-def read_json_file(path: Path) -> Any:
-    """The file's one JSON value; every failure is a one-line SessionLoadError."""
+def read_json_file(path: Path) -> tuple[Any, list[LoadWarning]]:
+    """The file's one JSON value, and a warning for each value no session can use (kept as
+    text, see ``hostile``); every failure is a one-line SessionLoadError."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -43,13 +44,14 @@ def read_json_file(path: Path) -> Any:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise SessionLoadError(path, f"line {line}: invalid UTF-8") from exc
     try:
-        return loads(text)
+        value, changed = hostile.loads(text)
     except RecursionError as exc:
         raise SessionLoadError(path, "JSON nested too deeply to read") from exc
     except json.JSONDecodeError as exc:
         raise SessionLoadError(
             path, f"line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})"
         ) from exc
+    return value, [LoadWarning(message=note) for note in changed]
 
 
 def read_messages(items: list[Any], label: str) -> tuple[list[Message], list[LoadWarning]]:
@@ -67,9 +69,12 @@ def read_messages(items: list[Any], label: str) -> tuple[list[Message], list[Loa
     return messages, warnings
 
 
-def load_export(path: Path, data: Any | None = None) -> Session:
+def load_export(
+    path: Path, data: Any | None = None, notes: list[LoadWarning] | None = None
+) -> Session:
+    """``notes``: what reading the file already reported (``read_json_file``)."""
     if data is None:
-        data = read_json_file(path)
+        data, notes = read_json_file(path)
     if not isinstance(data, dict):
         raise SessionLoadError(path, "not a Goose export: the JSON is not an object")
     conversation = data.get("conversation")
@@ -83,6 +88,7 @@ def load_export(path: Path, data: Any | None = None) -> Session:
     if "conversation" not in data and not any(k in data for k in ("id", "working_dir")):
         raise SessionLoadError(path, "not a Goose export: no 'conversation' array")
     messages, warnings = read_messages(conversation, "conversation")
+    warnings = [*(notes or []), *warnings]
     usage = data.get("usage")
     accumulated = data.get("accumulated_usage")
     extras = {k: v for k, v in data.items() if k not in _KNOWN and isinstance(k, str)}

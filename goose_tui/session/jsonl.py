@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from goose_tui.gc_pause import paused_gc
-from goose_tui.session._common import build_message, loads, model_config_from, usage_from
+from goose_tui.session import hostile
+from goose_tui.session._common import build_message, model_config_from, usage_from
 from goose_tui.session.errors import SessionLoadError
 from goose_tui.session.models import LoadWarning, Message, Session
 
@@ -45,14 +46,18 @@ def looks_like_metadata(obj: object) -> bool:
     )
 
 
-def decode_line(raw: bytes, number: int) -> tuple[Any, str | None]:
-    """One line's JSON value, or ``(None, reason)``."""
+def decode_line(raw: bytes, number: int, notes: list[str] | None = None) -> tuple[Any, str | None]:
+    """One line's JSON value, or ``(None, reason)``. Values no session can use (NaN, 1e400,
+    huge integers, lone surrogates) are kept as text, each change appended to ``notes``."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return None, f"invalid UTF-8 at byte {exc.start + 1} of the line, line skipped"
     try:
-        return loads(text), None
+        value, changed = hostile.loads(text)
+        if notes is not None:
+            notes.extend(changed)
+        return value, None
     except RecursionError:
         return None, "JSON nested too deeply to read, line skipped"
     except json.JSONDecodeError as exc:
@@ -76,7 +81,9 @@ def load_jsonl(path: Path) -> Session:
             if not raw.strip():
                 continue
             last_number = number
-            value, problem = decode_line(raw, number)
+            notes: list[str] = []
+            value, problem = decode_line(raw, number, notes)
+            warnings.extend(LoadWarning(message=note, line=number) for note in notes)
             last_failed = problem is not None
             if problem is not None:
                 warnings.append(LoadWarning(message=problem, line=number))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -34,10 +35,18 @@ def default_sessions_dir() -> Path:
 
 
 def _check_file(path: Path) -> None:
-    if not path.exists():
-        raise SessionLoadError(path, "no such file")
-    if path.is_dir():
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise SessionLoadError(path, "no such file") from None
+    except OSError as exc:
+        raise SessionLoadError(path, f"cannot read the file: {exc.strerror or exc}") from exc
+    if stat.S_ISDIR(mode):
         raise SessionLoadError(path, "is a folder, not a session file (list it instead)")
+    if not stat.S_ISREG(mode):
+        # A device (/dev/zero) or a FIFO would be read forever, or block: refused at once.
+        kind = "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device or socket"
+        raise SessionLoadError(path, f"is {kind}, not a regular file")
 
 
 def detect_format(path: Path) -> SessionFormat:
@@ -69,18 +78,23 @@ def detect_format(path: Path) -> SessionFormat:
         # first line is broken. A whole-file object tells them apart; when the file does
         # not parse at all, its extension decides whose error message the user sees.
         whole = _whole_file_kind(path)
+        if whole == "message":
+            return "jsonl"  # one message line longer than the first-line limit
         if whole == "object" or (whole is None and path.suffix.lower() == ".json"):
             return "export"
     return "jsonl"
 
 
 def _whole_file_kind(path: Path) -> str | None:
-    """ "object" or "other" for a file that is one JSON value, None when it is not."""
+    """ "message" (an object with a role: a JSONL file of one long line), "object" or
+    "other" for a file that is one JSON value, None when it is not."""
     try:
         data = json.loads(path.read_bytes().decode("utf-8-sig"))
     except (OSError, RecursionError, UnicodeDecodeError, ValueError):
         return None
-    return "object" if isinstance(data, dict) else "other"
+    if isinstance(data, dict):
+        return "message" if "role" in data and "conversation" not in data else "object"
+    return "other"
 
 
 def load_session(
@@ -97,13 +111,14 @@ def load_session(
     if kind == "jsonl":
         session = jsonl.load_jsonl(path)
     else:
-        data = export.read_json_file(path)
+        data, notes = export.read_json_file(path)
         if kind == "chat":
             if not isinstance(data, list):
                 raise SessionLoadError(path, "not a chat-message array")
             session = chat.load_chat(path, data)
+            session.warnings[:0] = notes
         else:
-            session = export.load_export(path, data)
+            session = export.load_export(path, data, notes)
     if session_id is not None and session_id not in (session.id, path.stem):
         raise SessionLoadError(
             path, f"session {session_id!r} not found (this file holds {session.id!r})"

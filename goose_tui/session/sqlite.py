@@ -9,21 +9,26 @@ Opening rules, and why:
 - With a ``-wal`` file present a writer may be active: open normally (``mode=ro``) so its
   committed transactions are seen through the shared WAL index.
 - A writer holding an exclusive lock: wait ``BUSY_TIMEOUT`` seconds, then a clear error.
+- A hostile file must not hang or fill memory: ``sessions``/``messages`` must be real tables
+  (not views, virtual tables or generated columns, which run SQL of the file's choosing:
+  recursive CTEs, ``zeroblob(10**9)``); a progress handler stops any query after
+  ``QUERY_SECONDS`` and lets Ctrl-C through; no value may exceed ``MAX_VALUE_BYTES``.
+- Text that is not UTF-8 is read with ``\\x`` escapes and reported, not a failed load.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from goose_tui.session import hostile
 from goose_tui.session._common import (
     build_message,
-    loads,
     model_config_from,
     parse_datetime,
     to_epoch_seconds,
@@ -34,6 +39,11 @@ from goose_tui.session.models import LoadWarning, Message, Session, SessionInfo
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT = 2.0
+QUERY_SECONDS = 20.0
+MAX_VALUE_BYTES = 256 << 20
+# How many SQLite virtual-machine steps between two looks at the clock.
+_PROGRESS_STEPS = 10_000
+_NOT_UTF8 = "text that is not UTF-8, shown with \\x escapes"
 _SESSION_COLUMNS = (
     "id",
     "name",
@@ -91,12 +101,22 @@ def connect_read_only(path: Path) -> Iterator[sqlite3.Connection]:
         raise SessionLoadError(path, f"cannot read the file: {exc.strerror or exc}") from exc
     uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("&immutable=1" if immutable else "")
     try:
-        connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT)
+        connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, factory=GuardedConnection)
     except sqlite3.Error as exc:
         raise SessionLoadError(path, f"cannot open the database: {exc}") from exc
+    guard = connection.guard
     try:
         yield connection
     except sqlite3.OperationalError as exc:
+        # The progress handler stopped the query: over time, or Ctrl-C arrived (the
+        # KeyboardInterrupt may be raised before the handler's own code runs, and sqlite3
+        # swallows it; "interrupted" with the clock not expired can only be that).
+        if guard.interrupted or (str(exc) == "interrupted" and not guard.expired):
+            raise KeyboardInterrupt from None
+        if guard.expired:
+            raise SessionLoadError(
+                path, f"reading the database took longer than {QUERY_SECONDS:g} s, stopped"
+            ) from exc
         if "locked" in str(exc) or "busy" in str(exc):
             raise SessionLoadError(
                 path,
@@ -110,11 +130,72 @@ def connect_read_only(path: Path) -> Iterator[sqlite3.Connection]:
         connection.close()
 
 
+class _Guard:
+    """Bounds a connection in time (the progress handler), lets Ctrl-C stop a query, limits
+    the size of any value, and reads text that is not UTF-8 with escapes (``bad_text``
+    counts those, so the caller can say where)."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self.deadline = time.monotonic() + QUERY_SECONDS
+        self.expired = False
+        self.interrupted = False
+        self.bad_text = 0
+        connection.set_progress_handler(self._progress, _PROGRESS_STEPS)
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+        connection.text_factory = self._text
+
+    def _progress(self) -> int:
+        try:
+            if time.monotonic() > self.deadline:
+                self.expired = True
+            return int(self.expired)
+        except KeyboardInterrupt:
+            # Raised here by the SIGINT handler while SQLite runs: stop the query, and
+            # raise it again once sqlite3 has returned.
+            self.interrupted = True
+            return 1
+
+    def _text(self, data: bytes) -> str:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            self.bad_text += 1
+            return data.decode("utf-8", "backslashreplace")
+
+
+class GuardedConnection(sqlite3.Connection):
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.guard = _Guard(self)
+
+
+def bad_text_count(connection: sqlite3.Connection) -> int:
+    return connection.guard.bad_text if isinstance(connection, GuardedConnection) else 0
+
+
 def _columns(connection: sqlite3.Connection, table: str) -> set[str]:
+    """The stored columns of a table; empty when there is no such table. ``table_info``
+    leaves generated columns out, so their SQL (of the file's choosing) is never run."""
     return {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
 
 
+def _refuse_non_tables(path: Path, connection: sqlite3.Connection) -> None:
+    for name in ("sessions", "messages"):
+        row = connection.execute(
+            "SELECT type, sql FROM sqlite_master WHERE name = ? COLLATE NOCASE", (name,)
+        ).fetchone()
+        if row is None:
+            continue
+        kind, sql = row
+        if kind != "table" or (sql or "").lstrip().upper().startswith("CREATE VIRTUAL"):
+            what = "a virtual table" if kind == "table" else f"a {kind}"
+            raise SessionLoadError(
+                path, f"not a Goose sessions.db: '{name}' is {what}, not a table (not read)"
+            )
+
+
 def _require_tables(path: Path, connection: sqlite3.Connection) -> tuple[set[str], set[str]]:
+    _refuse_non_tables(path, connection)
     session_columns = _columns(connection, "sessions")
     message_columns = _columns(connection, "messages")
     missing = [
@@ -209,9 +290,12 @@ def load_sqlite(
                 + (f" (sessions: {', '.join(map(str, known))})" if known else ""),
             )
         row = rows[0]
+        bad_in_sessions = bad_text_count(connection)
         messages, warnings = _messages(connection, message_columns, str(row["id"]))
         if note is not None:
             warnings.insert(0, LoadWarning(message=note))
+        if bad_in_sessions:
+            warnings.insert(0, LoadWarning(message=f"session {row['id']}: {_NOT_UTF8}"))
     return _session(path, row, messages, warnings)
 
 
@@ -230,10 +314,16 @@ def _messages(
     names = ["_rowid", *wanted]
     messages: list[Message] = []
     warnings: list[LoadWarning] = []
+    bad_before = bad_text_count(connection)
     for index, values in enumerate(cursor):
         record = dict(zip(names, values, strict=True))
         where = f"session {session_id}, message row {record.get('id', record['_rowid'])}"
-        message, problem = _message(record, session_id, index)
+        notes: list[str] = []
+        if bad_text_count(connection) != bad_before:
+            bad_before = bad_text_count(connection)
+            notes.append(_NOT_UTF8)
+        message, problem = _message(record, session_id, index, notes)
+        warnings.extend(LoadWarning(message=f"{where}: {note}") for note in notes)
         if message is None:
             warnings.append(LoadWarning(message=f"{where}: {problem}, message skipped"))
             continue
@@ -244,10 +334,11 @@ def _messages(
 
 
 def _message(
-    record: dict[str, Any], session_id: str, index: int
+    record: dict[str, Any], session_id: str, index: int, notes: list[str]
 ) -> tuple[Message | None, str | None]:
     try:
-        content = loads(record["content_json"] or "[]")
+        content, changed = hostile.loads(record["content_json"] or "[]")
+        notes.extend(f"content_json {note}" for note in changed)
     except RecursionError:
         return None, "content_json nested too deeply to read"
     except (TypeError, ValueError) as exc:
@@ -257,7 +348,8 @@ def _message(
     metadata: Any = None
     if record.get("metadata_json"):
         try:
-            metadata = json.loads(record["metadata_json"])
+            metadata, changed = hostile.loads(record["metadata_json"])
+            notes.extend(f"metadata_json {note}" for note in changed)
         except (RecursionError, TypeError, ValueError):
             metadata = None  # Goose itself falls back to the default metadata here.
     obj: dict[str, Any] = {
@@ -287,7 +379,7 @@ def _model_config(row: dict[str, Any]) -> Any:
     if not raw:
         return None
     try:
-        return json.loads(raw)
+        return hostile.loads(raw)[0]
     except (RecursionError, TypeError, ValueError):
         return None
 

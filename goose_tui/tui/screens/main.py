@@ -293,6 +293,7 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="compact", exit_on_error=False)
     async def compact(self) -> None:
+        from goose_tui.compaction.reply_check import UnusableReply, reply_problem
         from goose_tui.compaction.summarize import summarize
 
         assert self.session is not None
@@ -333,6 +334,9 @@ class MainScreen(Screen[None]):
                 finish_reply=finish_off_thread,
                 focus=self.focus_text,
             )
+            problem = reply_problem(result.raw_response, result.extraction.structured is not None)
+            if problem is not None:
+                raise UnusableReply(problem)
         except BaseException:  # failed or cancelled: what streamed in is kept, but say so
             self.query_one("#pane-analysis", Pane).set_title("analysis · partial reply, not used")
             raise

@@ -1,0 +1,101 @@
+"""What the headless commands write to a terminal: never a control sequence from a session.
+
+Data written to a pipe or a file stays byte for byte what the summarizer sees (like ``cat``;
+docs/reliability.md). On a terminal, every stream of the CLI goes through ``visible``:
+control characters, bidi overrides and zero-width characters become visible stand-ins, so
+a session cannot clear the screen, set the title, write the clipboard or reorder text.
+Whatever UTF-8 cannot hold (a lone surrogate from a session's JSON) is written as
+``\\ud800`` instead of failing the command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+# C0 controls map to the Unicode "control pictures" (U+2400..U+241F), DEL to U+2421; C1
+# controls have no pictures and are spelled \x80..\x9f. Newline and tab keep their meaning.
+_TABLE: dict[int, str] = {code: chr(0x2400 + code) for code in range(0x20)}
+_TABLE[0x7F] = "\u2421"
+_TABLE.update({code: f"\\x{code:02x}" for code in range(0x80, 0xA0)})
+del _TABLE[ord("\n")], _TABLE[ord("\t")]
+# Bidi embeddings/overrides/isolates and marks, and zero-width characters: shown by name.
+_SHOWN_BY_CODE = (
+    *range(0x202A, 0x202F),
+    *range(0x2066, 0x206A),
+    0x200E,
+    0x200F,
+    0x061C,
+    0x200B,
+    0x200C,
+    0x200D,
+    0x2060,
+    0xFEFF,
+)
+_TABLE.update({code: f"<U+{code:04X}>" for code in _SHOWN_BY_CODE})
+
+
+# In JSON text: the same characters (and lone surrogates) as \\u escapes, which any JSON
+# reader turns back into the same string; json.dumps escapes C0 itself.
+_JSON_ESCAPES: dict[int, str] = {
+    code: f"\\u{code:04x}"
+    for code in (0x7F, *range(0x80, 0xA0), *_SHOWN_BY_CODE, *range(0xD800, 0xE000))
+}
+
+
+def json_text(value: Any) -> str:
+    """``value`` as indented JSON with no control, bidi, zero-width or unencodable
+    character left raw: safe on a terminal, valid UTF-8, and the same value when read."""
+    return json.dumps(value, ensure_ascii=False, indent=2).translate(_JSON_ESCAPES)
+
+
+def visible(text: str) -> str:
+    """``text`` with every control, bidi and zero-width character replaced by a visible
+    stand-in (newlines and tabs kept)."""
+    return text.translate(_TABLE)
+
+
+class VisibleStream:
+    """A text stream that passes everything written through ``visible``."""
+
+    def __init__(self, stream: TextIO):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(visible(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def guarded_streams(names: tuple[str, ...] = ("stdout", "stderr")) -> Iterator[None]:
+    """While inside, the named streams (``sys.stdout``/``sys.stderr``) never fail on what
+    UTF-8 cannot encode, and show control characters visibly when they are a terminal."""
+    saved = sys.stdout, sys.stderr
+    errors: list[tuple[Any, str]] = []
+    try:
+        for name in names:
+            stream = getattr(sys, name)
+            if stream is None:
+                continue
+            if hasattr(stream, "reconfigure") and isinstance(getattr(stream, "errors", 0), str):
+                errors.append((stream, stream.errors))
+                stream.reconfigure(errors="backslashreplace")
+            try:
+                tty = stream.isatty()
+            except (AttributeError, ValueError):
+                tty = False
+            if tty:
+                setattr(sys, name, VisibleStream(stream))
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+        for stream, previous in errors:
+            try:
+                stream.reconfigure(errors=previous)
+            except (ValueError, OSError):
+                pass  # a closed stream (a broken pipe) keeps what it had

@@ -1,0 +1,262 @@
+"""Issue 11: model errors say what happened (real litellm against the loopback server), keys
+never come back in another case or without their prefix, numbers the CLI cannot use are one
+clear line, and inputs that would never end (devices, FIFOs, endless replies) are refused or
+cut off at once. Special files are made in tmp_path, never written under /dev."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from goose_tui.compaction.summarize import summarize
+from goose_tui.compaction.templates import load_templates
+from goose_tui.llm.base import ChatMessage, ContextLengthExceeded, ModelError
+from goose_tui.llm.litellm_backend import LiteLLMSummarizer, scrub_secrets
+from tests.conftest import ROOT, SAMPLES
+from tests.loopback import LoopbackServer, Reply, closed_port
+from tests.test_summarize import session_with_tools
+
+SHORT = SAMPLES / "short.jsonl"
+SECRET = "sk-secret-test-3f9c2a7d41b0e8"
+MODEL = "openai/gpt-4o-mini"
+THRESHOLD = "GOOSE_AUTO_COMPACT_THRESHOLD"
+PROMPT = [ChatMessage(role="system", content="be brief"), ChatMessage(role="user", content="hi")]
+
+
+def run(*args: str, env: dict[str, str] | None = None, timeout: float = 60):
+    return subprocess.run(
+        [sys.executable, "-m", "goose_tui.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def one_line(err: str) -> str:
+    """The one line on stderr, with every temporary path replaced by PATH: a path holds the
+    test's name, so a word checked in the raw line could be found in the path alone."""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "internal error" not in err and "Traceback" not in err
+    return re.sub(r"/\S*pytest-of-\S*", "PATH", lines[0])
+
+
+@pytest.fixture(autouse=True)
+def _secret_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+
+
+def backend(server: LoopbackServer, **kwargs) -> LiteLLMSummarizer:
+    return LiteLLMSummarizer(MODEL, api_base=f"{server.url}/v1", **kwargs)
+
+
+# --- context-length errors of other providers run the ladder -------------------------------------
+
+OVERFLOWS = [
+    # Anthropic (and proxies): HTTP 413 request_too_large.
+    ("413", Reply.http_error(413, "request too large", code="request_too_large")),
+    # Bedrock's ValidationException text.
+    ("bedrock", Reply.http_error(400, "Input is too long for requested model.")),
+    # Ollama before it had a proper error: HTTP 500 with this text.
+    ("ollama-500", Reply.http_error(500, "context length exceeded", err_type="server_error")),
+]
+
+
+@pytest.mark.parametrize("reply", [o[1] for o in OVERFLOWS], ids=[o[0] for o in OVERFLOWS])
+async def test_other_providers_overflow_errors_are_context_length_errors(reply: Reply) -> None:
+    with LoopbackServer([reply]) as server:
+        with pytest.raises(ContextLengthExceeded):
+            await backend(server).complete(PROMPT)
+
+
+@pytest.mark.parametrize("reply", [o[1] for o in OVERFLOWS], ids=[o[0] for o in OVERFLOWS])
+async def test_other_providers_overflow_errors_run_the_ladder(reply: Reply) -> None:
+    with LoopbackServer([reply, reply, Reply.ok("<analysis>a</analysis>the summary")]) as server:
+        result = await summarize(session_with_tools(4), backend(server), load_templates(None))
+    assert [a.outcome for a in result.attempts] == [
+        "context_length_exceeded",
+        "context_length_exceeded",
+        "ok",
+    ]
+    assert len(server.requests) == 3
+
+
+async def test_a_500_that_is_not_about_the_context_is_still_a_model_error() -> None:
+    with LoopbackServer([Reply.server_error()]) as server:
+        with pytest.raises(ModelError, match="HTTP 500"):
+            await backend(server).complete(PROMPT)
+
+
+# --- a missing key, a refused connection ------------------------------------------------------
+
+
+async def test_a_missing_api_key_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    # No api_base and no key: the openai client refuses before any request is made.
+    with pytest.raises(ModelError) as caught:
+        await LiteLLMSummarizer(MODEL, timeout=10).complete(PROMPT)
+    message = str(caught.value)
+    assert "no API key" in message and "OPENAI_API_KEY" in message
+    assert "HTTP 500" not in message
+
+
+async def test_a_connection_error_names_the_url_it_tried() -> None:
+    port = closed_port()
+    summarizer = LiteLLMSummarizer(MODEL, api_base=f"http://127.0.0.1:{port}/v1")
+    with pytest.raises(ModelError, match="could not connect") as caught:
+        await summarizer.complete(PROMPT)
+    assert f"http://127.0.0.1:{port}/v1" in str(caught.value)
+    assert SECRET not in str(caught.value)
+
+
+# --- keys in another case, without their prefix --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [
+        SECRET,
+        SECRET.upper(),
+        SECRET[len("sk-") :],
+        SECRET[len("sk-") :].upper(),
+        "Sk-" + SECRET[3:],
+    ],
+    ids=["as-is", "upper", "no-prefix", "no-prefix-upper", "mixed"],
+)
+async def test_a_key_echoed_in_any_case_or_without_its_prefix_is_scrubbed(echo: str) -> None:
+    with LoopbackServer([Reply.http_error(401, f"Incorrect API key provided: {echo}.")]) as server:
+        with pytest.raises(ModelError) as caught:
+            await backend(server).complete(PROMPT)
+    message = str(caught.value)
+    assert "***" in message
+    assert SECRET[len("sk-") :].lower() not in message.lower()
+
+
+def test_scrub_secrets_handles_case_and_prefix_of_an_explicit_key() -> None:
+    key = "sk-proj-AbCdEf0123456789xyz"
+    text = f"a {key.lower()} b {key[len('sk-proj-') :]} c {key[len('sk-') :].upper()} d"
+    scrubbed = scrub_secrets(text, (key,))
+    assert scrubbed == "a *** b *** c *** d"
+    assert scrub_secrets("SK-ABCDEFGHIJKLMN here") == "*** here"
+
+
+# --- numbers the CLI cannot use ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("usage", str(SHORT), "--context-limit", "0"), "--context-limit 0"),
+        (("usage", str(SHORT), "--context-limit", "-5"), "--context-limit -5"),
+        (("timeline", str(SHORT), "--context-limit", "0"), "--context-limit 0"),
+        (("usage", str(SHORT), "--threshold", "0"), "--threshold 0"),
+        (("usage", str(SHORT), "--threshold", "-0.5"), "--threshold -0.5"),
+        (("usage", str(SHORT), "--threshold", "1.5"), "--threshold 1.5"),
+        (("usage", str(SHORT), "--threshold", "nan"), "--threshold nan"),
+        (("timeline", str(SHORT), "--threshold", "2"), "--threshold 2"),
+        (("compact", str(SHORT), "--offline-context-limit", "0"), "--offline-context-limit 0"),
+        # The app itself: refused before it starts.
+        ((str(SHORT), "--threshold", "2"), "--threshold 2"),
+        ((str(SHORT), "--context-limit", "0"), "--context-limit 0"),
+    ],
+)
+def test_unusable_limits_and_thresholds_exit_2_with_one_line(
+    args: tuple[str, ...], words: str
+) -> None:
+    out = run(*args)
+    assert out.returncode == 2
+    assert words in one_line(out.stderr)
+    assert out.stdout == ""
+
+
+@pytest.mark.parametrize("value", ["eighty", "", "0.8.1", "1.5", "0"])
+def test_an_unusable_threshold_in_the_environment_exits_2(value: str) -> None:
+    out = run("usage", str(SHORT), env={THRESHOLD: value})
+    assert out.returncode == 2
+    assert "GOOSE_AUTO_COMPACT_THRESHOLD" in one_line(out.stderr)
+
+
+def test_a_usable_threshold_and_limit_still_work() -> None:
+    out = run("usage", str(SHORT), "--context-limit", "1000", env={THRESHOLD: "1"})
+    assert out.returncode == 0, out.stderr
+    assert "auto compaction is off" in out.stdout
+    # --threshold decides: the environment is not read then.
+    forced = run("usage", str(SHORT), "--threshold", "0.5", env={THRESHOLD: "x"})
+    assert forced.returncode == 0, forced.stderr
+    assert "threshold   0.5" in forced.stdout
+
+
+# --- inputs that never end -----------------------------------------------------------------------
+
+
+def test_a_character_device_as_the_session_is_refused_at_once() -> None:
+    # Opened read-only by the loader (never written): before the fix it read /dev/zero forever.
+    started = time.monotonic()
+    out = run("format", "/dev/zero", timeout=30)
+    assert out.returncode == 2
+    assert "not a regular file" in one_line(out.stderr)
+    assert time.monotonic() - started < 20
+
+
+@pytest.mark.parametrize("command", ["format", "usage", "sessions"])
+def test_a_fifo_as_the_session_is_refused_at_once(tmp_path: Path, command: str) -> None:
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    out = run(command, str(fifo), timeout=30)  # before the fix: blocked forever on open
+    assert out.returncode == 2
+    assert "FIFO" in one_line(out.stderr)
+
+
+@pytest.mark.parametrize("command", ["parse", "render"])
+def test_a_fifo_as_a_reply_or_summary_file_is_refused_at_once(tmp_path: Path, command: str) -> None:
+    fifo = tmp_path / "reply.md"
+    os.mkfifo(fifo)
+    out = run(command, str(fifo), timeout=30)
+    assert out.returncode == 2
+    assert "not a regular file" in one_line(out.stderr)
+
+
+def test_a_fifo_as_the_replay_file_is_refused_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "reply.md"
+    os.mkfifo(fifo)
+    out = run("compact", str(SHORT), "--replay", str(fifo), timeout=30)
+    assert out.returncode == 2
+    assert "not a regular file" in one_line(out.stderr)
+
+
+async def test_a_streamed_reply_over_the_cap_is_cut_off() -> None:
+    from goose_tui.llm.base import MAX_REPLY_CHARS
+
+    endless = "x" * (MAX_REPLY_CHARS + 100_000)
+    received: list[int] = []
+    with LoopbackServer([Reply.sse(endless, chunk_size=100_000)]) as server:
+        with pytest.raises(ModelError, match="cut off") as caught:
+            await backend(server).complete(PROMPT, on_chunk=lambda c: received.append(len(c)))
+    assert f"{MAX_REPLY_CHARS:,}" in str(caught.value)
+    assert sum(received) <= MAX_REPLY_CHARS
+
+
+async def test_a_whole_reply_over_the_cap_is_cut_off() -> None:
+    from goose_tui.llm.base import MAX_REPLY_CHARS
+
+    with LoopbackServer([Reply.json_body("y" * (MAX_REPLY_CHARS + 1))]) as server:
+        with pytest.raises(ModelError, match="cut off"):
+            await backend(server, stream=False).complete(PROMPT)
+
+
+def test_a_replay_file_over_the_cap_is_cut_off(tmp_path: Path) -> None:
+    from goose_tui.llm.base import MAX_REPLY_CHARS
+
+    reply = tmp_path / "huge.md"
+    reply.write_text("z" * (MAX_REPLY_CHARS + 1))
+    out = run("compact", str(SHORT), "--replay", str(reply))
+    assert out.returncode == 1
+    assert "cut off" in one_line(out.stderr)

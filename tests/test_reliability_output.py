@@ -1,0 +1,291 @@
+"""Issue 11, "the user's files": `compact -o` never writes over anything it read, never over a
+special file or a symbolic link, checks the path before the model is called, keeps the
+result when the write still fails, and gives files the modes a user expects. And a reply that
+is no summary (empty, blank, an HTML page) is never a successful compaction.
+
+Special files are made in tmp_path (never /dev: an earlier test replaced /dev/null)."""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, SAMPLES
+from tests.loopback import LoopbackServer, Reply
+from tests.test_cli import GOOD_REPLY, digest
+
+SHORT = SAMPLES / "short.jsonl"
+INPUT = "refusing to write over an input file"
+
+
+def run(*args: str, preexec=None, env: dict[str, str] | None = None, timeout: float = 120):
+    return subprocess.run(
+        [sys.executable, "-m", "goose_tui.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+        preexec_fn=preexec,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def one_line(err: str) -> str:
+    """The one line on stderr, with every temporary path replaced by PATH: a path holds the
+    test's name, so a word checked in the raw line could be found in the path alone."""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "internal error" not in err and "Traceback" not in err
+    return re.sub(r"/\S*pytest-of-\S*", "PATH", lines[0])
+
+
+@pytest.fixture
+def replay(tmp_path: Path) -> Path:
+    path = tmp_path / "reply.md"
+    path.write_text(GOOD_REPLY, encoding="utf-8")
+    return path
+
+
+# --- every input of the run is refused --------------------------------------------------------
+
+
+def test_compact_output_refuses_the_replay_file(tmp_path: Path, replay: Path) -> None:
+    before = digest(replay)
+    out = run("compact", str(SHORT), "--replay", str(replay), "-o", str(replay))
+    assert out.returncode == 2
+    assert INPUT in one_line(out.stderr)
+    assert digest(replay) == before
+
+
+def test_compact_output_refuses_a_template_override_in_use(tmp_path: Path) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    override = prompts / "compaction_summary.md"
+    override.write_text("# {{ current_work }}\n", encoding="utf-8")
+    before = digest(override)
+    out = run("compact", str(SHORT), "--prompts-dir", str(prompts), "-o", str(override))
+    assert out.returncode == 2
+    assert INPUT in one_line(out.stderr)
+    assert digest(override) == before
+
+
+@pytest.mark.parametrize("suffix", ["", "-wal", "-shm", "-journal"])
+def test_compact_output_refuses_the_sessions_db_and_its_companions(
+    tmp_path: Path, suffix: str
+) -> None:
+    db = tmp_path / "sessions.db"
+    shutil.copy(SAMPLES / "sessions.db", db)
+    companion = Path(f"{db}{suffix}")
+    out = run("compact", str(db), "-o", str(companion))
+    assert out.returncode == 2
+    assert INPUT in one_line(out.stderr)
+    # The companion was not created (a stray -wal beside a database is read as its log).
+    assert suffix == "" or not companion.exists()
+
+
+def test_an_input_reached_through_a_hard_link_is_refused(tmp_path: Path, replay: Path) -> None:
+    from goose_tui.files import check_output_target
+
+    link = tmp_path / "hard.md"
+    os.link(replay, link)
+    problem = check_output_target(link, [replay]) or ""
+    assert INPUT in problem.replace(str(tmp_path), "PATH")
+
+
+# --- special files, folders and symbolic links --------------------------------------------------
+
+
+def _special(tmp_path: Path, kind: str) -> Path:
+    path = tmp_path / f"special-{kind}"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "socket":
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+        sock.close()
+    elif kind == "device":
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a null device, in tmp_path
+    else:
+        path.mkdir()
+    return path
+
+
+KINDS = {
+    "fifo": "a FIFO (named pipe)",
+    "socket": "a socket",
+    "device": "a device",
+    "folder": "a folder",
+}
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_compact_output_refuses_special_files(tmp_path: Path, kind: str) -> None:
+    path = _special(tmp_path, kind)
+    mode = path.lstat().st_mode
+    out = run("compact", str(SHORT), "-o", str(path))
+    assert out.returncode == 2
+    # Without the path: it holds the kind's name too ("special-folder").
+    reason = one_line(out.stderr).replace(str(path), "PATH")
+    assert f"is {KINDS[kind]}, refusing" in reason
+    assert path.lstat().st_mode == mode  # still the FIFO / socket / device / folder
+
+
+def test_compact_output_writes_through_a_symlink_and_keeps_it(tmp_path: Path) -> None:
+    real = tmp_path / "real.md"
+    real.write_text("old\n")
+    link = tmp_path / "link.md"
+    link.symlink_to(real)
+    out = run("compact", str(SHORT), "-o", str(link))
+    assert out.returncode == 0, out.stderr
+    assert link.is_symlink() and link.resolve() == real
+    assert real.read_text().startswith("# Conversation Summary")
+
+
+def test_a_symlink_to_an_input_is_refused(tmp_path: Path) -> None:
+    session = tmp_path / "s.jsonl"
+    shutil.copy(SHORT, session)
+    link = tmp_path / "link.md"
+    link.symlink_to(session)
+    out = run("compact", str(session), "-o", str(link))
+    assert out.returncode == 2 and INPUT in one_line(out.stderr)
+    assert digest(session) == digest(SHORT) and link.is_symlink()
+
+
+# --- checked before the model is called --------------------------------------------------------
+
+
+def test_the_output_path_is_checked_before_the_model_is_called(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-folder" / "out.md"
+    with LoopbackServer([Reply.ok(GOOD_REPLY)]) as server:
+        out = run(
+            "compact",
+            str(SHORT),
+            "--model",
+            "openai/test-model",
+            "--api-base",
+            f"{server.url}/v1",
+            "-o",
+            str(missing),
+            env={"OPENAI_API_KEY": "sk-test-not-a-real-key-123"},
+        )
+    assert out.returncode == 2
+    assert "does not exist" in one_line(out.stderr)
+    assert server.requests == []  # no paid compaction for a result that cannot be saved
+    assert not missing.parent.exists()
+
+
+# --- a write that still fails loses nothing ------------------------------------------------------
+
+
+def _files_of_at_most_64_bytes() -> None:
+    # Writing past RLIMIT_FSIZE fails with EFBIG once SIGXFSZ is ignored: a real "disk full"
+    # for files only (the stdout pipe is not a file, so it still works).
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+
+
+def test_a_failed_write_prints_the_summary_and_says_where_it_went(tmp_path: Path) -> None:
+    target = tmp_path / "out.md"
+    out = run("compact", str(SHORT), "-o", str(target), preexec=_files_of_at_most_64_bytes)
+    assert out.returncode == 1
+    line = one_line(out.stderr)
+    assert "PATH cannot write: File too large" in line and "printed on stdout instead" in line
+    assert out.stdout.startswith("# Conversation Summary")
+    assert not target.exists()
+    assert [p.name for p in tmp_path.iterdir()] == []  # no temporary file left behind
+
+
+def test_a_failed_write_with_json_keeps_the_summary_in_the_json(tmp_path: Path) -> None:
+    import json
+
+    target = tmp_path / "out.md"
+    out = run(
+        "compact", str(SHORT), "--json", "-o", str(target), preexec=_files_of_at_most_64_bytes
+    )
+    assert out.returncode == 1
+    assert "JSON on stdout" in one_line(out.stderr)
+    assert json.loads(out.stdout)["summary"].startswith("# Conversation Summary")
+
+
+# --- file modes --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600)])
+def test_a_new_output_file_gets_the_umask_mode(tmp_path: Path, umask: int, mode: int) -> None:
+    target = tmp_path / "out.md"
+    out = run("compact", str(SHORT), "-o", str(target), preexec=lambda: os.umask(umask))
+    assert out.returncode == 0, out.stderr
+    assert stat.S_IMODE(target.stat().st_mode) == mode
+
+
+def test_a_replaced_output_file_keeps_its_mode(tmp_path: Path) -> None:
+    target = tmp_path / "out.md"
+    target.write_text("old\n")
+    target.chmod(0o640)
+    out = run("compact", str(SHORT), "-o", str(target))
+    assert out.returncode == 0, out.stderr
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert target.read_text().startswith("# Conversation Summary")
+
+
+# --- a reply that is no summary ------------------------------------------------------------------
+
+HTML_PAGE = (
+    "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>"
+    "<body><h1>502 Bad Gateway</h1><hr><center>nginx</center></body></html>\n"
+)
+
+
+@pytest.mark.parametrize(
+    "reply", ["", "   \n\t\n", "\u200b\n", HTML_PAGE], ids=["empty", "blank", "zero-width", "html"]
+)
+@pytest.mark.parametrize("with_output", [False, True], ids=["stdout", "-o"])
+def test_a_reply_that_is_no_summary_fails_the_compaction(
+    tmp_path: Path, reply: str, with_output: bool
+) -> None:
+    reply_file = tmp_path / "reply.txt"
+    reply_file.write_text(reply, encoding="utf-8")
+    target = tmp_path / "out.md"
+    extra = ["-o", str(target)] if with_output else []
+    out = run("compact", str(SHORT), "--replay", str(reply_file), *extra)
+    assert out.returncode == 1
+    assert "not compacted" in one_line(out.stderr)
+    assert out.stdout == "" and not target.exists()
+
+
+def test_a_reply_with_no_content_over_http_fails_the_compaction() -> None:
+    with LoopbackServer([Reply.ok("")]) as server:
+        out = run(
+            "compact",
+            str(SHORT),
+            "--model",
+            "openai/test-model",
+            "--api-base",
+            f"{server.url}/v1",
+            env={"OPENAI_API_KEY": "sk-test-not-a-real-key-123"},
+        )
+    assert len(server.requests) == 1
+    assert out.returncode == 1
+    assert "empty reply" in one_line(out.stderr)
+
+
+def test_the_pipeline_itself_still_keeps_an_empty_reply_as_goose_does() -> None:
+    """The check is beside the pipeline, not in it: `finish` returns the raw reply, as the
+    goose-sdk wheel does (tests/differential)."""
+    from goose_tui.compaction.summarize import finish
+    from goose_tui.compaction.templates import load_templates
+
+    extraction, summary = finish("", load_templates(None))
+    assert summary == "" and extraction.structured is None
