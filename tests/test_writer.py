@@ -241,5 +241,6 @@ def test_the_app_never_proposes_a_target_in_goose_own_folder(
     monkeypatch.chdir(tmp_path)
     db = Session(id="20260101_1", source_path=sessions / "sessions.db", source_format="sqlite")
     assert default_target(db, "session") == tmp_path / "20260101_1.compacted.jsonl"
+    (tmp_path / "work").mkdir()  # the session's own folder, writable
     mine = Session(id="x", source_path=tmp_path / "work" / "a.jsonl", source_format="jsonl")
     assert default_target(mine, "export") == tmp_path / "work" / "a.compacted.json"

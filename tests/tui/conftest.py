@@ -13,12 +13,18 @@ REPLY = (DATA / "reply.md").read_text(encoding="utf-8")
 
 @pytest.fixture(autouse=True)
 def _toasts_stay(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A toast vanishes after 5 s of wall time, so whether a snapshot (or a test reading
-    ``app._notifications``) still sees it would depend on the machine's speed. In the tests a
-    toast stays until the app ends."""
-    from goose_tui.tui.app import GooseTUI
+    """A toast vanishes after its timeout of wall time (5 or 10 s), so whether a snapshot, or
+    a test reading ``app._notifications``, still sees it would depend on the machine's speed.
+    In the tests every toast stays until the app ends."""
+    from textual.app import App
 
-    monkeypatch.setattr(GooseTUI, "NOTIFICATION_TIMEOUT", 3600.0)
+    real_notify = App.notify
+
+    def notify(self: App, message: str, **options: object) -> None:
+        options["timeout"] = 3600.0
+        real_notify(self, message, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "notify", notify)
 
 
 @pytest.fixture
