@@ -203,22 +203,23 @@ def count_tokens_joined(head: str, tail: str, chunk: int = CHUNK_CHARS) -> int:
     return count_tokens(head[:cut], chunk) + count_tokens(head[cut:] + tail, chunk)
 
 
+def item_token_texts(item: Any) -> list[str]:
+    """The strings Goose counts for one content item (none for images, thinking, ...)."""
+    kind = content_type(item)
+    if kind == "text":
+        text = item.get("text")
+        return [text] if isinstance(text, str) else []
+    if kind == "toolRequest":
+        return _tool_request_text(item)
+    if kind == "toolResponse":
+        response = tool_response_texts(item)
+        return ["\n".join(response)] if response else []
+    return []
+
+
 def _token_texts(message: Message) -> list[str]:
     """The strings Goose counts for one message, in order."""
-    texts: list[str] = []
-    for item in message.content:
-        kind = content_type(item)
-        if kind == "text":
-            text = item.get("text")
-            if isinstance(text, str):
-                texts.append(text)
-        elif kind == "toolRequest":
-            texts.extend(_tool_request_text(item))
-        elif kind == "toolResponse":
-            response = tool_response_texts(item)
-            if response:
-                texts.append("\n".join(response))
-    return texts
+    return [text for item in message.content for text in item_token_texts(item)]
 
 
 def _tool_request_text(item: dict[str, Any]) -> list[str]:
@@ -278,6 +279,12 @@ class TokenCounter:
     def clear(self) -> None:
         with self._lock:
             self._cache.clear()
+
+
+def not_smaller(history_tokens: int, summary_tokens: int) -> bool:
+    """A summary is worth having only when it is smaller than the history it replaces
+    (``batch`` and the app flag one that is not)."""
+    return summary_tokens >= history_tokens
 
 
 class ContextUsage(BaseModel):

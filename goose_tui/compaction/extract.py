@@ -272,12 +272,17 @@ class _Search:
             window = reply[start : start + size]
             whole = start + size >= len(reply)
             try:
-                value, end = decode_at(window, 0)
+                value, end = decode_at(window, 0, strict=True)
             except json.JSONDecodeError as err:
                 cut_by_window = err.pos >= len(window) - _TAIL_MARGIN or err.msg.startswith(
                     "Unterminated string"
                 )
                 if whole or not cut_by_window:
+                    # Escaping changes only control characters: it can mend this failure
+                    # only when one sits at or before the error (or is the character after
+                    # a backslash there); otherwise the second try fails the same way.
+                    if _RAW_CONTROL.search(reply, start, start + err.pos + 2):
+                        return parse_escaped(reply, start)
                     return None
             except ValueError:  # rejected after parsing (depth, surrogates, number range)
                 if whole:
@@ -320,14 +325,85 @@ class _Search:
     def _parse_error(self, start: int) -> str:
         """Why the object at ``start`` was rejected, in words (one full parse, for the user)."""
         try:
-            decode_at(self.reply, start)
+            decode_at(self.reply, start, strict=True)
         except json.JSONDecodeError as err:
+            if err.msg.startswith(_CONTROL_CHARACTER_ERROR):
+                return (
+                    f"does not parse: a raw control character at line {err.lineno}, column "
+                    f"{err.colno}, and with every raw control character escaped (as Goose "
+                    "retries) it does not parse either"
+                )
             if err.pos >= len(self.reply) or err.msg.startswith("Unterminated string"):
                 return "never closes (truncated reply?)"
             return f"does not parse: {err.msg} at line {err.lineno}, column {err.colno}"
         except ValueError as err:
             return f"does not parse: {err}"
         return "does not parse"
+
+
+# How Python's strict parser names a raw control character inside a string.
+_CONTROL_CHARACTER_ERROR = "Invalid control character"
+_RAW_CONTROL = re.compile("[\x00-\x1f]")
+_CONTROL_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape_control_characters(text: str) -> str:
+    """Every raw control character (U+0000-U+001F) as its JSON escape, wherever it is:
+    inside strings and between tokens alike, as Goose's reader does before its second try."""
+    return _RAW_CONTROL.sub(
+        lambda m: _CONTROL_ESCAPES.get(m.group(), f"\\u{ord(m.group()):04x}"), text
+    )
+
+
+def parse_escaped(reply: str, start: int) -> tuple[Any, int] | None:
+    """Goose's second try at the object that starts at ``start``, after a strict parse
+    failed: take the brace-matched span, escape every raw control character in it and parse
+    the result strictly (``safely_parse_json``, crates/goose-providers json.rs; the goose-sdk
+    wheel agrees, tests/differential/test_reply_reading.py). A pretty-printed object with a
+    raw newline inside a string fails this too: its line breaks between tokens become
+    ``\\n`` as well. (value, end of the span) or None."""
+    end = brace_span_end(reply, start)
+    if end is None:
+        return None
+    escaped = escape_control_characters(reply[start:end])
+    try:
+        value, stop = decode_at(escaped, 0, strict=True)
+    except ValueError:
+        return None
+    return (value, end) if stop == len(escaped) else None
+
+
+_OUTSIDE_STRING = re.compile(r'["{}]')
+_INSIDE_STRING = re.compile(r'["\\]')
+
+
+def brace_span_end(text: str, start: int) -> int | None:
+    """Just past the ``}`` that closes the ``{`` at ``start``, counting braces outside
+    strings and honouring backslash escapes (Goose's ``leading_object``); None when it never
+    closes."""
+    depth = 0
+    pos = start
+    while True:
+        match = _OUTSIDE_STRING.search(text, pos)
+        if match is None:
+            return None
+        pos = match.end()
+        token = match.group()
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth -= 1
+            if depth == 0:
+                return pos
+        else:
+            while True:
+                match = _INSIDE_STRING.search(text, pos)
+                if match is None:
+                    return None
+                if match.group() == '"':
+                    pos = match.end()
+                    break
+                pos = match.end() + 1  # the escaped character, whatever it is
 
 
 # A quote that ends or starts a JSON string: not preceded by an odd run of backslashes.

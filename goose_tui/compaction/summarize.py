@@ -1,15 +1,16 @@
 """SPEC §3 and §7: build the request, run the overflow ladder, read the reply.
 
-Like Goose, only the agent-visible messages are compacted: messages the agent no longer sees
-(an earlier compaction's hidden history) are not the agent's context, so they are not
-summarized again. The summary message is agent-visible and user-invisible, as Goose marks it:
-the agent reads it in place of the history, the user keeps seeing the original messages.
+Like Goose, only what the agent sees is compacted (``visibility.summarizer_messages``):
+messages the agent no longer sees (an earlier compaction's hidden history), turn-context
+messages and user-only content items are not the agent's context, so they are not summarized.
+The summary message is agent-visible and user-invisible, as Goose marks it: the agent reads it
+in place of the history, the user keeps seeing the original messages.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -22,6 +23,7 @@ from goose_tui.compaction.templates import (
     render_compaction_prompt,
     render_summary,
 )
+from goose_tui.compaction.visibility import summarizer_messages
 from goose_tui.llm.base import (
     ChatMessage,
     Completion,
@@ -33,6 +35,9 @@ from goose_tui.llm.base import (
 from goose_tui.session.models import Message, MessageMetadata
 from goose_tui.tokens import count_tokens, count_tokens_joined
 
+# What turns a reply into (extraction, summary text): ``finish``, or the same run elsewhere.
+FinishReply = Callable[[str, Templates], Awaitable[tuple[Extraction, str]]]
+
 SUMMARIZE_REQUEST = "Please summarize the conversation history provided in the system prompt."
 LADDER_PERCENTS = (0, 10, 20, 50, 100)
 # Users search for these phrases; they say what SPEC §7 says, in our words.
@@ -42,9 +47,11 @@ NOTHING_TO_REMOVE = (
     "model or configuration with a larger usable context, disable some extensions so fewer "
     "tool schemas are sent, or start a new session."
 )
+# The first line is Goose's own error, word for word (crates/goose-context-management/src/
+# summarize.rs), so a search for what Goose printed finds this too; our advice follows.
 EXHAUSTED = (
-    "Failed to compact: context limit exceeded even after removing all tool responses. Use a "
-    "model or configuration with a larger usable context, or start a new session."
+    "Failed to compact: context limit exceeded even after removing all tool responses\n"
+    "Use a model or configuration with a larger usable context, or start a new session."
 )
 
 
@@ -73,6 +80,7 @@ class CompactionResult(BaseModel):
     # goose-sdk wheel does not estimate missing counts (tests/differential/test_reference.py).
     reported_usage: TokenUsage = TokenUsage()
     summary_message: Message  # role "user", replaces the history
+    focus: str | None = None  # the one-off focus the prompt carried (FOCUS_VARIABLE)
 
     def __repr__(self) -> str:
         # Short on purpose: the full repr holds the whole prompt twice (tens of millions of
@@ -113,12 +121,12 @@ def remove_tool_responses(messages: Sequence[Message], percent: int) -> tuple[li
     return [m for i, m in enumerate(messages) if i not in dropped], count
 
 
-def agent_visible(messages: Sequence[Message]) -> list[Message]:
-    return [m for m in messages if m.metadata.agent_visible]
-
-
-def build_request(messages: Sequence[Message], templates: Templates) -> CompactionRequest:
-    system_prompt = render_compaction_prompt(templates, format_messages(agent_visible(messages)))
+def build_request(
+    messages: Sequence[Message], templates: Templates, focus: str | None = None
+) -> CompactionRequest:
+    system_prompt = render_compaction_prompt(
+        templates, format_messages(summarizer_messages(messages)), focus
+    )
     return CompactionRequest(
         system_prompt=system_prompt,
         messages=[
@@ -143,6 +151,10 @@ def finish(raw_response: str, templates: Templates) -> tuple[Extraction, str]:
     try:
         rendered = render_summary(templates, extraction.structured)
     except TemplateError as exc:
+        if exc.kind in ("crash", "budget"):
+            # Goose's compaction fails here (its engine panics) or never ends (no budget):
+            # there is no summary to keep, so the error is raised with its reason.
+            raise
         reason = f"the summary template failed, so the raw reply is kept: {exc}"
     else:
         if rendered:
@@ -178,11 +190,11 @@ def summary_message(summary: str) -> Message:
 
 
 def _build_attempt(
-    history: Sequence[Message], percent: int, templates: Templates
+    history: Sequence[Message], percent: int, templates: Templates, focus: str | None
 ) -> tuple[int, CompactionRequest]:
     """One rung's request: (messages removed, the request)."""
     kept, removed = remove_tool_responses(history, percent)
-    return removed, build_request(kept, templates)
+    return removed, build_request(kept, templates, focus)
 
 
 class _ChunkSink:
@@ -219,11 +231,16 @@ async def summarize(
     *,
     on_attempt: Callable[[Attempt], None] | None = None,
     on_chunk: OnChunk | None = None,
+    finish_reply: FinishReply | None = None,
+    focus: str | None = None,
 ) -> CompactionResult:
     """Run the ladder of SPEC §7. Raises ``CompactionFailed`` when every rung overflows (or
     the first does with nothing to remove); any other model error propagates unchanged, and
-    so does cancellation. ``on_attempt`` sees each attempt when it starts and when it ends."""
-    history = agent_visible(messages)
+    so does cancellation. ``on_attempt`` sees each attempt when it starts and when it ends.
+    ``finish_reply`` replaces ``finish`` (by default it runs in a thread: a slow summary
+    template must not hold the event loop). ``focus`` is the user's one-off instruction for
+    this summary (FOCUS_VARIABLE)."""
+    history = summarizer_messages(messages)
     has_tool_responses = any(m.has_tool_response() for m in history)
     attempts: list[Attempt] = []
 
@@ -244,7 +261,9 @@ async def summarize(
         # counted while the request is on its way (tiktoken leaves the GIL to the exchange);
         # the attempt is reported, then the chunks that came meanwhile are delivered, in
         # the order they always came: attempt first.
-        removed, request = await asyncio.to_thread(_build_attempt, history, percent, templates)
+        removed, request = await asyncio.to_thread(
+            _build_attempt, history, percent, templates, focus
+        )
         counting = asyncio.ensure_future(asyncio.to_thread(request_tokens, request))
         sink = _ChunkSink(on_chunk)
         calling = asyncio.ensure_future(
@@ -296,7 +315,10 @@ async def summarize(
             raise
         report(running.model_copy(update={"outcome": "ok"}))
         raw = completion.text
-        extraction, summary = await asyncio.to_thread(finish, raw, templates)
+        if finish_reply is None:
+            extraction, summary = await asyncio.to_thread(finish, raw, templates)
+        else:
+            extraction, summary = await finish_reply(raw, templates)
         return CompactionResult(
             model=summarizer.name,
             request=request,
@@ -307,5 +329,6 @@ async def summarize(
             usage=fill_usage(completion.usage, running.tokens_sent, raw),
             reported_usage=completion.usage,
             summary_message=summary_message(summary),
+            focus=(focus or "").strip() or None,
         )
     raise CompactionFailed(EXHAUSTED, attempts)
