@@ -137,8 +137,11 @@ def read_until(fd: int, buffer: bytearray, needle: bytes, timeout: float) -> boo
 
 def test_real_app_in_a_pty_sends_no_session_escape_sequences(tmp_path: Path) -> None:
     session, reply = hostile_session(tmp_path), hostile_reply(tmp_path)
+    # Not COLUMNS/LINES: pytest-xdist's workers set them to 80x24, and Textual takes them
+    # over the terminal's own size (180x50 below), which hid the summary's pane.
+    inherited = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     env = {
-        **os.environ,
+        **inherited,
         "TERM": "xterm-256color",
         "COLORTERM": "truecolor",
         "TEXTUAL_ANIMATIONS": "none",

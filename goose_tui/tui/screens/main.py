@@ -204,7 +204,7 @@ class MainScreen(Screen[None]):
         self.query_one(ConversationView).set_messages(session.messages)
         self.query_one("#input-view", TextViewer).placeholder = "building prompt…"
         # The prompt is built once the gauge's first figure is on screen: started at once,
-        # formatting and rendering it (and importing jinja2) held the GIL against that frame.
+        # formatting and rendering it held the GIL against that frame.
         self.count_tokens(then_build_prompt=True)
 
     @cached_property
