@@ -26,10 +26,22 @@ def serde_float(literal: str) -> float:
         return float(literal)
 
 
-def loads(text: str) -> Any:
-    """``json.loads`` with Goose's float reading; floats are rare, so this costs nothing on
-    the usual session."""
-    return json.loads(text, parse_float=serde_float)
+def _serde_int(literal: str) -> int | float:
+    # serde_json reads "-0" as the float -0.0 (and writes it back so), Python as the int 0.
+    return int(literal) if literal != "-0" else -0.0
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads`` with Goose's number reading (floats by serde's parser, ``-0`` as
+    ``-0.0``). Integers beyond 64 bits stay exact here; the formatter writes them as the f64
+    serde makes of them, from their digits."""
+    if not isinstance(text, str):  # a BLOB column: json.loads detects its encoding
+        return json.loads(text, parse_float=serde_float, parse_int=_serde_int)
+    return _DECODER.decode(text)
+
+
+# One decoder: json.loads with hooks would build a new one for every line.
+_DECODER = json.JSONDecoder(parse_float=serde_float, parse_int=_serde_int)
 
 
 def build_message(obj: object) -> tuple[Message | None, str | None]:
