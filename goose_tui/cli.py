@@ -58,6 +58,7 @@ SUBCOMMANDS = (
     "sessions",
     "compact",
     "retention",
+    "probe",
     "compare",
     "timeline",
     "batch",
@@ -85,6 +86,7 @@ headless sub-commands (run `goose-tui COMMAND --help` for each):
                         (what `goose session list` shows; --all-sessions for every one)
   compact SESSION       compact a session with a model and print the summary
   retention SESSION     what a summary kept and lost: user messages, files, errors, commands
+  probe SESSION         can the agent still act: recall, artifact, continuation, decision probes
   compare SESSION       two summaries side by side (two models, two templates, a saved one)
   timeline SESSION      how the context grew turn by turn and where compaction triggers
   batch DIR_OR_DB       compact many sessions and write one report
@@ -147,6 +149,15 @@ def _add_usage_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_focus(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--focus",
+        metavar="TEXT",
+        help="a one-off instruction for this summary (what to keep), the template variable "
+        "{{ focus }}; appended as the prompt's last paragraph when the template does not use it",
+    )
+
+
 def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model",
@@ -191,6 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("prompt", help="print the rendered compaction system prompt")
     _add_session_args(s)
     _add_prompts_dir(s)
+    _add_focus(s)
 
     s = sub.add_parser("parse", help="extract, read and render the summary in a model reply")
     s.add_argument("reply", metavar="REPLY_FILE", help="a file with the model's reply, or -")
@@ -221,8 +233,21 @@ def build_parser() -> argparse.ArgumentParser:
     _add_session_args(s)
     _add_model_args(s)
     _add_prompts_dir(s)
+    _add_focus(s)
     s.add_argument("--json", action="store_true", help="print one JSON object with every step")
     s.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the summary here")
+    s.add_argument(
+        "--save-session",
+        type=Path,
+        metavar="PATH",
+        help="also write the compacted session, in a shape Goose imports (see README)",
+    )
+    s.add_argument(
+        "--save-format",
+        choices=("jsonl", "json"),
+        help="jsonl: Goose's legacy session file; json: the export shape (default: by suffix)",
+    )
+    s.add_argument("--overwrite", action="store_true", help="replace an existing --save-session")
 
     from goose_tui.analysis.commands import register
 
@@ -289,7 +314,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     session = _load(args)
     templates = _templates(args)
     try:
-        request = build_request(session.messages, templates)
+        request = build_request(session.messages, templates, args.focus)
     except TemplateError as exc:
         raise _template_failure(exc) from exc
     sys.stdout.write(request.system_prompt + "\n")
@@ -344,9 +369,11 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
+    from goose_tui.analysis.breakdown import context_breakdown, format_breakdown
     from goose_tui.tokens import context_usage
 
     session = _load(args)
+    breakdown = context_breakdown(session)
     u = context_usage(
         session, model=args.model, context_limit=args.context_limit, threshold=args.threshold
     )
@@ -363,6 +390,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
                 "compaction_due": u.compaction_due,
                 "model": u.model,
                 "messages": len(session.messages),
+                "breakdown": breakdown.to_json_dict(),
             }
         )
         return 0
@@ -377,6 +405,10 @@ def cmd_usage(args: argparse.Namespace) -> int:
         print(f"threshold   {u.threshold:g} -> compaction due: {due}")
     else:
         print(f"threshold   {u.threshold:g} -> auto compaction is off (needs 0 < T < 1)")
+    print()
+    print("what fills the context (estimated, o200k_base)")
+    for line in format_breakdown(breakdown):
+        print(line)
     return 0
 
 
@@ -442,35 +474,61 @@ def run_compaction(coro: Any) -> Any:
     from goose_tui.compaction.templates import TemplateError
     from goose_tui.llm.base import ModelError
 
+    # The result is kept outside the task: on Python 3.11 with the default SIGINT handler,
+    # asyncio.Runner formats repr(task) (result included) after the run, and the repr of a
+    # big session's CompactionResult is tens of millions of characters, built twice.
+    holder: list[Any] = []
+
+    async def run() -> None:
+        holder.append(await coro)
+
     try:
-        return asyncio.run(coro)
+        asyncio.run(run())
+        return holder[0]
     except (CompactionFailed, ModelError, TemplateError) as exc:
         raise CliError(str(exc), EXIT_FAILED) from exc
     except KeyboardInterrupt as exc:
         raise CliError("cancelled", EXIT_FAILED) from exc
 
 
+def prepare_model_from_args(args: argparse.Namespace) -> None:
+    """Start importing the model's client (litellm: seconds) while the session loads."""
+    from goose_tui.llm import prepare_model
+
+    try:
+        spec = _model_spec(args)
+    except CliError:
+        return  # reported in order, after the session's own errors
+    prepare_model(spec)
+
+
 def cmd_compact(args: argparse.Namespace) -> int:
     from goose_tui.compaction.summarize import summarize
 
+    prepare_model_from_args(args)
     session = _load(args)
     if args.output is not None:
         try:
             refuse_overwriting_inputs(args.output, [args.session])
         except OverwriteRefused as exc:
             raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    if args.save_session is not None:
+        _check_save_target(args)
     templates = _templates(args)
     summarizer = make_summarizer_from_args(args)
 
-    result = run_compaction(summarize(session.messages, summarizer, templates))
+    result = run_compaction(summarize(session.messages, summarizer, templates, focus=args.focus))
 
     if args.output is not None:
         atomic_write_text(args.output, result.summary + "\n")
+    if args.save_session is not None:
+        _save_session(args, session, result.summary)
     if args.json:
         ex = result.extraction
         print_json(
             {
                 "model": result.model,
+                "focus": result.focus,
                 "system_prompt": result.request.system_prompt,
                 "request": [m.model_dump() for m in result.request.messages],
                 "raw_response": result.raw_response,
@@ -501,6 +559,37 @@ def cmd_compact(args: argparse.Namespace) -> int:
             )
         sys.stdout.write(result.summary + "\n")
     return 0
+
+
+def _save_inputs(args: argparse.Namespace) -> list[Path | None]:
+    return [args.session, args.output, args.replay]
+
+
+def _check_save_target(args: argparse.Namespace) -> None:
+    """Before the model is called: a target that will be refused fails at once (exit 2)."""
+    from goose_tui.session.writer import SaveRefused, check_target
+
+    try:
+        check_target(args.save_session, _save_inputs(args), overwrite=args.overwrite)
+    except SaveRefused as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+
+
+def _save_session(args: argparse.Namespace, session: Any, summary: str) -> None:
+    from goose_tui.session.writer import SaveRefused, save_compacted_session
+
+    try:
+        written = save_compacted_session(
+            args.save_session,
+            session,
+            summary,
+            args.save_format,
+            inputs=_save_inputs(args),
+            overwrite=args.overwrite,
+        )
+    except SaveRefused as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    print(f"goose-tui: saved the compacted session to {written}", file=sys.stderr)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
@@ -561,4 +650,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main, not this __main__ copy: the analysis commands raise
+    # goose_tui.cli.CliError, which a second copy of the class would not catch.
+    from goose_tui.cli import main as _main
+
+    sys.exit(_main())
