@@ -277,6 +277,7 @@ def test_schema_v5_database_loads_with_description_as_name() -> None:
         ("1e-7", "1e-7"),
         ("1e-05", "0.00001"),
         ("3.0", "3.0"),
+        ("-0", "-0.0"),
         ("100", "100"),
         ("1e16", "1e+16"),
         ("18446744073709551615", "18446744073709551615"),  # u64::MAX stays an integer
@@ -301,7 +302,8 @@ def test_tool_argument_numbers_print_as_serde_json_prints_them(
         format_messages(load_session(path).messages)
         == f'[assistant]: tool_request(t): {{"n":{serde}}}'
     )
-    assert compact_json({"n": json.loads(literal)}) == f'{{"n":{serde}}}'
+    if literal != "-0":  # Python's own reader makes an int 0 of it; the loader does not
+        assert compact_json({"n": json.loads(literal)}) == f'{{"n":{serde}}}'
 
 
 # --- 7. the exhausted ladder ----------------------------------------------------------------

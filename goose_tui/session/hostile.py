@@ -65,17 +65,20 @@ class _Hooks:
         return _BadNumber(text)
 
     def int(self, text: str) -> int | float | _BadNumber:
-        # Goose reads a 64-bit integer exactly and a wider one as a double; past the double's
-        # range (or the 4,300 digits Python converts at all) no writer meant a count or time.
+        # Goose reads a 64-bit integer exactly and a wider one as a double (the formatter
+        # writes that double from the digits kept here); past the double's range, or the
+        # 4,300 digits Python converts at all, no writer meant a count or a time.
         if len(text) < 20:
-            return int(text)
+            return int(text) if text != "-0" else -0.0  # serde reads -0 as the float -0.0
         if len(text.lstrip("-")) < _INT_DIGITS:
             value = int(text)
             if _fits(value):
                 return value
-            wide = self.float(text)
-            if not isinstance(wide, _BadNumber):
-                return wide
+            try:
+                if math.isfinite(float(serde_number(text))):
+                    return value
+            except ValueError:
+                pass
         self.bad = True
         return _BadNumber(text)
 

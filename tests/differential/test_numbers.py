@@ -57,9 +57,7 @@ def literals(seed: int) -> list[str]:
             out.append(f"{sign}{left}.{right}")
         else:  # a float that prints with a trailing .0
             out.append(f"{sign}{rng.randint(0, 10**15)}.0")
-    # serde reads "-0" as the float -0.0, Python as the integer 0; not a literal Goose
-    # itself writes into tool arguments, and a known difference (see the report).
-    return [literal for literal in out if literal.lstrip("-").strip("0") != ""]
+    return [*out, "-0", "0", "-0.0"]  # serde reads "-0" as the float -0.0
 
 
 def reference_texts(server: ScriptedServer, numbers: list[str]) -> list[str]:
