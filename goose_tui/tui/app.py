@@ -25,6 +25,7 @@ from goose_tui.files import OverwriteRefused
 from goose_tui.llm.base import Summarizer
 from goose_tui.samples import bundled_sample
 from goose_tui.session.models import SessionInfo
+from goose_tui.session.writer import SaveFormat
 from goose_tui.tui.commands import ModelCommands
 from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.confirm import ConfirmScreen
@@ -63,6 +64,7 @@ class GooseTUI(App[None]):
         session_path: Path | None = None,
         *,
         session_id: str | None = None,
+        all_sessions: bool = False,
         model: str = "offline",
         api_base: str | None = None,
         prompts_dir: Path | None = None,
@@ -73,6 +75,8 @@ class GooseTUI(App[None]):
         super().__init__()
         self.session_path = session_path
         self.session_id = session_id
+        # The picker lists what `goose session list` shows unless this is set.
+        self.all_sessions = all_sessions
         self.model = model
         self.api_base = api_base
         self.prompts_dir = prompts_dir
@@ -90,6 +94,9 @@ class GooseTUI(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.main)
+        # A litellm model: its import (seconds) starts in the background after the first
+        # frame, so `c` does not wait for all of it and the screen never freezes on it.
+        self.call_after_refresh(self._prepare_model)
         self._warn_templates(self.templates)
         self.set_interval(POLL_SECONDS, self.poll_templates)
         path = self.session_path
@@ -105,7 +112,7 @@ class GooseTUI(App[None]):
     def list_sessions(self, path: Path | None) -> None:
         from goose_tui.session.loader import default_sessions_dir, list_sessions
 
-        sessions = list_sessions(path)
+        sessions = list_sessions(path, all_sessions=self.all_sessions)
         source = str(path or default_sessions_dir())
         self.call_from_thread(self._pick, sessions, source)
 
@@ -123,7 +130,7 @@ class GooseTUI(App[None]):
     def load_session(self, path: Path, session_id: str | None) -> None:
         from goose_tui.session.loader import load_session
 
-        session = load_session(path, session_id)
+        session = load_session(path, session_id, all_sessions=self.all_sessions)
         self.call_from_thread(self.main.show_session, session)
 
     def on_worker_state_changed(self, event: object) -> None:
@@ -198,8 +205,14 @@ class GooseTUI(App[None]):
             raise FileNotFoundError(f"{self.model[7:]}: no such reply file")
         return make_summarizer(self.model, api_base=self.api_base)
 
+    def _prepare_model(self) -> None:
+        from goose_tui.llm import prepare_model
+
+        prepare_model(self.model)
+
     def set_model(self, model: str) -> None:
         self.model = model
+        self._prepare_model()
         self.main.query_one("#status").model = model  # type: ignore[attr-defined]
         self.notify(f"model: {model}")
         if self.main.session is not None:
@@ -367,19 +380,18 @@ class GooseTUI(App[None]):
             if choice is None:
                 return
             kind, target = choice
+            inputs = [session.source_path, *self._input_files()]
+            if kind in saving.SESSION_FORMATS:
+                self._save_session(target, saving.SESSION_FORMATS[kind], inputs)
+                return
             if kind == "json":
                 text = saving.summary_json_text(main.structured)
-            elif kind == "markdown":
-                text = main.summary_text + "\n"
             else:
-                template = main.result.summary_message if main.result else None
-                message = saving.summary_message(main.summary_text, template)
-                text = saving.compacted_session_text(session, message)
-            inputs = [session.source_path, *self._input_files()]
+                text = main.summary_text + "\n"
 
             def write(replace: bool | None = True) -> None:
                 if not replace:
-                    self.notify(f"not saved: {target} kept as it was")
+                    self.notify(f"not saved: {target} kept as it was", markup=False)
                     return
                 try:
                     written = saving.save(target, text, inputs)
@@ -387,7 +399,7 @@ class GooseTUI(App[None]):
                     self.show_error("Not saved", str(exc))
                     return
                 main.mark_saved()
-                self.notify(f"saved {written}")
+                self.notify(f"saved {written}", markup=False)
 
             try:
                 checked = saving.check_target(target, inputs)
@@ -402,6 +414,37 @@ class GooseTUI(App[None]):
 
         defaults = {kind: saving.default_target(session, kind) for kind in saving.SUFFIXES}
         self.push_screen(SaveDialog(defaults), answered)
+
+    def _save_session(self, target: Path, fmt: SaveFormat, inputs: list[Path | None]) -> None:
+        """The compacted session, for Goose: refused in Goose's own folder, over an input or
+        a special file; an existing file is replaced only after a yes."""
+        from goose_tui.session.writer import SaveRefused, check_target, save_compacted_session
+
+        main = self.main
+        session, summary = main.session, main.summary_text
+        target = target.expanduser()
+
+        def write(overwrite: bool) -> None:
+            try:
+                written = save_compacted_session(
+                    target, session, summary, fmt, inputs=inputs, overwrite=overwrite
+                )
+            except (SaveRefused, OSError) as exc:
+                self.show_error("Not saved", str(exc))
+                return
+            main.mark_saved()
+            self.notify(f"saved {written}", markup=False)
+
+        try:
+            check_target(target, [session.source_path, *inputs], overwrite=True)
+        except SaveRefused as exc:
+            self.show_error("Not saved", str(exc))
+            return
+        if target.exists():
+            question = f"{target} exists. Replace it with the compacted session?"
+            self.push_screen(ConfirmScreen(question), lambda yes: write(True) if yes else None)
+        else:
+            write(False)
 
     def _input_files(self) -> list[Path | None]:
         files: list[Path | None] = [self.templates.compaction.source.path]
@@ -442,6 +485,7 @@ def run_app(
     session_path: Path | None,
     *,
     session_id: str | None = None,
+    all_sessions: bool = False,
     model: str = "offline",
     api_base: str | None = None,
     prompts_dir: Path | None = None,
@@ -451,6 +495,7 @@ def run_app(
     GooseTUI(
         session_path,
         session_id=session_id,
+        all_sessions=all_sessions,
         model=model,
         api_base=api_base,
         prompts_dir=prompts_dir,

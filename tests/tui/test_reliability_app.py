@@ -229,12 +229,13 @@ async def test_undo_back_to_valid_json_clears_the_invalid_banner_at_once(
 
 # -- a slow summary template ---------------------------------------------------------------
 
-# About two million loop steps: a second or two on a quiet machine, in Jinja's sandbox or in
-# Goose's engine (where the sandbox's fuel budget may stop it first: then the render ends in a
-# template error, as slow to reach; either way the loop must answer while it runs).
+# Slow within every budget of the sandbox: 200 loop steps (few engine instructions, no
+# output) that each copy 10 MB, about 1.7 s on a quiet machine. A template that loops many
+# times is stopped by the instruction budget after a few tenths of a second, too short to tell
+# a held loop from a loaded machine.
 SLOW_TEMPLATE = (
-    "{% set s = 'x' * 1500 %}{% for a in s %}{% for b in s %}{% if b == a ~ a %}!{% endif %}"
-    "{% endfor %}{% endfor %}# Slow {{ next_step }}"
+    "{% set big = 'x' * 10000000 %}{% for a in 'x' * 200 %}{% set t = big ~ a %}{% endfor %}"
+    "# Slow {{ next_step }}"
 )
 SLOW_RENDER = "# Slow Write the changelog entry"
 
@@ -263,7 +264,7 @@ async def test_a_slow_summary_template_renders_off_the_ui_thread(
     session_file: Path, reply_file: Path, tmp_path: Path
 ) -> None:
     """The override changes on disk; while the summary renders with it (a thread worker),
-    the event loop keeps answering: its timer ticks, and a key toggles the preview."""
+    the event loop keeps answering: its timer never stalls for long."""
     prompts = tmp_path / "prompts"
     prompts.mkdir()
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
@@ -273,13 +274,9 @@ async def test_a_slow_summary_template_renders_off_the_ui_thread(
         watch = LoopWatch(app)
         (prompts / "compaction_summary.md").write_text(SLOW_TEMPLATE, encoding="utf-8")
 
-        def done() -> bool:
-            return preview.markdown == SLOW_RENDER or _banner(app).startswith("template error")
-
-        await wait_until(pilot, done, timeout=120)
+        await wait_until(pilot, lambda: preview.markdown == SLOW_RENDER, timeout=120)
         watch.assert_answered()
-        if preview.markdown == SLOW_RENDER:
-            assert app.templates.summary.source.path == prompts / "compaction_summary.md"
+        assert app.templates.summary.source.path == prompts / "compaction_summary.md"
 
 
 async def test_a_slow_template_freezes_neither_the_compaction_nor_hand_edits(
@@ -296,17 +293,13 @@ async def test_a_slow_template_freezes_neither_the_compaction_nor_hand_edits(
         await pilot.press("c")
         await wait_until(pilot, lambda: app.main.result is not None, timeout=120)
         watch.assert_answered()
-        stopped = "the summary template failed" in _banner(app)  # by a budget
-        assert stopped or preview.markdown == SLOW_RENDER
+        assert preview.markdown == SLOW_RENDER
 
         watch = LoopWatch(app)
         await pilot.press("e", "end", "enter", "space", "escape")
-        await wait_until(
-            pilot,
-            lambda: _banner(app).startswith((RE_RENDERED, "template error")),
-            timeout=120,
-        )
+        await wait_until(pilot, lambda: _banner(app) == RE_RENDERED, timeout=120)
         watch.assert_answered()
+        assert preview.markdown == SLOW_RENDER
 
 
 # -- nothing reaches the terminal unasked --------------------------------------------------

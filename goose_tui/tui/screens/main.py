@@ -24,9 +24,10 @@ from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.compaction.summarize import Attempt, CompactionFailed, CompactionResult
 from goose_tui.compaction.templates import Template, TemplateError, Templates, render_summary
 from goose_tui.session.models import Session
-from goose_tui.tokens import TokenCounter
+from goose_tui.tokens import TokenCounter, not_smaller
 from goose_tui.tui.debounce import debounce
 from goose_tui.tui.inert import INVISIBLE, inert, restore
+from goose_tui.tui.widgets.code_editor import CodeEditor
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge
 from goose_tui.tui.widgets.conversation_view import ConversationView
@@ -40,16 +41,7 @@ if TYPE_CHECKING:
 
 WIDE_COLUMNS = 160  # below this the four panes become tabs
 PANES = ("input", "analysis", "fields", "markdown")
-
-
-async def finish_off_thread(raw: str, templates: Templates) -> tuple[Extraction, str]:
-    """``finish`` (extraction and the summary template) in a thread: the compaction worker
-    runs on the event loop, and a slow template must not freeze the app."""
-    import asyncio
-
-    from goose_tui.compaction.summarize import finish
-
-    return await asyncio.to_thread(finish, raw, templates)
+IMPORTING_NOTE = "importing litellm… (first call of the session)"
 
 
 def _json_text(summary: StructuredSummary | None) -> str:
@@ -79,6 +71,8 @@ class MainScreen(Screen[None]):
         Binding("l", "retention", "Lost?", id="main.retention"),
         Binding("v", "compare", "Compare", id="main.compare"),
         Binding("g", "timeline", "Timeline", id="main.timeline"),
+        Binding("u", "context", "Context", id="main.context"),
+        Binding("k", "ask_focus", "Focus", id="main.focus"),
     ]
 
     def __init__(self) -> None:
@@ -90,6 +84,8 @@ class MainScreen(Screen[None]):
         self.summary_text = ""  # last good render
         self.system_prompt = ""
         self._prompt_note = ""
+        # The one-off focus for the next compactions (FOCUS_VARIABLE); "" for none.
+        self.focus_text = ""
         self._json_loaded = ""
         self._reply_loaded = ""
         # (JSON editor, reply editor) as last compacted or saved: anything else is unsaved.
@@ -127,7 +123,10 @@ class MainScreen(Screen[None]):
             with Pane("input", copy_source=lambda: self.system_prompt, id="pane-input"):
                 yield Input(placeholder="search the prompt", id="search")
                 yield TextViewer(
-                    id="input-view", placeholder="loading…", highlighter=prompt_highlighter
+                    id="input-view",
+                    placeholder="loading…",
+                    highlighter=prompt_highlighter,
+                    wrap=True,
                 )
             with Pane("analysis", copy_source=self._analysis_text, id="pane-analysis"):
                 yield TextViewer(id="analysis-view", placeholder="press c to compact")
@@ -137,9 +136,9 @@ class MainScreen(Screen[None]):
                     with TabPane("tree", id="fields-tree-tab"):
                         yield FieldsTree(id="fields-tree")
                     with TabPane("json", id="fields-json-tab"):
-                        yield TextArea("{}", language="json", id="json-editor")
+                        yield CodeEditor("{}", syntax="json", id="json-editor")
                     with TabPane("reply", id="fields-reply-tab"):
-                        yield TextArea("", id="reply-editor", soft_wrap=True)
+                        yield CodeEditor("", syntax="markdown", id="reply-editor", soft_wrap=True)
             with Pane("markdown", copy_source=lambda: self.summary_text, id="pane-markdown"):
                 yield SummaryPreview(id="preview")
         yield Footer()
@@ -246,7 +245,7 @@ class MainScreen(Screen[None]):
         from goose_tui.compaction.summarize import build_request
 
         assert self.session is not None
-        request = build_request(self.session.messages, self.tui.templates)
+        request = build_request(self.session.messages, self.tui.templates, self.focus_text)
         self.app.call_from_thread(self._show_prompt, request.system_prompt, "as it will be sent")
 
     def _show_prompt(self, prompt: str, note: str) -> None:
@@ -257,8 +256,11 @@ class MainScreen(Screen[None]):
 
     def _show_template_origin(self) -> None:
         note = self._prompt_note
+        title = f"input · {note}" if note else "input"
+        if self.focus_text:
+            title += f" · focus: {self.focus_text}"
         self.query_one("#pane-input", Pane).set_title(
-            f"input · {note}" if note else "input", self.tui.describe_template("compaction.md")
+            title, self.tui.describe_template("compaction.md")
         )
         self.query_one("#pane-markdown", Pane).set_title(
             "markdown", self.tui.describe_template("compaction_summary.md")
@@ -291,6 +293,8 @@ class MainScreen(Screen[None]):
             "",
         )
         status.state = "running"
+        if self._client_importing():
+            status.note = IMPORTING_NOTE
         self._started = self.tui.clock()
         self._ticker = self.set_interval(0.1, self._tick)
         try:
@@ -312,7 +316,7 @@ class MainScreen(Screen[None]):
                 self.tui.templates,
                 on_attempt=on_attempt,
                 on_chunk=on_chunk,
-                finish_reply=finish_off_thread,
+                focus=self.focus_text,
             )
         except BaseException:  # failed or cancelled: what streamed in is kept, but say so
             self.query_one("#pane-analysis", Pane).set_title("analysis · partial reply, not used")
@@ -324,7 +328,20 @@ class MainScreen(Screen[None]):
         self._show_result(result)
 
     def _tick(self) -> None:
-        self.query_one(CompactionStatus).elapsed = self.tui.clock() - self._started
+        status = self.query_one(CompactionStatus)
+        status.elapsed = self.tui.clock() - self._started
+        if status.note == IMPORTING_NOTE and not self._client_importing():
+            status.note = ""
+
+    def _client_importing(self) -> bool:
+        """Whether the model's client (litellm) is still being imported in the background."""
+        from goose_tui.llm import is_litellm_spec
+
+        if not is_litellm_spec(self.tui.model):
+            return False
+        from goose_tui.llm.litellm_backend import litellm_ready
+
+        return not litellm_ready()
 
     def _show_result(self, result: CompactionResult) -> None:
         self.result = result
@@ -335,7 +352,19 @@ class MainScreen(Screen[None]):
         usage = result.usage
         status.note = f"usage in {usage.input_tokens} / out {usage.output_tokens}"
         self._show_prompt(result.request.system_prompt, "as sent")
-        self.query_one(ContextGauge).projected = self.token_counter.total([result.summary_message])
+        gauge = self.query_one(ContextGauge)
+        assert self.session is not None
+        projected = self.token_counter.total([result.summary_message])
+        replaced = self.token_counter.total(self.session.messages)
+        gauge.projected, gauge.replaced = projected, replaced
+        if not_smaller(replaced, projected):
+            self.notify(
+                f"the summary ({projected:,} tokens) is not smaller than the history it "
+                f"replaces ({replaced:,} tokens): compacting frees no context",
+                title="summary not smaller",
+                severity="warning",
+                timeout=10,
+            )
         self._reply_loaded = inert(result.raw_response)
         self._reply_editor.load_text(self._reply_loaded)
         self._show_extraction(result.extraction, result.summary)
@@ -613,6 +642,34 @@ class MainScreen(Screen[None]):
         self.query_one("#fields-tabs", TabbedContent).active = "fields-reply-tab"
         self._reply_editor.focus()
 
+    def action_ask_focus(self) -> None:
+        from goose_tui.tui.screens.input_prompt import InputPrompt
+
+        def answered(value: str | None) -> None:
+            if value is None or value == self.focus_text:
+                return
+            self.focus_text = value
+            self.notify(f"focus: {value}" if value else "focus cleared", markup=False)
+            if self.session is not None:
+                self.build_prompt()
+            else:
+                self._show_template_origin()
+
+        note = (
+            "Added to the compaction prompt as {{ focus }} (appended as its last paragraph "
+            "when the template does not use it); applies to every compaction until cleared. "
+            "Empty clears it."
+        )
+        self.app.push_screen(
+            InputPrompt(
+                "Focus for the summary (what it must keep):",
+                self.focus_text,
+                note=note,
+                allow_empty=True,
+            ),
+            answered,
+        )
+
     def action_save(self) -> None:
         self.tui.ask_save()
 
@@ -630,6 +687,14 @@ class MainScreen(Screen[None]):
         from goose_tui.tui.screens.timeline_screen import open_timeline
 
         open_timeline(self)
+
+    def action_context(self) -> None:
+        from goose_tui.tui.screens.context_screen import open_context
+
+        open_context(self)
+
+    def on_context_gauge_clicked(self) -> None:
+        self.action_context()
 
     def action_compare(self) -> None:
         from goose_tui.tui.screens.compare_screen import open_compare

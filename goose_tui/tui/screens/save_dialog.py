@@ -17,7 +17,8 @@ from goose_tui.tui.saving import SaveKind
 LABELS: dict[SaveKind, str] = {
     "json": "summary JSON",
     "markdown": "summary Markdown",
-    "session": "compacted session (Goose JSONL: the summary replaces the history)",
+    "session": "compacted session, Goose JSONL (the agent sees only the summary)",
+    "export": "compacted session, Goose export JSON (for Goose's session import)",
 }
 
 
