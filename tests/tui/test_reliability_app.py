@@ -234,7 +234,7 @@ async def test_undo_back_to_valid_json_clears_the_invalid_banner_at_once(
 # times is stopped by the instruction budget after a few tenths of a second, too short to tell
 # a held loop from a loaded machine.
 SLOW_TEMPLATE = (
-    "{% set big = 'x' * 10000000 %}{% for a in 'x' * 200 %}{% set t = big ~ a %}{% endfor %}"
+    "{% set big = 'x' * 10000000 %}{% for a in 'x' * 100 %}{% set t = big ~ a %}{% endfor %}"
     "# Slow {{ next_step }}"
 )
 SLOW_RENDER = "# Slow Write the changelog entry"
