@@ -230,7 +230,7 @@ async def test_undo_back_to_valid_json_clears_the_invalid_banner_at_once(
 # -- a slow summary template ---------------------------------------------------------------
 
 # Slow within every budget of the sandbox: 200 loop steps (few engine instructions, no
-# output) that each copy 10 MB, about 1.7 s on a quiet machine. A template that loops many
+# output) that each copy 10 MB, about a second on a quiet machine. A template that loops many
 # times is stopped by the instruction budget after a few tenths of a second, too short to tell
 # a held loop from a loaded machine.
 SLOW_TEMPLATE = (
@@ -254,7 +254,7 @@ class LoopWatch:
         gap = max(b - a for a, b in zip(marks, marks[1:], strict=False))
         watched = marks[-1] - marks[0]
         # The slow render is most of the time watched, and a loop held by it stalls for all
-        # of it (1.4 s of 2.0 s, 1.95 s of 2.1 s before the fix). Answering all along, the
+        # of it (2.8 s of 3.8 s, 2.4 s of 2.7 s with the render on the loop). Answering, the
         # longest gap is a tick or a frame; a bound relative to the time watched holds on a
         # machine slowed by other work too (1.9 s of 9.8 s seen at a load average of 17).
         assert gap < watched / 3, f"the loop stalled {gap:.2f} s of {watched:.2f} s"
