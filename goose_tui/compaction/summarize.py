@@ -10,7 +10,7 @@ in place of the history, the user keeps seeing the original messages.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -34,9 +34,6 @@ from goose_tui.llm.base import (
 )
 from goose_tui.session.models import Message, MessageMetadata
 from goose_tui.tokens import count_tokens, count_tokens_joined
-
-# What turns a reply into (extraction, summary text): ``finish``, or the same run elsewhere.
-FinishReply = Callable[[str, Templates], Awaitable[tuple[Extraction, str]]]
 
 SUMMARIZE_REQUEST = "Please summarize the conversation history provided in the system prompt."
 LADDER_PERCENTS = (0, 10, 20, 50, 100)
@@ -237,14 +234,13 @@ async def summarize(
     *,
     on_attempt: Callable[[Attempt], None] | None = None,
     on_chunk: OnChunk | None = None,
-    finish_reply: FinishReply | None = None,
     focus: str | None = None,
 ) -> CompactionResult:
     """Run the ladder of SPEC §7. Raises ``CompactionFailed`` when every rung overflows (or
     the first does with nothing to remove); any other model error propagates unchanged, and
     so does cancellation. ``on_attempt`` sees each attempt when it starts and when it ends.
-    ``finish_reply`` replaces ``finish`` (by default it runs in a thread: a slow summary
-    template must not hold the event loop). ``focus`` is the user's one-off instruction for
+    ``finish`` (extraction and the summary template) runs in a thread: a slow summary
+    template must not hold the event loop. ``focus`` is the user's one-off instruction for
     this summary (FOCUS_VARIABLE)."""
     history = summarizer_messages(messages)
     has_tool_responses = any(m.has_tool_response() for m in history)
@@ -321,10 +317,7 @@ async def summarize(
             raise
         report(running.model_copy(update={"outcome": "ok"}))
         raw = completion.text
-        if finish_reply is None:
-            extraction, summary = await asyncio.to_thread(finish, raw, templates)
-        else:
-            extraction, summary = await finish_reply(raw, templates)
+        extraction, summary = await asyncio.to_thread(finish, raw, templates)
         return CompactionResult(
             model=summarizer.name,
             request=request,

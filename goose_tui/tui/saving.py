@@ -35,7 +35,15 @@ def _shipped(folder: Path) -> bool:
 
 
 def _usable(folder: Path) -> bool:
-    return os.access(folder, os.W_OK | os.X_OK) and not _shipped(folder)
+    """Writable, not shipped with goose-tui, not Goose's own sessions folder (writes there
+    are refused)."""
+    if not os.access(folder, os.W_OK | os.X_OK) or _shipped(folder):
+        return False
+    try:
+        refuse_goose_targets(folder / "probe")
+    except SaveRefused:
+        return False
+    return True
 
 
 def default_folder(source: Path | None) -> Path:

@@ -229,12 +229,13 @@ async def test_undo_back_to_valid_json_clears_the_invalid_banner_at_once(
 
 # -- a slow summary template ---------------------------------------------------------------
 
-# About two million loop steps: a second or two on a quiet machine, in Jinja's sandbox or in
-# Goose's engine (where the sandbox's fuel budget may stop it first: then the render ends in a
-# template error, as slow to reach; either way the loop must answer while it runs).
+# Slow within every budget of the sandbox: 200 loop steps (few engine instructions, no
+# output) that each copy 10 MB, about a second on a quiet machine. A template that loops many
+# times is stopped by the instruction budget after a few tenths of a second, too short to tell
+# a held loop from a loaded machine.
 SLOW_TEMPLATE = (
-    "{% set s = 'x' * 1500 %}{% for a in s %}{% for b in s %}{% if b == a ~ a %}!{% endif %}"
-    "{% endfor %}{% endfor %}# Slow {{ next_step }}"
+    "{% set big = 'x' * 10000000 %}{% for a in 'x' * 100 %}{% set t = big ~ a %}{% endfor %}"
+    "# Slow {{ next_step }}"
 )
 SLOW_RENDER = "# Slow Write the changelog entry"
 
@@ -253,7 +254,7 @@ class LoopWatch:
         gap = max(b - a for a, b in zip(marks, marks[1:], strict=False))
         watched = marks[-1] - marks[0]
         # The slow render is most of the time watched, and a loop held by it stalls for all
-        # of it (1.4 s of 2.0 s, 1.95 s of 2.1 s before the fix). Answering all along, the
+        # of it (2.8 s of 3.8 s, 2.4 s of 2.7 s with the render on the loop). Answering, the
         # longest gap is a tick or a frame; a bound relative to the time watched holds on a
         # machine slowed by other work too (1.9 s of 9.8 s seen at a load average of 17).
         assert gap < watched / 3, f"the loop stalled {gap:.2f} s of {watched:.2f} s"
@@ -263,7 +264,7 @@ async def test_a_slow_summary_template_renders_off_the_ui_thread(
     session_file: Path, reply_file: Path, tmp_path: Path
 ) -> None:
     """The override changes on disk; while the summary renders with it (a thread worker),
-    the event loop keeps answering: its timer ticks, and a key toggles the preview."""
+    the event loop keeps answering: its timer never stalls for long."""
     prompts = tmp_path / "prompts"
     prompts.mkdir()
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
@@ -273,13 +274,9 @@ async def test_a_slow_summary_template_renders_off_the_ui_thread(
         watch = LoopWatch(app)
         (prompts / "compaction_summary.md").write_text(SLOW_TEMPLATE, encoding="utf-8")
 
-        def done() -> bool:
-            return preview.markdown == SLOW_RENDER or _banner(app).startswith("template error")
-
-        await wait_until(pilot, done, timeout=120)
+        await wait_until(pilot, lambda: preview.markdown == SLOW_RENDER, timeout=120)
         watch.assert_answered()
-        if preview.markdown == SLOW_RENDER:
-            assert app.templates.summary.source.path == prompts / "compaction_summary.md"
+        assert app.templates.summary.source.path == prompts / "compaction_summary.md"
 
 
 async def test_a_slow_template_freezes_neither_the_compaction_nor_hand_edits(
@@ -294,31 +291,15 @@ async def test_a_slow_template_freezes_neither_the_compaction_nor_hand_edits(
         preview = app.main.query_one(SummaryPreview)
         watch = LoopWatch(app)
         await pilot.press("c")
-        # Goose's engine stops this template at goose-tui's instruction budget on a slow
-        # machine, and then the compaction fails with that reason, as Goose's would with any
-        # template error; on a fast one it finishes. Either way the loop kept answering.
-        await wait_until(
-            pilot,
-            lambda: app.main.result is not None or isinstance(app.screen, ErrorModal),
-            timeout=120,
-        )
+        await wait_until(pilot, lambda: app.main.result is not None, timeout=120)
         watch.assert_answered()
-        if isinstance(app.screen, ErrorModal):
-            assert "budget exhausted" in str(app.screen.message)
-            await pilot.press("escape")
-            await settle(pilot)
-        else:
-            stopped = "the summary template failed" in _banner(app)  # by a budget
-            assert stopped or preview.markdown == SLOW_RENDER
+        assert preview.markdown == SLOW_RENDER
 
         watch = LoopWatch(app)
         await pilot.press("e", "end", "enter", "space", "escape")
-        await wait_until(
-            pilot,
-            lambda: _banner(app).startswith((RE_RENDERED, "template error")),
-            timeout=120,
-        )
+        await wait_until(pilot, lambda: _banner(app) == RE_RENDERED, timeout=120)
         watch.assert_answered()
+        assert preview.markdown == SLOW_RENDER
 
 
 # -- nothing reaches the terminal unasked --------------------------------------------------

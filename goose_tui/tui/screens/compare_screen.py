@@ -247,7 +247,6 @@ class CompareScreen(Screen[None]):
         from goose_tui.compaction.summarize import summarize
         from goose_tui.compaction.templates import load_templates
         from goose_tui.llm import make_summarizer
-        from goose_tui.tui.screens.main import finish_off_thread
 
         app: Any = self.app
         templates = load_templates(self.prompts_dir) if self.prompts_dir else app.templates
@@ -262,9 +261,7 @@ class CompareScreen(Screen[None]):
             received += len(chunk)
             state.update(Content(f"compacting with {inert(self.spec)}… {received:,} chars"))
 
-        result = await summarize(
-            self.messages, summarizer, templates, on_chunk=on_chunk, finish_reply=finish_off_thread
-        )
+        result = await summarize(self.messages, summarizer, templates, on_chunk=on_chunk)
         return side_from_result(self._right_label(), result)
 
     def _show(self, c: Comparison) -> None:

@@ -45,16 +45,6 @@ PANES = ("input", "analysis", "fields", "markdown")
 IMPORTING_NOTE = "importing litellm… (first call of the session)"
 
 
-async def finish_off_thread(raw: str, templates: Templates) -> tuple[Extraction, str]:
-    """``finish`` (extraction and the summary template) in a thread: the compaction worker
-    runs on the event loop, and a slow template must not freeze the app."""
-    import asyncio
-
-    from goose_tui.compaction.summarize import finish
-
-    return await asyncio.to_thread(finish, raw, templates)
-
-
 def _json_text(summary: StructuredSummary | None) -> str:
     # json.dumps escapes C0 controls; C1 controls, bidi and zero-width characters are escaped
     # too (``\\u202e`` reads back as the same character), so the editor stays inert.
@@ -331,7 +321,6 @@ class MainScreen(Screen[None]):
                 self.tui.templates,
                 on_attempt=on_attempt,
                 on_chunk=on_chunk,
-                finish_reply=finish_off_thread,
                 focus=self.focus_text,
             )
             problem = reply_problem(result.raw_response, result.extraction.structured is not None)
