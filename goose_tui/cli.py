@@ -2,7 +2,7 @@
 
 Exit codes: 0 success, 1 the operation failed (a model error, a template that does not
 render), 2 unusable input (a file that is missing or is not a session). Every failure prints
-one line on stderr saying why.
+one line on stderr saying why; where there is advice, it follows on a line of its own.
 """
 
 from __future__ import annotations
@@ -33,11 +33,14 @@ def print_json(value: Any) -> None:
 
 
 def read_text_arg(name: str, what: str) -> str:
-    """The text of a file argument, or standard input for ``-``."""
+    """The text of a file argument, or standard input for ``-``, byte for byte: no newline
+    translation (a reply's "\r\n" reaches the reader as the model wrote it)."""
     try:
         if name == "-":
-            return sys.stdin.read()
-        return Path(name).read_text(encoding="utf-8")
+            stream = getattr(sys.stdin, "buffer", None)  # absent on a replaced stdin
+            return stream.read().decode("utf-8") if stream is not None else sys.stdin.read()
+        with Path(name).open(encoding="utf-8", newline="") as handle:
+            return handle.read()
     except FileNotFoundError as exc:
         raise CliError(f"{name}: no such {what} file", EXIT_UNUSABLE) from exc
     except UnicodeDecodeError as exc:
@@ -55,6 +58,7 @@ SUBCOMMANDS = (
     "sessions",
     "compact",
     "retention",
+    "probe",
     "compare",
     "timeline",
     "batch",
@@ -79,8 +83,10 @@ headless sub-commands (run `goose-tui COMMAND --help` for each):
   render SUMMARY_JSON   render a hand-written summary JSON (file or -)
   usage SESSION         tokens used, context limit, threshold, whether compaction is due
   sessions [PATH]       list the sessions in a sessions.db, a folder, or Goose's data dir
+                        (what `goose session list` shows; --all-sessions for every one)
   compact SESSION       compact a session with a model and print the summary
   retention SESSION     what a summary kept and lost: user messages, files, errors, commands
+  probe SESSION         can the agent still act: recall, artifact, continuation, decision probes
   compare SESSION       two summaries side by side (two models, two templates, a saved one)
   timeline SESSION      how the context grew turn by turn and where compaction triggers
   batch DIR_OR_DB       compact many sessions and write one report
@@ -108,6 +114,16 @@ def _add_session_args(p: argparse.ArgumentParser, *, optional: bool = False) -> 
     )
     p.add_argument(
         "--session", dest="session_id", metavar="ID", help="which session of a sessions.db"
+    )
+    add_all_sessions_flag(p)
+
+
+def add_all_sessions_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--all-sessions",
+        action="store_true",
+        help="in a sessions.db, list and pick from every session; by default only those "
+        "`goose session list` shows (user and scheduled sessions with messages)",
     )
 
 
@@ -221,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a sessions.db or a folder (default: Goose's data dir)",
     )
     s.add_argument("--json", action="store_true", help="print a JSON array")
+    add_all_sessions_flag(s)
 
     s = sub.add_parser("compact", help="compact a session with a model")
     _add_session_args(s)
@@ -229,6 +246,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_focus(s)
     s.add_argument("--json", action="store_true", help="print one JSON object with every step")
     s.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the summary here")
+    s.add_argument(
+        "--save-session",
+        type=Path,
+        metavar="PATH",
+        help="also write the compacted session, in a shape Goose imports (see README)",
+    )
+    s.add_argument(
+        "--save-format",
+        choices=("jsonl", "json"),
+        help="jsonl: Goose's legacy session file; json: the export shape (default: by suffix)",
+    )
+    s.add_argument("--overwrite", action="store_true", help="replace an existing --save-session")
 
     from goose_tui.analysis.commands import register
 
@@ -244,7 +273,11 @@ def _load(args: argparse.Namespace):  # -> Session
     from goose_tui.session.loader import SessionLoadError, load_session
 
     try:
-        session = load_session(args.session, session_id=getattr(args, "session_id", None))
+        session = load_session(
+            args.session,
+            session_id=getattr(args, "session_id", None),
+            all_sessions=getattr(args, "all_sessions", False),
+        )
     except SessionLoadError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
     for warning in session.warnings:
@@ -276,9 +309,11 @@ def _template_failure(exc: Exception) -> CliError:
 
 def cmd_format(args: argparse.Namespace) -> int:
     from goose_tui.compaction.format import format_messages
+    from goose_tui.compaction.visibility import summarizer_messages
 
     session = _load(args)
-    sys.stdout.write(format_messages(session.messages) + "\n")
+    # Exactly what fills {{ messages }}: the messages (and items) the summarizer receives.
+    sys.stdout.write(format_messages(summarizer_messages(session.messages)) + "\n")
     return 0
 
 
@@ -391,7 +426,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     from goose_tui.session.loader import SessionLoadError, list_sessions
 
     try:
-        infos = list_sessions(args.path)
+        infos = list_sessions(args.path, all_sessions=args.all_sessions)
     except SessionLoadError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
     if args.json:
@@ -446,23 +481,46 @@ def run_compaction(coro: Any) -> Any:
     from goose_tui.compaction.templates import TemplateError
     from goose_tui.llm.base import ModelError
 
+    # The result is kept outside the task: on Python 3.11 with the default SIGINT handler,
+    # asyncio.Runner formats repr(task) (result included) after the run, and the repr of a
+    # big session's CompactionResult is tens of millions of characters, built twice.
+    holder: list[Any] = []
+
+    async def run() -> None:
+        holder.append(await coro)
+
     try:
-        return asyncio.run(coro)
+        asyncio.run(run())
+        return holder[0]
     except (CompactionFailed, ModelError, TemplateError) as exc:
         raise CliError(str(exc), EXIT_FAILED) from exc
     except KeyboardInterrupt as exc:
         raise CliError("cancelled", EXIT_FAILED) from exc
 
 
+def prepare_model_from_args(args: argparse.Namespace) -> None:
+    """Start importing the model's client (litellm: seconds) while the session loads."""
+    from goose_tui.llm import prepare_model
+
+    try:
+        spec = _model_spec(args)
+    except CliError:
+        return  # reported in order, after the session's own errors
+    prepare_model(spec)
+
+
 def cmd_compact(args: argparse.Namespace) -> int:
     from goose_tui.compaction.summarize import summarize
 
+    prepare_model_from_args(args)
     session = _load(args)
     if args.output is not None:
         try:
             refuse_overwriting_inputs(args.output, [args.session])
         except OverwriteRefused as exc:
             raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    if args.save_session is not None:
+        _check_save_target(args)
     templates = _templates(args)
     summarizer = make_summarizer_from_args(args)
 
@@ -470,6 +528,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
     if args.output is not None:
         atomic_write_text(args.output, result.summary + "\n")
+    if args.save_session is not None:
+        _save_session(args, session, result.summary)
     if args.json:
         ex = result.extraction
         print_json(
@@ -508,6 +568,37 @@ def cmd_compact(args: argparse.Namespace) -> int:
     return 0
 
 
+def _save_inputs(args: argparse.Namespace) -> list[Path | None]:
+    return [args.session, args.output, args.replay]
+
+
+def _check_save_target(args: argparse.Namespace) -> None:
+    """Before the model is called: a target that will be refused fails at once (exit 2)."""
+    from goose_tui.session.writer import SaveRefused, check_target
+
+    try:
+        check_target(args.save_session, _save_inputs(args), overwrite=args.overwrite)
+    except SaveRefused as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+
+
+def _save_session(args: argparse.Namespace, session: Any, summary: str) -> None:
+    from goose_tui.session.writer import SaveRefused, save_compacted_session
+
+    try:
+        written = save_compacted_session(
+            args.save_session,
+            session,
+            summary,
+            args.save_format,
+            inputs=_save_inputs(args),
+            overwrite=args.overwrite,
+        )
+    except SaveRefused as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    print(f"goose-tui: saved the compacted session to {written}", file=sys.stderr)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "format": cmd_format,
     "prompt": cmd_prompt,
@@ -542,6 +633,7 @@ def run_app_from_args(argv: Sequence[str]) -> int:
     run_app(
         args.session,
         session_id=args.session_id,
+        all_sessions=args.all_sessions,
         model=spec,
         api_base=args.api_base or settings.api_base,
         prompts_dir=args.prompts_dir,
@@ -578,4 +670,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main, not this __main__ copy: the analysis commands raise
+    # goose_tui.cli.CliError, which a second copy of the class would not catch.
+    from goose_tui.cli import main as _main
+
+    sys.exit(_main())

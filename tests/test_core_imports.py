@@ -21,6 +21,9 @@ CORE_MODULES = [
     "goose_tui.compaction.summarize",
     "goose_tui.llm",
     "goose_tui.llm.base",
+    "goose_tui.session.writer",
+    "goose_tui.analysis.probes",
+    "goose_tui.analysis.probe_model",
 ]
 
 PROBE = """

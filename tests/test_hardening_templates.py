@@ -63,13 +63,13 @@ def test_override_cannot_escape_the_sandbox_through_the_cli(
     assert not (tmp_path / "MARKER").exists()
     assert not any(marker in out for marker in PY_REPRS)
     if code != 0:
-        # Blocked loudly (the sandbox's SecurityError, or a global/filter that the engine,
-        # like Goose's, does not offer): exit 1, one line naming the file and the line.
+        # Blocked loudly (a global, filter or method that Goose's engine does not offer):
+        # exit 1, one line naming the file and the line.
         assert code == 1
         assert f"{prompts / 'compaction_summary.md'}:3: " in err
         assert len(err.strip().splitlines()) == 1
     else:
-        # Blocked quietly: the sandbox turned the forbidden attribute into an empty value.
+        # Blocked quietly: the engine has no such attribute, so it renders as undefined.
         assert out.strip() == "Intro line"
 
 

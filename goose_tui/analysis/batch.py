@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from goose_tui.analysis.probes import offline_report
 from goose_tui.analysis.retention import format_score, retention_report
 from goose_tui.compaction.summarize import summarize
 from goose_tui.compaction.templates import Templates, load_templates
@@ -51,6 +52,8 @@ class BatchEntry(BaseModel):
     fallback: bool | None = None
     retention: float | None = None  # overall retention score of the summary
     missing: int | None = None  # retention items not found
+    probes: float | None = None  # overall offline probe score of the summary
+    probe_kinds: dict[str, float | None] | None = None  # the score of each probe kind
     attempts: int = 0
     seconds: float = 0.0
     error: str | None = None
@@ -69,6 +72,7 @@ class BatchTotals(BaseModel):
     tokens_before: int
     summary_tokens: int
     mean_retention: float | None
+    mean_probes: float | None = None
 
 
 class BatchReport(BaseModel):
@@ -88,30 +92,32 @@ def _is_sqlite(path: Path) -> bool:
         return False
 
 
-def _db_jobs(db: Path) -> list[BatchJob]:
-    return [BatchJob(path=db, session_id=info.id) for info in list_sessions(db)]
+def _db_jobs(db: Path, all_sessions: bool) -> list[BatchJob]:
+    infos = list_sessions(db, all_sessions=all_sessions)
+    return [BatchJob(path=db, session_id=info.id) for info in infos]
 
 
-def collect_jobs(target: Path | Sequence[Path]) -> list[BatchJob]:
+def collect_jobs(target: Path | Sequence[Path], *, all_sessions: bool = False) -> list[BatchJob]:
     """A folder: every session file in it and every session of any database in it (not
-    recursive, like Goose's own sessions folder); a database: every session in it; a file:
-    itself. A database that cannot be listed becomes one job, so its error is reported."""
+    recursive, like Goose's own sessions folder); a database: every session in it (those
+    `goose session list` shows, or all with ``all_sessions``); a file: itself. A database
+    that cannot be listed becomes one job, so its error is reported."""
     targets = [Path(target)] if isinstance(target, (str, Path)) else [Path(t) for t in target]
     jobs: list[BatchJob] = []
     for path in targets:
         if path.is_dir():
             for entry in sorted(path.iterdir()):
                 if entry.is_file() and entry.suffix.lower() in SESSION_SUFFIXES + DB_SUFFIXES:
-                    jobs.extend(_file_jobs(entry))
+                    jobs.extend(_file_jobs(entry, all_sessions))
         else:
-            jobs.extend(_file_jobs(path))
+            jobs.extend(_file_jobs(path, all_sessions))
     return jobs
 
 
-def _file_jobs(path: Path) -> list[BatchJob]:
+def _file_jobs(path: Path, all_sessions: bool) -> list[BatchJob]:
     if path.suffix.lower() in DB_SUFFIXES or _is_sqlite(path):
         try:
-            return _db_jobs(path)
+            return _db_jobs(path, all_sessions)
         except Exception:  # noqa: BLE001 - reported when the job runs
             return [BatchJob(path=path)]
     return [BatchJob(path=path)]
@@ -142,6 +148,9 @@ async def compact_one(
         report = retention_report(result.summary, session.messages)
         entry.retention = report.overall
         entry.missing = report.total - report.found
+        probes = offline_report(session.messages, result.summary, session.working_dir)
+        entry.probes = probes.overall
+        entry.probe_kinds = {k.kind: k.score for k in probes.kinds}
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - one session's failure never stops the batch
@@ -154,6 +163,7 @@ async def compact_one(
 def totals(entries: Sequence[BatchEntry]) -> BatchTotals:
     ok = [e for e in entries if e.ok]
     scores = [e.retention for e in ok if e.retention is not None]
+    probe_scores = [e.probes for e in ok if e.probes is not None]
     return BatchTotals(
         sessions=len(entries),
         succeeded=len(ok),
@@ -163,6 +173,7 @@ def totals(entries: Sequence[BatchEntry]) -> BatchTotals:
         tokens_before=sum(e.tokens_before or 0 for e in ok),
         summary_tokens=sum(e.summary_tokens or 0 for e in ok),
         mean_retention=sum(scores) / len(scores) if scores else None,
+        mean_probes=sum(probe_scores) / len(probe_scores) if probe_scores else None,
     )
 
 
@@ -218,17 +229,18 @@ def to_markdown(report: BatchReport) -> str:
         f"# Batch compaction: {report.model}",
         "",
         "| session | messages | tokens before | summary tokens | fallback | retention "
-        "| attempts | error |",
-        "|---|---:|---:|---:|---|---:|---:|---|",
+        "| probes | attempts | error |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---|",
         # A summary not smaller than its history is marked "(not smaller)" in its row.
     ]
     for e in report.entries:
         fallback = "-" if e.fallback is None else ("yes" if e.fallback else "no")
         score = format_score(e.retention) if e.ok else "-"
+        probes = format_score(e.probes) if e.ok else "-"
         lines.append(
             f"| {_cell(e.source)} | {_num(e.messages)} | {_num(e.tokens_before)} "
             f"| {_num(e.summary_tokens)}{' (not smaller)' if e.not_smaller else ''} "
-            f"| {fallback} | {score}"
+            f"| {fallback} | {score} | {probes}"
             f" | {e.attempts} | {_cell(e.error or '')} |"
         )
     t = report.totals
@@ -236,7 +248,8 @@ def to_markdown(report: BatchReport) -> str:
         "",
         f"{t.sessions} sessions: {t.succeeded} compacted, {t.failed} failed, "
         f"{t.fallbacks} raw-text fallbacks; {t.tokens_before:,} tokens → "
-        f"{t.summary_tokens:,} summary tokens; mean retention {format_score(t.mean_retention)}.",
+        f"{t.summary_tokens:,} summary tokens; mean retention {format_score(t.mean_retention)}; "
+        f"mean probe score {format_score(t.mean_probes)}.",
     ]
     if t.not_smaller:
         lines.append(

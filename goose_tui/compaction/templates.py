@@ -1,31 +1,33 @@
 """SPEC §4: the two templates, override lookup, rendering.
 
-Rendering follows what the goose-sdk wheel does (checked over loopback, see
-tests/test_templates.py): ``trim_blocks``/``lstrip_blocks``, undefined names render empty,
-the result is trimmed of Unicode whitespace as Rust's ``str::trim`` does, and non-string
-values print the way Goose's template engine prints them (``None``, ``True``,
-``["a", 1e16]``) rather than as Python reprs. jinja2 is imported on first render: it is not
-needed to list or load templates, and the core must import fast.
+Rendering is done by Goose's own engine, minijinja, configured as Goose configures it
+(engine.py); the binding is imported on first render: it is not needed to list or load
+templates, and the core must import fast.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import traceback
-from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from goose_tui.compaction.structured import StructuredSummary
+from goose_tui.compaction.engine import code_fence  # noqa: F401  (the filter Goose registers)
+from goose_tui.compaction.structured import FileEntry, StructuredSummary
 
 if TYPE_CHECKING:
-    import jinja2
+    from goose_tui.compaction.engine import Compiled, EngineError
 
-TemplateName = Literal["compaction.md", "compaction_summary.md"]
+TemplateName = Literal[
+    "compaction.md",
+    "compaction_summary.md",
+    # The probe templates of goose_tui/analysis/probe_model.py, found the same way.
+    "probe_write.md",
+    "probe_answer.md",
+    "probe_judge.md",
+]
 TemplateOrigin = Literal["prompts-dir", "goose-path-root", "xdg-config", "built-in", "edited"]
 
 COMPACTION: TemplateName = "compaction.md"
@@ -75,10 +77,15 @@ class Templates(BaseModel):
 
 
 class TemplateError(Exception):
-    """A template that does not compile or render; ``str()`` names file and line."""
+    """A template that does not compile or render; ``str()`` names file and line, then
+    Goose's reason. ``kind``: "syntax", "render", "budget" (goose-tui's sandbox stopped it),
+    "crash" (Goose's engine panics here) or "io"."""
+
+    kind: str = "io"
 
     def __init__(self, message: str, *, name: str, path: Path | None, line: int | None):
         self.name, self.path, self.line = name, path, line
+        self.reason = message
         where = str(path) if path else name
         super().__init__(f"{where}:{line}: {message}" if line else f"{where}: {message}")
 
@@ -116,7 +123,8 @@ def override_dirs(prompts_dir: Path | None = None) -> list[tuple[TemplateOrigin,
 
 def _read(name: TemplateName, origin: TemplateOrigin, path: Path) -> Template:
     try:
-        text = path.read_text(encoding="utf-8")
+        # Bytes, then UTF-8: no newline translation, "\r\n" stays as Goose reads it.
+        text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         message = f"cannot read template: {exc}"
         raise TemplateError(message, name=name, path=path, line=None) from exc
@@ -155,194 +163,55 @@ def load_templates(prompts_dir: Path | None = None, *, fallback: bool = False) -
 # --- rendering ---------------------------------------------------------------------------
 
 
-def code_fence(code: str) -> str:
-    """Fence ``code`` with more backticks than its longest run (at least three), so code that
-    itself holds a fence cannot end the block. Trailing newlines are dropped, as Goose does."""
-    code = str(code)
-    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
-    fence = "`" * max(longest + 1, 3)
-    return f"{fence}\n{code.rstrip(chr(10))}\n{fence}"
-
-
-def _rust_float_debug(value: float) -> str:
-    # Python's repr has the same digits and the same switch to exponents (<1e-4, >=1e16);
-    # Rust writes the exponent without "+" and leading zeros.
-    text = repr(value)
-    if text in ("nan", "inf", "-inf"):
-        return {"nan": "NaN", "inf": "inf", "-inf": "-inf"}[text]
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        return f"{mantissa}e{int(exponent)}"
-    return text
-
-
-def _rust_string_debug(text: str) -> str:
-    out = []
-    for char in text:
-        if char in '"\\':
-            out.append("\\" + char)
-        elif char in "\n\r\t\0":
-            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}[char])
-        elif not char.isprintable() and char != " ":
-            out.append(f"\\u{{{ord(char):x}}}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
-
-
-def _value_debug(value: Any) -> str:
-    """A value inside a list or map, as Goose's engine shows it."""
-    if isinstance(value, str):
-        return _rust_string_debug(value)
-    if isinstance(value, float):
-        return _rust_float_debug(value)
-    return _value_display(value)
-
-
-def _value_display(value: Any) -> str:
-    """A value printed by ``{{ }}``, as Goose's engine shows it."""
-    if value is None:
-        return "None"
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            return _rust_float_debug(value)
-        text = format(Decimal(repr(value)), "f")
-        return text if "." in text else text + ".0"
-    if isinstance(value, BaseModel):
-        value = value.model_dump()
-    if isinstance(value, dict):
-        pairs = (f"{_value_debug(k)}: {_value_debug(v)}" for k, v in value.items())
-        return "{" + ", ".join(pairs) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_value_debug(item) for item in value) + "]"
-    return str(value)
-
-
-def _finalize(value: Any) -> Any:
-    if isinstance(value, str):
-        return value
-    import jinja2
-
-    if isinstance(value, jinja2.Undefined):
-        return value  # renders as "" (Goose's engine prints undefined names as nothing)
-    return _value_display(value)
-
-
-_HTML_ESCAPES = str.maketrans(
-    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;", "/": "&#x2f;"}
-)
-
-
-def _as_text(value: Any) -> str:
-    return value if isinstance(value, str) else _value_display(value)
-
-
-def _escape(value: Any) -> str:
-    # Goose's engine escapes "/" and "'" as hex entities, unlike markupsafe.
-    return _as_text(value).translate(_HTML_ESCAPES)
-
-
-@lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
-    from jinja2.exceptions import SecurityError
-    from jinja2.sandbox import SandboxedEnvironment
-
-    class GooseLikeEnvironment(SandboxedEnvironment):
-        # Goose's engine has no printf-style "%" on strings; fail as it does.
-        intercepted_binops = frozenset({"%"})
-
-        def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-            if operator == "%" and isinstance(left, str):
-                raise SecurityError("string formatting with % is not supported")
-            return super().call_binop(context, operator, left, right)
-
-    env = GooseLikeEnvironment(
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-        finalize=_finalize,
-    )
-    # Goose's engine is built without the jinja built-in library: only these filters and
-    # tests exist and there are no globals (range, dict, ...), so a template using more fails
-    # here as it fails in Goose (tests/differential/test_findings.py).
-    env.filters = {"code_fence": code_fence, "safe": _as_text, "escape": _escape, "e": _escape}
-    builtin_tests = env.tests
-    env.tests = {name: builtin_tests[name] for name in ("defined", "undefined", "none")}
-    env.tests["escaped"] = env.tests["safe"] = lambda value: False
-    env.globals = {}
-    return env
-
-
 def _filename(template: Template) -> str:
     source = template.source
     return str(source.path) if source.path else f"<{source.origin} {source.name}>"
 
 
 @lru_cache(maxsize=64)
-def _compile(text: str, name: str, filename: str) -> jinja2.Template:
+def _compile(text: str) -> Compiled:
     # Cached by text: re-rendering after every keystroke in the app must not recompile.
-    env = _environment()
-    code = env.compile(text, name=name, filename=filename)
-    return env.template_class.from_code(env, code, env.make_globals(None), None)
+    from goose_tui.compaction.engine import Compiled
+
+    return Compiled(text)
 
 
-def _compiled(template: Template) -> jinja2.Template:
-    import jinja2
+def _template_error(template: Template, exc: EngineError) -> TemplateError:
+    error = TemplateError(
+        exc.message, name=template.source.name, path=template.source.path, line=exc.line
+    )
+    error.kind = exc.kind
+    return error
+
+
+def _compiled(template: Template) -> Compiled:
+    from goose_tui.compaction.engine import EngineError
 
     try:
-        return _compile(template.text, template.source.name, _filename(template))
-    except jinja2.TemplateSyntaxError as exc:
-        raise TemplateError(
-            exc.message or "syntax error",
-            name=template.source.name,
-            path=template.source.path,
-            line=exc.lineno,
-        ) from exc
-
-
-def _error_line(exc: BaseException, filename: str) -> int | None:
-    # jinja2 rewrites tracebacks so that template frames carry the template's own line.
-    line = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename == filename:
-            line = frame.lineno
-    return line
+        return _compile(template.text)
+    except EngineError as exc:
+        raise _template_error(template, exc) from None
 
 
 def render_template(template: Template, context: dict[str, Any]) -> str:
-    """Render with ``context`` as top-level variables, trimmed as Goose trims."""
+    """Render with ``context`` as top-level variables in Goose's engine (engine.py), trimmed
+    as Goose trims. Raises TemplateError with Goose's reason where Goose fails."""
+    from goose_tui.compaction.engine import EngineError
+
     compiled = _compiled(template)
     try:
-        text = compiled.render(context)
-    except Exception as exc:  # any failure inside a user's template is a template error
-        raise TemplateError(
-            f"{type(exc).__name__}: {exc}",
-            name=template.source.name,
-            path=template.source.path,
-            line=_error_line(exc, _filename(template)),
-        ) from exc
-    return text.strip(RUST_WHITESPACE)
+        return compiled.render(context)
+    except EngineError as exc:
+        raise _template_error(template, exc) from None
 
 
 # A one-off focus for a compaction (``--focus``, the app's focus field) is the template
-# variable ``focus``. A compaction template that uses ``{{ focus }}`` places it itself; one
-# that does not (the built-in, Goose's own) gets it as a last paragraph after the rendered
-# prompt, this heading and then the text. Without a focus nothing changes, byte for byte.
+# variable ``focus``. A compaction template whose output depends on ``focus`` (it prints or
+# tests ``{{ focus }}``) places it itself; one that does not (the built-in, Goose's own) gets
+# it as a last paragraph after the rendered prompt, this heading and then the text. Without a
+# focus nothing changes, byte for byte.
 FOCUS_VARIABLE = "focus"
 FOCUS_HEADING = "Focus requested by the user for this summary (keep everything about it in full):"
-
-
-@lru_cache(maxsize=64)
-def _uses_variable(text: str, name: str) -> bool:
-    from jinja2 import meta
-
-    try:
-        return name in meta.find_undeclared_variables(_environment().parse(text))
-    except Exception:  # noqa: BLE001 - a template that does not parse fails when rendered
-        return False
 
 
 def focus_paragraph(focus: str) -> str:
@@ -360,14 +229,33 @@ def render_compaction_prompt(
     prompt = render_template(
         templates.compaction, {"messages": messages_text, FOCUS_VARIABLE: focus}
     )
-    if _uses_variable(templates.compaction.text, FOCUS_VARIABLE):
+    # Goose's engine does not list a template's variables: render once without the focus to
+    # see whether the output depends on it.
+    if prompt != render_template(templates.compaction, {"messages": messages_text}):
         return prompt
     return f"{prompt}\n\n{focus_paragraph(focus)}"
+
+
+def _file_entries(files: Any) -> Any:
+    """Goose's ``files`` are ``FileEntry`` structs, which keep their field order (path,
+    summary, key_code) where JSON maps are sorted: entries of that shape become FileEntry."""
+    if not isinstance(files, list):
+        return files
+    fields = set(FileEntry.model_fields)
+    return [
+        FileEntry(**entry) if isinstance(entry, dict) and set(entry) <= fields else entry
+        for entry in files
+    ]
 
 
 def render_summary_context(templates: Templates, context: dict[str, Any]) -> str:
     """The summary template rendered with an explicit variable mapping (e.g. hand-edited JSON
     that is not a StructuredSummary yet)."""
+    if "files" in context:
+        try:
+            context = context | {"files": _file_entries(context["files"])}
+        except ValueError:
+            pass  # not FileEntry-shaped after all: rendered as the maps they are
     return render_template(templates.summary, context)
 
 

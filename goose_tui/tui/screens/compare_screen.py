@@ -237,6 +237,7 @@ class CompareScreen(Screen[None]):
         from goose_tui.compaction.summarize import summarize
         from goose_tui.compaction.templates import load_templates
         from goose_tui.llm import make_summarizer
+        from goose_tui.tui.screens.main import finish_off_thread
 
         app: Any = self.app
         templates = load_templates(self.prompts_dir) if self.prompts_dir else app.templates
@@ -251,7 +252,9 @@ class CompareScreen(Screen[None]):
             received += len(chunk)
             state.update(Content(f"compacting with {inert(self.spec)}… {received:,} chars"))
 
-        result = await summarize(self.messages, summarizer, templates, on_chunk=on_chunk)
+        result = await summarize(
+            self.messages, summarizer, templates, on_chunk=on_chunk, finish_reply=finish_off_thread
+        )
         return side_from_result(self._right_label(), result)
 
     def _show(self, c: Comparison) -> None:
@@ -292,8 +295,9 @@ class CompareScreen(Screen[None]):
             self.query_one(f"#compare-{side}", Static).update(
                 Content(inert(field_lines(diff, side)))
             )
-        self.query_one("#compare-left-scroll").border_title = f"A · {diff.field}"
-        self.query_one("#compare-right-scroll").border_title = f"B · {diff.field}"
+        # Border titles are markup: the field name may come from the model (an extra).
+        self.query_one("#compare-left-scroll").border_title = Content(inert(f"A · {diff.field}"))
+        self.query_one("#compare-right-scroll").border_title = Content(inert(f"B · {diff.field}"))
 
     def action_toggle_diff(self) -> None:
         self.showing_diff = not self.showing_diff

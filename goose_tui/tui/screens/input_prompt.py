@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from goose_tui.tui.inert import inert
+from goose_tui.tui.inert import inert, restore
 
 
 class InputPrompt(ModalScreen[str | None]):
@@ -26,13 +26,13 @@ class InputPrompt(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content(inert(self.question)), classes="dialog-question")
-            yield Input(self.value, id="prompt-input")
+            yield Input(inert(self.value), id="prompt-input")
             if self.note:
                 yield Static(Content(inert(self.note)), classes="dialog-note")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        value = event.value.strip()
+        value = restore(event.value.strip())
         self.dismiss(value if value or self.allow_empty else None)
 
     def action_cancel(self) -> None:

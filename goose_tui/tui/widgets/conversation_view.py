@@ -23,11 +23,14 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from goose_tui.compaction.visibility import hidden_item_indices
 from goose_tui.session.models import Message, content_type
 from goose_tui.tui.highlight import highlight_lines, pretty_json, syntax_classes, syntax_css
 from goose_tui.tui.inert import inert
 
 SHARE_BAR = 10
+# Before an item whose audience excludes the assistant: the summarizer never receives it.
+USER_ONLY_MARK = "(user only: not sent) "
 EXPANDED_LINE_LIMIT = 400  # an expanded 10 MB tool output shows its head, not every line
 
 # A row: (message index, component class, text, syntax spans (start, end, kind)).
@@ -277,12 +280,17 @@ class ConversationView(ScrollView, can_focus=True):
     def _message_rows(self, index: int) -> list[Row]:
         message = self._messages[index]
         rows: list[Row] = [(index, "header", "", [])]
-        for item in message.content:
+        # Items the summarizer does not receive as stored (their audience is the user only).
+        user_only = hidden_item_indices(message)
+        for position, item in enumerate(message.content):
+            mark = USER_ONLY_MARK if position in user_only else ""
             if index in self._expanded:
+                if mark:
+                    rows.append((index, "conversation--other", "  " + mark.strip(), []))
                 rows.extend(_expanded_rows(index, item))
             else:
                 style, text = _item_summary(item)
-                rows.append((index, style, inert("  " + text), []))
+                rows.append((index, style, inert("  " + mark + text), []))
         if not message.content:
             rows.append((index, "conversation--other", "  <empty message>", []))
         return rows
@@ -304,7 +312,12 @@ class ConversationView(ScrollView, can_focus=True):
             if message.created
             else "—"
         )
-        hidden = "" if message.metadata.agent_visible else "  (not agent-visible)"
+        if not message.metadata.agent_visible:
+            hidden = "  (not agent-visible: not sent)"
+        elif message.metadata.turn_context:
+            hidden = "  (turn context: not sent)"
+        else:
+            hidden = ""
         if self._tokens is None or index >= len(self._tokens):
             return f"#{index + 1} {message.role:<9} {when}  … tokens{hidden}"
         tokens = self._tokens[index]

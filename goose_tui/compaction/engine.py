@@ -1,0 +1,607 @@
+"""Goose's template engine: the ``minijinja`` Python binding, configured as Goose builds it.
+
+Goose renders compaction templates with the Rust crate minijinja (2.24.0 in the goose-sdk
+wheel: the version string is in its ``libgoose_sdk.so``), built with
+``default-features = false, features = ["loader", "multi_template", "serde"]``
+(``crates/goose-context-management/Cargo.toml``) and configured in
+``crates/goose-context-management/src/templates.rs``: ``Environment::new()``,
+``trim_blocks``, ``lstrip_blocks``, the ``code_fence`` filter, one template named
+``template``, lenient undefined values, no auto-escape, no trailing newline kept, the
+result ``trim()``-ed. The Python binding (``minijinja==2.24.0``, the same Rust engine) is
+compiled with more features; what those add is taken away again here:
+
+- ``builtins`` and minijinja-contrib: every built-in filter, test and global is removed
+  (only ``safe``/``escape``/``e`` and the tests ``defined``/``undefined``/``none``/
+  ``safe``/``escaped`` stay, as in Goose) and pycompat's Python methods are off.
+- ``macros`` and ``loop_controls``: ``{% macro %}``, ``{% call %}``, ``{% break %}`` and
+  ``{% continue %}`` are "unknown statement" syntax errors, found by :func:`scan`, which
+  lexes the template as minijinja's lexer does.
+- ``unicode``: identifiers are ASCII; a non-ASCII letter in a tag is "unexpected character".
+- ``adjacent_loop_items``: ``loop.previtem``/``loop.nextitem`` are undefined.
+- ``preserve_order``: maps are sorted by key. Maps from the context are sorted before they
+  are handed over; a map literal whose keys are all string literals is reordered in the
+  source (same text, same lines).
+- Python objects: a list or dict passed from Python stays a Python object inside the
+  binding (printed by Python's ``str``, with Python's methods). Context lists and maps are
+  therefore written as template literals (``{% set x = [...] %}``) in a wrapper that
+  includes the user's template, so they are the engine's own values, as in Goose.
+
+Sandbox (docs/reliability.md): every render runs on a fuel budget (minijinja counts
+instructions) and an output cap; either one exhausted stops the render with a
+:class:`EngineError` naming the budget. Where Goose's engine panics (a reverse slice of an
+empty sequence), the panic is caught and reported as an error instead of crashing.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+GOOSE_MINIJINJA_VERSION = "2.24.0"
+TEMPLATE_NAME = "template"  # the name Goose gives every template it renders
+WRAPPER_NAME = "\x00goose-tui context"
+
+# Budgets: a render that loops or prints without end stops here (see docs/reliability.md).
+FUEL = 4_000_000  # minijinja instructions per render
+OUTPUT_CAP = 64 * 1024 * 1024  # characters of output per render
+
+# Filters, tests and globals the Python binding registers (minijinja built-ins and
+# minijinja-contrib) that Goose's build does not have.
+_EXTRA_FILTERS = (
+    "lower upper title capitalize replace length count dictsort items reverse trim join split "
+    "lines default round abs int float attr first last min max sort d list string bool batch "
+    "slice indent select reject selectattr rejectattr map groupby unique pprint tojson "
+    "urlencode sum zip chain datetimeformat dateformat timeformat pluralize filesizeformat "
+    "truncate wordcount wordwrap striptags random unescape"
+).split()
+_EXTRA_TESTS = (
+    "boolean odd even divisibleby number integer int float string sequence iterable mapping "
+    "startingwith endingwith lower upper sameas eq equalto == ne != lt lessthan < le <= gt "
+    "greaterthan > ge >= in true false filter test"
+).split()
+_UNKNOWN_STATEMENTS = ("macro", "call", "break", "continue")
+
+# Names the parser reads as constants or keywords: a context value under one of these is
+# unreachable in Goose too, so it is not written into the wrapper.
+_RESERVED = frozenset(
+    "true false none True False None and or not in is if else loop self super caller varargs "
+    "kwargs recursive with without context ignore missing import from as".split()
+)
+_ASCII_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class EngineError(Exception):
+    """A template that does not compile or render in Goose's engine; ``message`` is Goose's
+    reason (``unknown filter: filter upper is unknown``), ``line`` the template line."""
+
+    def __init__(self, message: str, line: int | None, *, kind: str = "error"):
+        self.message, self.line, self.kind = message, line, kind
+        super().__init__(message)
+
+
+# --- the lexer (minijinja 2.24 lexer.rs, without the custom_syntax and unicode features) ----
+
+
+@dataclass
+class Token:
+    kind: str  # "ident", "str", "num", "op", "block_start", "var_start", "end"
+    start: int  # byte offsets into the UTF-8 source
+    end: int
+    text: str = ""  # identifier name, operator, or the decoded string
+
+
+@dataclass
+class Scan:
+    tokens: list[Token] = field(default_factory=list)
+    # The first thing Goose's build rejects that the binding accepts: (offset, line, reason).
+    goose_error: tuple[int, int, str] | None = None
+    max_data_in_loop: int = 0  # longest run of template text inside a for loop, in bytes
+    edits: list[tuple[int, int, bytes]] = field(default_factory=list)
+    # Map literals to reorder: the byte range of each pair, and the sorted order.
+    maps: list[tuple[list[tuple[int, int]], list[int]]] = field(default_factory=list)
+    error_order_may_differ: bool = False
+
+
+_ENDRAW = re.compile(rb"\{%[-+]?[ \t\n\r\x0c]*endraw[ \t\n\r\x0c]*[-+]?%}")
+
+
+def _is_ws(b: int) -> bool:
+    return b in b" \t\n\r\x0c"  # Rust's u8::is_ascii_whitespace
+
+
+def _unescape(raw: str) -> str:
+    out, i = [], 0
+    simple = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "\\": "\\", "/": "/"}
+    while i < len(raw):
+        c = raw[i]
+        if c != "\\" or i + 1 >= len(raw):
+            out.append(c)
+            i += 1
+            continue
+        n = raw[i + 1]
+        if n in simple:
+            out.append(simple[n])
+        elif n in "'\"":
+            out.append(n)
+        elif n == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", raw[i + 2 : i + 6]):
+            out.append(chr(int(raw[i + 2 : i + 6], 16)))
+            i += 4
+        else:
+            out.append("\\" + n)
+        i += 2
+    return "".join(out)
+
+
+def scan(text: str) -> Scan:
+    """Lex ``text`` as Goose's minijinja does, far enough to find what Goose's build rejects
+    and the binding accepts, and the map literals to sort. Lexing stops at the first error
+    either engine would raise (the binding then reports it)."""
+    src = text.encode("utf-8", "surrogatepass")
+    if src.endswith(b"\n"):  # keep_trailing_newline is off
+        src = src[:-1]
+    if src.endswith(b"\r"):
+        src = src[:-1]
+    result = Scan()
+    pos, n = 0, len(src)
+    line_starts = [0] + [m.end() for m in re.finditer(rb"\n", src)]
+
+    def line_of(offset: int) -> int:
+        lo, hi = 0, len(line_starts)
+        while lo + 1 < hi:
+            mid = (lo + hi) // 2
+            if line_starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid
+        return lo + 1
+
+    def goose_error(offset: int, reason: str) -> None:
+        if result.goose_error is None:
+            result.goose_error = (offset, line_of(offset), reason)
+
+    loop_depth = 0
+    tokens = result.tokens
+    while pos < n:
+        # template data up to the next start marker
+        start = pos
+        while True:
+            idx = src.find(b"{", pos)
+            if idx < 0 or idx + 1 >= n:
+                pos = n
+                marker = None
+                break
+            nxt = src[idx + 1]
+            if nxt in b"{%#":
+                marker = chr(nxt)
+                pos = idx
+                break
+            pos = idx + 1
+        if loop_depth:
+            result.max_data_in_loop = max(result.max_data_in_loop, pos - start)
+        if marker is None:
+            break
+        skip = 2 + (1 if pos + 2 < n and src[pos + 2] in b"-+" else 0)
+        if marker == "#":
+            end = src.find(b"#}", pos + skip)
+            if end < 0:
+                return result
+            pos = end + 2
+            continue
+        if marker == "%":
+            # skip_basic_tag(.., "raw", .., false): a raw block is skipped to {% endraw %}
+            raw = re.match(rb"[ \t\n\r\x0c]*raw[ \t\n\r\x0c]*[-+]?%}", src[pos + skip :])
+            if raw is not None:
+                body = pos + skip + raw.end()
+                end = _ENDRAW.search(src, body)
+                if end is None:
+                    return result
+                if loop_depth:
+                    result.max_data_in_loop = max(result.max_data_in_loop, end.start() - body)
+                pos = end.end()
+                continue
+        tokens.append(Token("block_start" if marker == "%" else "var_start", pos, pos + skip))
+        pos += skip
+        sentinel = b"%}" if marker == "%" else b"}}"
+        balance = 0
+        first = True
+        while True:
+            while pos < n and _is_ws(src[pos]):
+                pos += 1
+            if pos >= n:
+                return result
+            if balance == 0:
+                if src[pos : pos + 1] in (b"-", b"+") and src[pos + 1 : pos + 3] == sentinel:
+                    tokens.append(Token("end", pos, pos + 3))
+                    pos += 3
+                    break
+                if src[pos : pos + 2] == sentinel:
+                    tokens.append(Token("end", pos, pos + 2))
+                    pos += 2
+                    break
+            two = src[pos : pos + 2]
+            c = src[pos]
+            if two in (b"//", b"**", b"==", b"!=", b">=", b"<="):
+                tokens.append(Token("op", pos, pos + 2, two.decode()))
+                pos += 2
+            elif c in b"+-*/%.,:~|=><()[]{}":
+                if c in b"([{":
+                    balance += 1
+                elif c in b")]}":
+                    balance -= 1
+                tokens.append(Token("op", pos, pos + 1, chr(c)))
+                pos += 1
+            elif c in b"'\"":
+                i, escaped = pos + 1, False
+                while i < n and (escaped or src[i] != c):
+                    escaped = not escaped and src[i] == 0x5C
+                    i += 1
+                if i >= n:
+                    return result  # unexpected end of string: both engines say so
+                body = src[pos + 1 : i].decode("utf-8", "surrogatepass")
+                tokens.append(Token("str", pos, i + 1, _unescape(body)))
+                pos = i + 1
+            elif 0x30 <= c <= 0x39:
+                m = re.match(rb"0[bBoOxX][0-9a-fA-F_]*|[0-9_]*", src[pos:])
+                end = pos + m.end()
+                # ".5" after digits is a fraction unless an identifier follows the dot
+                if src[end : end + 1] == b"." and not re.match(rb"[A-Za-z_]", src[end + 1 :]):
+                    m2 = re.match(rb"\.[0-9_]*([eE][+-]?[0-9_]*)?", src[end:])
+                    end += m2.end()
+                elif re.match(rb"[eE]", src[end : end + 1]):
+                    m2 = re.match(rb"[eE][+-]?[0-9_]*", src[end:])
+                    end += m2.end()
+                tokens.append(Token("num", pos, end))
+                pos = end
+            else:
+                m = re.match(rb"[A-Za-z_][A-Za-z0-9_]*", src[pos:])
+                if m is None:
+                    char = src[pos:].decode("utf-8", "replace")[:1]
+                    if char.isidentifier():
+                        goose_error(pos, "syntax error: unexpected character")
+                    return result  # the binding reports whatever it reports here
+                end = pos + m.end()
+                name = m.group().decode()
+                tokens.append(Token("ident", pos, end, name))
+                if end < n and src[end] >= 0x80:
+                    char = src[end:].decode("utf-8", "replace")[:1]
+                    if ("a" + char).isidentifier():
+                        goose_error(end, "syntax error: unexpected character")
+                if first and marker == "%":
+                    if name in _UNKNOWN_STATEMENTS:
+                        goose_error(pos, f"syntax error: unknown statement {name}")
+                    elif name == "for":
+                        loop_depth += 1
+                    elif name == "endfor":
+                        loop_depth = max(0, loop_depth - 1)
+                if name == "code_fence" and len(tokens) >= 2 and tokens[-2].text == "|":
+                    # Goose's code_fence takes a String: Value::to_string(). The binding would
+                    # hand Python a converted value (undefined and none both None, 5.0 as 5);
+                    # the engine's own `safe` (also a String argument) converts it first.
+                    result.edits.append((pos, end, b"safe | code_fence"))
+                if loop_depth and name in ("previtem", "nextitem") and len(tokens) >= 3:
+                    before = tokens[-3:-1]
+                    if before[0].kind == "ident" and before[0].text == "loop":
+                        if before[1].text == ".":
+                            result.edits.append((pos, end, name.encode() + b"_"))
+                pos = end
+            first = False
+    _map_literal_edits(result)
+    return result
+
+
+def _map_literal_edits(result: Scan) -> None:
+    """Sort the pairs of each map literal whose keys are all string literals (Goose's maps
+    are BTreeMaps, the binding's keep insertion order). Pair texts are moved, separators
+    stay, so the line count is unchanged."""
+    tokens = result.tokens
+    stack: list[tuple[int, list[list[int]]]] = []  # (index of "{", pairs of token ranges)
+    maps: list[tuple[int, int, list[list[int]]]] = []
+    in_tag = False
+    for i, tok in enumerate(tokens):
+        if tok.kind in ("block_start", "var_start"):
+            in_tag, stack = True, []
+            continue
+        if tok.kind == "end":
+            in_tag = False
+            continue
+        if not in_tag or tok.kind != "op":
+            continue
+        if tok.text == "{":
+            stack.append((i, [[i + 1, -1, -1]]))  # [first token, colon, last token]
+        elif tok.text in "([":
+            stack.append((i, []))
+        elif tok.text in ")]}":
+            if not stack:
+                return
+            opened, pairs = stack.pop()
+            if tok.text == "}" and tokens[opened].text == "{":
+                pairs[-1][2] = i - 1
+                maps.append((opened, i, pairs))
+        elif stack and tokens[stack[-1][0]].text == "{":
+            pairs = stack[-1][1]
+            if tok.text == ":" and pairs[-1][1] < 0:
+                pairs[-1][1] = i
+            elif tok.text == ",":
+                pairs[-1][2] = i - 1
+                pairs.append([i + 1, -1, -1])
+    for _opened, _closed, pairs in maps:
+        pairs = [p for p in pairs if p[2] >= p[0]]  # drop the empty tail of a trailing comma
+        if len(pairs) < 2 or any(p[1] != p[0] + 1 or tokens[p[0]].kind != "str" for p in pairs):
+            continue
+        keys = [tokens[p[0]].text for p in pairs]
+        order = sorted(range(len(pairs)), key=lambda k: keys[k])
+        if order == list(range(len(pairs))):
+            continue
+        ranges = [(tokens[p[0]].start, tokens[p[2]].end) for p in pairs]
+        result.maps.append((ranges, order))
+        if sum(_may_fail(tokens[p[1] + 1 : p[2] + 1]) for p in pairs) > 1:
+            # Goose evaluates the values in source order; sorted, a different one of two
+            # failing values may be the error reported (README: known differences).
+            result.error_order_may_differ = True
+
+
+_CONSTANT_WORDS = frozenset("true false none True False None".split())
+
+
+def _may_fail(value: list[Token]) -> bool:
+    """Whether a map value's tokens can raise: anything but literals and plain names."""
+    for i, tok in enumerate(value):
+        if tok.kind in ("str", "num") or (tok.kind == "op" and tok.text in "[]{},:"):
+            continue
+        if tok.kind == "ident" and (
+            tok.text in _CONSTANT_WORDS
+            or i + 1 == len(value)
+            or value[i + 1].text not in (".", "[", "(", "|")
+        ):
+            continue
+        return True
+    return False
+
+
+def _apply_edits(text: str, result: Scan) -> str:
+    src = text.encode("utf-8", "surrogatepass")
+    spans = list(result.edits)
+    for ranges, order in result.maps:
+        for slot, k in zip(ranges, order, strict=True):
+            spans.append((slot[0], slot[1], src[ranges[k][0] : ranges[k][1]]))
+    if not spans:
+        return text
+    # Nested maps: an inner map's pairs move with the outer pair that holds them, so apply
+    # only edits that do not overlap an earlier (outer) one; inner ones are applied on the
+    # moved text by scanning again.
+    spans.sort(key=lambda s: (s[0], -s[1]))
+    out, at, outer_end = [], 0, -1
+    nested = False
+    for start, end, new in spans:
+        if start < outer_end:
+            nested = True
+            continue
+        out.append(src[at:start])
+        out.append(new)
+        at, outer_end = end, end
+    out.append(src[at:])
+    rewritten = b"".join(out).decode("utf-8", "surrogatepass")
+    if nested:
+        again = scan(rewritten)
+        if (again.edits or again.maps) and rewritten != text:
+            return _apply_edits(rewritten, again)
+    return rewritten
+
+
+# --- values: Python data as the engine's own values --------------------------------------------
+
+
+def literal(value: Any) -> str:
+    """``value`` as a minijinja literal that evaluates to what Goose's serde conversion
+    makes of the same JSON (maps with sorted keys)."""
+    if value is None:
+        return "none"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value) if value >= 0 else f"({value})"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "(1e999 - 1e999)"
+        if math.isinf(value):
+            return "1e999" if value > 0 else "(-1e999)"
+        return repr(value) if value >= 0 or repr(value) == "-0.0" else f"({value!r})"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if hasattr(value, "model_dump"):
+        # A Rust struct serializes its fields in declaration order (FileEntry in Goose).
+        fields = value.model_dump()
+        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in fields.items()) + "}"
+    if isinstance(value, dict):
+        pairs = sorted((str(k), v) for k, v in value.items())
+        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in pairs) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(literal(item) for item in value) + "]"
+    return literal(str(value))
+
+
+def _is_native(value: Any) -> bool:
+    if isinstance(value, bool) or value is None or isinstance(value, str | float):
+        return True
+    return isinstance(value, int) and -(2**63) <= value < 2**63
+
+
+# --- the environment -----------------------------------------------------------------------------
+
+
+def _rust_trim(text: str) -> str:
+    return text.strip(
+        "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+        "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+    )
+
+
+class _OutputCapReached(Exception):
+    pass
+
+
+_ERROR_SUFFIX = re.compile(r" \(in [^\n]*:(\d+)\)$")
+
+
+def _goose_reason(exc: Exception) -> tuple[str, int | None]:
+    """Goose's ``Display`` of the error, without the "(in template:N)" the caller prints
+    as ``path:N:``. An error inside the wrapper's include is the included template's."""
+    text = str(exc).rstrip("\n")
+    line: int | None = getattr(exc, "line", None)
+    if getattr(exc, "name", None) == WRAPPER_NAME and "\ncaused by: " in text:
+        text = text.split("\ncaused by: ")[1]
+        line = None
+    text = text.split("\ncaused by: ")[0].split("\n-------")[0]
+    match = _ERROR_SUFFIX.search(text)
+    if match:
+        line = int(match.group(1))
+        text = text[: match.start()]
+    return text, line
+
+
+def code_fence(code: str) -> str:
+    """Fence ``code`` with more backticks than its longest run (at least three), so code that
+    itself holds a fence cannot end the block. Trailing newlines are dropped, as Goose does."""
+    code = str(code)
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    fence = "`" * max(longest + 1, 3)
+    return f"{fence}\n{code.rstrip(chr(10))}\n{fence}"
+
+
+class Compiled:
+    """One template compiled in its own environment configured as Goose's."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.scan = scan(text)
+        self.source = _apply_edits(text, self.scan)
+        loop_data = max(self.scan.max_data_in_loop, 1)
+        # Template text emitted inside loops is not seen by the finalizer; bound it by fuel.
+        self.fuel = max(100, min(FUEL, OUTPUT_CAP // loop_data))
+        self._env: Any = None
+        self._output = 0
+        self._env_or_error()
+
+    def _make_env(self) -> Any:
+        import minijinja
+
+        env = minijinja.Environment(
+            trim_blocks=True, lstrip_blocks=True, pycompat=False, debug=False
+        )
+        env.auto_escape_callback = lambda _name: None
+        env.undefined_behavior = "lenient"
+        env.keep_trailing_newline = False
+        for name in _EXTRA_FILTERS:
+            env.remove_filter(name)
+        for name in _EXTRA_TESTS:
+            env.remove_test(name)
+        for name in list(env.globals):
+            env.remove_global(name)
+        env.add_filter("code_fence", self._code_fence)
+        env.finalizer = self._count
+        env.fuel = self.fuel
+        return env
+
+    def _code_fence(self, *args: Any, **kwargs: Any) -> str:
+        import minijinja
+
+        if not args:
+            raise minijinja.TemplateError("missing argument")
+        if kwargs or len(args) > 1:
+            raise minijinja.TemplateError("too many arguments")
+        return code_fence(str(args[0]))  # a string: see the `safe` edit in scan()
+
+    def _count(self, value: Any) -> Any:
+        self._output += len(value) if isinstance(value, str) else 16
+        if self._output > OUTPUT_CAP:
+            raise _OutputCapReached()
+        return NotImplemented
+
+    def _env_or_error(self) -> Any:
+        import minijinja
+
+        if self._env is not None:
+            return self._env
+        env = self._make_env()
+        goose = self.scan.goose_error
+        try:
+            env.add_template(TEMPLATE_NAME, self.source)
+        except minijinja.TemplateError as exc:
+            message, line = _goose_reason(exc)
+            span = getattr(exc, "range", None)
+            if goose is None or (span is not None and span[0] < goose[0]):
+                raise EngineError(message, line, kind="syntax") from None
+        if goose is not None:
+            raise EngineError(goose[2], goose[1], kind="syntax")
+        self._env = env
+        return env
+
+    def render(self, context: dict[str, Any]) -> str:
+        import minijinja
+
+        env = self._env_or_error()
+        try:
+            text = self._render(env, context)
+        except BaseException as exc:  # pyo3's PanicException derives from BaseException
+            if type(exc).__name__ != "PanicException":
+                raise
+            self._env = None  # a panic poisons the environment
+            info = minijinja._lowlevel.get_panic_info()
+            raise _crash(info[0] if info else str(exc), None) from None
+        return _rust_trim(text)
+
+    def _render(self, env: Any, context: dict[str, Any]) -> str:
+        import minijinja
+
+        direct = {k: v for k, v in context.items() if _is_native(v) or not _settable(k)}
+        literals = {k: v for k, v in context.items() if k not in direct}
+        self._output = 0
+        try:
+            if literals:
+                sets = "".join(
+                    f"{{% set {k} = {literal(v)} %}}" for k, v in sorted(literals.items())
+                )
+                wrapper = sets + '{% include "' + TEMPLATE_NAME + '" %}'
+                return env.render_str(wrapper, WRAPPER_NAME, **direct)
+            return env.render_template(TEMPLATE_NAME, **direct)
+        except _OutputCapReached:
+            raise EngineError(
+                f"output budget exhausted: the render passed {OUTPUT_CAP:,} characters "
+                "(goose-tui's sandbox stops a template that prints without end; Goose would "
+                "keep going)",
+                None,
+                kind="budget",
+            ) from None
+        except minijinja.TemplateError as exc:
+            message, line = _goose_reason(exc)
+            if message.startswith("panic during rendering: "):
+                self._env = None  # a panic poisons the environment
+                detail = message.removeprefix("panic during rendering: ")
+                raise _crash(re.sub(r" \([^()]*\.rs:\d+\)$", "", detail), line) from None
+            if "fuel" in message and "out of" in message:
+                raise EngineError(
+                    f"time budget exhausted: the render ran {self.fuel:,} engine instructions "
+                    "(goose-tui's sandbox stops a template that loops without end; Goose "
+                    "would keep running)",
+                    line,
+                    kind="budget",
+                ) from None
+            raise EngineError(message, line, kind="render") from None
+
+
+def _crash(detail: str, line: int | None) -> EngineError:
+    return EngineError(
+        "Goose's template engine crashes on this template (minijinja panics: "
+        f"{detail}); goose-tui reports it instead of crashing. A reverse slice of an "
+        "empty list or string does this.",
+        line,
+        kind="crash",
+    )
+
+
+def _settable(name: str) -> bool:
+    return bool(_ASCII_IDENT.match(name)) and name not in _RESERVED

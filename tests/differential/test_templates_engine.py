@@ -1,0 +1,260 @@
+"""Templates through Goose's engine (issue 10, section 3), differential against the wheel:
+the hand-written table of tests/template_cases.py, seeded generated templates (compaction
+templates, where the wheel reports its error, and summary templates over generated
+replies), and one run of ``goose-tui compact`` with an override.
+
+A compaction template that fails makes the wheel raise ``GooseError`` whose text holds
+minijinja's ``Display`` (``unknown filter: filter upper is unknown (in template:1)``); that
+reason and line must be goose-tui's ``EngineError`` message and line, and a rendered prompt
+must be byte-equal to the system prompt the wheel sends.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from goose_tui.compaction.engine import Compiled, EngineError, scan
+from goose_tui.compaction.summarize import finish
+from goose_tui.compaction.templates import load_templates
+from tests.differential.conftest import Script, ScriptedServer, run_reference
+from tests.differential.corpus import SHORT, Case
+from tests.template_cases import CASES, CRASHES, MESSAGES, Err
+
+goose = pytest.importorskip(
+    "goose", reason="goose-sdk (the reference wheel, module `goose`) is not installed"
+)
+
+ONE_MESSAGE = Case("one", (("user", "hi"),), "")  # formats as MESSAGES
+_DISPLAY = re.compile(r"(.*) \(in template:(\d+)\)\Z", re.S)
+
+
+def wheel_render(server: ScriptedServer, compaction: str) -> str | Err:
+    """The system prompt the wheel sends with ``compaction`` as its compaction template, or
+    the reason and line it fails with."""
+    summary = goose.default_compaction_templates().summary
+    server.script = Script(reply='{"user_intent": ["x"]}')
+    before = len(server.requests)
+    try:
+        run_reference(
+            server, ONE_MESSAGE, goose.CompactionTemplates(compaction=compaction, summary=summary)
+        )
+    except goose.GooseError as exc:
+        assert len(server.requests) == before  # a failing template sends nothing
+        text = str(exc)
+        quoted = text.removeprefix("details=")
+        details = ast.literal_eval(quoted) if quoted != text else text
+        match = _DISPLAY.match(details)
+        return Err(match.group(1), int(match.group(2))) if match else Err(details, None)
+    return server.requests[-1]["messages"][0]["content"]
+
+
+def ours(compaction: str) -> str | Err:
+    try:
+        return Compiled(compaction).render({"messages": MESSAGES})
+    except EngineError as exc:
+        return Err(exc.message, exc.line)
+
+
+@pytest.mark.parametrize(("text", "expected"), CASES.values(), ids=list(CASES))
+def test_hand_written_cases_are_what_the_wheel_does(
+    text: str, expected: str | Err, server: ScriptedServer
+) -> None:
+    assert wheel_render(server, text) == expected
+
+
+@pytest.mark.parametrize("text", CRASHES.values(), ids=list(CRASHES))
+def test_the_wheel_panics_where_we_report_a_crash(text: str, server: ScriptedServer) -> None:
+    reason = wheel_render(server, text)
+    assert isinstance(reason, Err) and "panicked" in reason.reason
+    assert "index out of bounds" in reason.reason
+
+
+# --- generated compaction templates --------------------------------------------------------------
+
+SCALARS = (
+    "0", "7", "-7", "2", "-2", "007", "5.", "1.5", "-0.5", "1e3", "0x1F", "1_000", "2**70",
+    "none", "true", "false", "''", "'a'", '"é"', "'\\n'", "'<&>'", "'/'", "messages",
+    "messages[:4]", "messages[-3:]", "nope", "nope.attr", "loop",
+)  # fmt: skip
+OPS = ("+", "-", "*", "/", "//", "%", "~", "==", "<", "and", "or", "**")
+FILTERS = ("e", "escape", "safe", "code_fence", "upper", "length", "tojson")
+
+
+def expression(rng: random.Random, depth: int = 0) -> str:
+    roll = rng.random()
+    if depth >= 3 or roll < 0.35:
+        return rng.choice(SCALARS)
+    if roll < 0.5:
+        items = ", ".join(expression(rng, depth + 1) for _ in range(rng.randint(0, 3)))
+        return f"[{items}]"
+    if roll < 0.62:
+        keys = rng.sample(("'b'", "'a'", "'c'", "'z'", "'aa'", "'B'"), rng.randint(0, 3))
+        return "{" + ", ".join(f"{k}: {expression(rng, depth + 1)}" for k in keys) + "}"
+    if roll < 0.8:
+        left, right = expression(rng, depth + 1), expression(rng, depth + 1)
+        return f"({left} {rng.choice(OPS)} {right})"
+    if roll < 0.92:
+        return f"({expression(rng, depth + 1)} | {rng.choice(FILTERS)})"
+    index = rng.choice(("0", "-1", "1:", "::2", "'a'"))
+    return f"{expression(rng, depth + 1)}[{index}]"
+
+
+def statement(rng: random.Random, depth: int = 0) -> str:
+    roll = rng.random()
+    if depth >= 2 or roll < 0.45:
+        return "{{ " + expression(rng) + " }}"
+    if roll < 0.55:
+        return rng.choice(("text ", "\n", "  ", "\r\n", "{# c #}", "{{- ' ' -}}", "é "))
+    body = "".join(statement(rng, depth + 1) for _ in range(rng.randint(1, 3)))
+    if roll < 0.7:
+        return "{% if " + expression(rng) + " %}" + body + "{% else %}x{% endif %}\n"
+    if roll < 0.85:
+        items = rng.choice(("[1, 2, 3]", "{'b': 1, 'a': 2}", "'ab'", "[]", "messages[:3]"))
+        return "{% for it in " + items + " %}{{ it }}" + body + "{% endfor %}\n"
+    if roll < 0.92:
+        return "{% set v = " + expression(rng) + " %}{{ v }}" + body
+    return rng.choice(("{% macro m() %}x{% endmacro %}", "{% break %}", "{{ x.upper() }}"))
+
+
+def compaction_templates(seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(statement(rng) for _ in range(rng.randint(1, 4))) for _ in range(25)]
+
+
+def known_difference(text: str, theirs: str | Err, mine: str | Err) -> bool:
+    """The one difference README lists: which of two failing values of one sorted map
+    literal is reported."""
+    if isinstance(theirs, Err) and isinstance(mine, Err):
+        return scan(text).error_order_may_differ
+    return False
+
+
+def is_crash(result: str | Err) -> bool:
+    return isinstance(result, Err) and (
+        "panicked" in result.reason or "Goose's template engine crashes" in result.reason
+    )
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_generated_compaction_templates_match_the_wheel(seed: int, server: ScriptedServer) -> None:
+    mismatches = []
+    for text in compaction_templates(seed):
+        theirs, mine = wheel_render(server, text), ours(text)
+        if is_crash(theirs) and is_crash(mine):
+            continue  # the one deliberate difference: a clear error instead of the panic
+        if theirs != mine and not known_difference(text, theirs, mine):
+            mismatches.append((text, theirs, mine))
+    assert mismatches == []
+
+
+# --- generated summary templates over generated replies -------------------------------------------
+
+REPLY_VALUES = (
+    '["b", "a"]', '{"z": 1, "a": [true, null], "m": {"y": 2, "b": 1.5}}', '"text"', "null",
+    "[1, -2, 0.5, 1e16, 18446744073709551615]", '[{"k": "v"}, []]', '""', '"<a href=\'/\'>"',
+)  # fmt: skip
+SUMMARY_EXPRESSIONS = (
+    "user_intent", "current_work", "extra", "extra.a", "extra.m", "extra[0]", "files",
+    "files[0]", "files[0].path", "next_step", "extra | e", "extra ~ ''", "user_intent[::-1]",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_generated_summary_templates_match_the_wheel(
+    seed: int, server: ScriptedServer, tmp_path: Path
+) -> None:
+    rng = random.Random(1000 + seed)
+    compaction = goose.default_compaction_templates().compaction
+    mismatches = []
+    for i in range(12):
+        reply = json.dumps(
+            {
+                "user_intent": ["goal"],
+                "files": [{"path": "p.py", "summary": "s", "key_code": "x"}],
+                "extra": json.loads(rng.choice(REPLY_VALUES)),
+                "current_work": json.loads(rng.choice(REPLY_VALUES)),
+            }
+        )
+        parts = ["{{ " + rng.choice(SUMMARY_EXPRESSIONS) + " }}" for _ in range(rng.randint(1, 4))]
+        if rng.random() < 0.4:
+            parts.append("{% for k in extra %}[{{ k }}]{% endfor %}")
+        summary = "|".join(parts)
+        server.script = Script(reply=reply)
+        try:
+            theirs = run_reference(
+                server,
+                Case("s", SHORT, reply),
+                goose.CompactionTemplates(compaction=compaction, summary=summary),
+            ).text
+        except goose.GooseError as exc:
+            theirs = f"crash: {exc}"
+        directory = tmp_path / f"p{i}"
+        directory.mkdir()
+        (directory / "compaction.md").write_text(compaction)
+        (directory / "compaction_summary.md").write_text(summary)
+        try:
+            mine = finish(reply, load_templates(directory))[1]
+        except Exception as exc:  # the crash case: ours raises a clear TemplateError
+            mine = f"crash: {exc}"
+        if theirs.startswith("crash:") and "crashes" in mine:
+            continue
+        if theirs != mine:
+            mismatches.append((reply, summary, theirs, mine))
+    assert mismatches == []
+
+
+# --- through `goose-tui compact` ---------------------------------------------------------------
+
+CLI_COMPACTION = (
+    "{# an override using what jinja2 did differently #}\r\n"
+    '{{ {"z": 1, "a": [1, "b"]} }}|{{ -7 // 2 }},{{ 7 % -2 }}|{{ "</x>" | e }}\r\n'
+    "{% if false %}{{ messages | upper }}{% endif %}{{ 5. }}|{{ 007 }}\r\n{{ messages }}"
+)
+CLI_SUMMARY = (
+    "{{ extra }}|{{ files[0] }}|{{ user_intent ~ '' }}|"
+    "{% for k in extra %}{{ k }},{% endfor %}|{{ none_field | code_fence }}|{{ 1.0 | code_fence }}"
+)
+CLI_REPLY = json.dumps(
+    {
+        "user_intent": ["b", "a"],
+        "files": [{"summary": "s", "path": "p.py"}],
+        "extra": {"z": [1.0, None], "a": {"y": 1, "b": 2}},
+    }
+)
+
+
+def test_an_override_through_goose_tui_compact_matches_the_wheel(tmp_path: Path) -> None:
+    """The same override pair, run by the wheel and by ``goose-tui compact`` (a subprocess,
+    litellm against the loopback server): byte-equal system prompt and summary."""
+    from tests.differential.conftest import our_messages, serve
+    from tests.differential.test_http_path import start_compact, write_session
+
+    case = Case("cli-templates", SHORT, CLI_REPLY)
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "compaction.md").write_bytes(CLI_COMPACTION.encode())
+    (prompts / "compaction_summary.md").write_bytes(CLI_SUMMARY.encode())
+    script = Script(reply=CLI_REPLY)
+    with serve(script) as server:
+        reference = run_reference(
+            server,
+            case,
+            goose.CompactionTemplates(compaction=CLI_COMPACTION, summary=CLI_SUMMARY),
+        )
+        session = write_session(case, tmp_path / "session.jsonl")
+        proc = start_compact(session, server, prompts, tmp_path)
+        stdout, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 0, stderr
+        theirs, mine = server.requests
+    assert our_messages(case)  # the session holds the corpus conversation
+    assert mine["messages"][0]["content"] == theirs["messages"][0]["content"]
+    assert "\r\n" in theirs["messages"][0]["content"]
+    assert '{"a": [1, "b"], "z": 1}|-4,1|&lt;&#x2f;x&gt;' in theirs["messages"][0]["content"]
+    assert json.loads(stdout)["summary"] == reference.text
+    assert reference.text.startswith('{"a": {"b": 2, "y": 1}, "z": [1.0, None]}|')

@@ -1,0 +1,196 @@
+"""Goose's template engine in goose-tui (goose_tui/compaction/engine.py, issue 10 section 3):
+the hand-written table of tests/template_cases.py, the sandbox budgets, the panics Goose
+does not survive, and the pieces the engine is configured with. The same table is checked
+against the goose-sdk wheel in tests/differential/test_templates_engine.py."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from goose_tui.compaction import engine
+from goose_tui.compaction.engine import Compiled, EngineError, literal, scan
+from goose_tui.compaction.summarize import finish
+from goose_tui.compaction.templates import (
+    Template,
+    TemplateError,
+    TemplateSource,
+    load_templates,
+    render_template,
+)
+from tests.template_cases import CASES, CRASHES, MESSAGES, Err
+
+
+def render(text: str, context: dict | None = None) -> str:
+    return Compiled(text).render({"messages": MESSAGES} if context is None else context)
+
+
+@pytest.mark.parametrize(("text", "expected"), CASES.values(), ids=list(CASES))
+def test_hand_written_cases_render_as_goose_does(text: str, expected: str | Err) -> None:
+    if isinstance(expected, Err):
+        with pytest.raises(EngineError) as caught:
+            render(text)
+        assert (caught.value.message, caught.value.line) == expected
+    else:
+        assert render(text) == expected
+
+
+@pytest.mark.parametrize("text", CRASHES.values(), ids=list(CRASHES))
+def test_where_goose_panics_we_raise_a_clear_error(text: str) -> None:
+    """Goose's minijinja 2.24.0 panics here (value/ops.rs: "index out of bounds: the len is
+    0 but the index is 0") and the compaction task dies; goose-tui keeps running and says
+    so. The environment a panic poisons is rebuilt: the next render works."""
+    compiled = Compiled(text + "{{ messages }}")
+    for _ in range(2):
+        with pytest.raises(EngineError) as caught:
+            compiled.render({"messages": MESSAGES})
+        assert caught.value.kind == "crash"
+        assert "Goose's template engine crashes" in caught.value.message
+        assert "index out of bounds" in caught.value.message
+    assert Compiled("{{ messages }}").render({"messages": "after"}) == "after"
+
+
+def test_a_summary_template_that_crashes_fails_the_compaction(tmp_path: Path) -> None:
+    """Goose fails the whole compaction on the panic (the wheel raises "task panicked"), it
+    does not keep the raw reply as it does for an ordinary template error."""
+    (tmp_path / "compaction_summary.md").write_text("{{ user_intent[:0][::-1] }}")
+    with pytest.raises(TemplateError) as caught:
+        finish('{"user_intent": ["a"]}', load_templates(tmp_path))
+    assert caught.value.kind == "crash"
+
+
+# --- sandbox budgets (docs/reliability.md) ------------------------------------------------------
+
+BUDGET_SECONDS = 10  # generous for a loaded 2-core machine; ~0.5-2.5 s measured
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "reason"),
+    [
+        (
+            "nested billion-iteration loops",
+            "{% for a in [0] * 1000000000 %}{% for b in [0] * 1000000000 %}x{% endfor %}"
+            "{% endfor %}",
+            "time budget exhausted",
+        ),
+        (
+            "nested loops printing",
+            "{% for a in messages %}{% for b in messages %}{{ b }}{% endfor %}{% endfor %}",
+            "time budget exhausted",
+        ),
+        (
+            "100 MB strings in a loop",
+            "{% for a in [0] * 1000000000 %}{{ 'x' * 100000000 }}{% endfor %}",
+            "output budget exhausted",
+        ),
+        (
+            "the whole conversation in a nested loop",
+            "{% for a in messages %}{% for b in messages %}{{ messages }}{% endfor %}{% endfor %}",
+            "output budget exhausted",
+        ),
+        (
+            "10 KB of template text in a loop",
+            "{% for a in [0] * 1000000000 %}" + "y" * 10_000 + "{% endfor %}",
+            "time budget exhausted",
+        ),
+    ],
+)
+def test_a_template_that_never_ends_stops_within_the_budget(
+    name: str, text: str, reason: str, tmp_path: Path
+) -> None:
+    """Goose has no budget (``range`` does not exist there, ``[0] * 10**9`` is its lazy
+    equivalent): the override would hang Goose; goose-tui stops it and reports it as a broken
+    override with the reason."""
+    (tmp_path / "compaction.md").write_text(text)
+    templates = load_templates(tmp_path)
+    start = time.perf_counter()
+    with pytest.raises(TemplateError) as caught:
+        render_template(templates.compaction, {"messages": "m" * 100_000})
+    assert time.perf_counter() - start < BUDGET_SECONDS
+    assert caught.value.kind == "budget"
+    assert reason in str(caught.value)
+    assert str(caught.value).startswith(f"{tmp_path / 'compaction.md'}:")
+
+
+def test_range_does_not_exist_so_the_billion_loop_of_the_brief_fails_at_once() -> None:
+    with pytest.raises(EngineError, match="unknown function: range is unknown"):
+        render("{% for i in range(10**9) %}{% for j in range(10**9) %}{% endfor %}{% endfor %}")
+
+
+def test_static_text_in_loops_lowers_the_instruction_budget() -> None:
+    assert Compiled("{{ messages }}").fuel == engine.FUEL
+    big = Compiled("{% for a in messages %}" + "y" * 1_000_000 + "{% endfor %}")
+    assert big.fuel * 1_000_000 <= max(engine.OUTPUT_CAP, 100 * 1_000_000)
+
+
+# --- the pieces ------------------------------------------------------------------------------
+
+
+def test_context_lists_and_maps_are_engine_values_not_python_objects() -> None:
+    """Handed over as Python objects they would print as Python reprs and have Python's
+    methods; as literals they are the engine's own, as serde makes them in Goose."""
+    context = {"obj": {"z": [1, None, True], "a": 'q"\\'}, "items": ["x"]}
+    assert (
+        render("{{ obj }}|{{ items }}", context) == '{"a": "q\\"\\\\", "z": [1, None, True]}|["x"]'
+    )
+    with pytest.raises(EngineError, match="map has no method named items"):
+        render("{{ obj.items() }}", context)
+    with pytest.raises(EngineError, match="sequence has no method named append"):
+        render("{{ items.append(1) }}", context)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (None, "none"),
+        (True, "true"),
+        (-3, "(-3)"),
+        (2**64, "18446744073709551616"),
+        (1e-05, "1e-05"),
+        (-0.0, "-0.0"),
+        (float("inf"), "1e999"),
+        ('a"\\b', '"a\\"\\\\b"'),
+        ({"b": 1, "a": [2]}, '{"a": [2], "b": 1}'),
+    ],
+)
+def test_literal(value: object, text: str) -> None:
+    assert literal(value) == text
+
+
+def test_file_entries_keep_their_struct_field_order() -> None:
+    """Goose's FileEntry is a Rust struct: serialized in field order, not sorted (checked
+    against the wheel in tests/differential/test_findings.py::file_objects)."""
+    template = Template(
+        text="{{ files[0] }}", source=TemplateSource(name="compaction_summary.md", origin="edited")
+    )
+    context = {"files": [{"path": "p", "summary": "s", "key_code": None}]}
+    from goose_tui.compaction.templates import Templates
+
+    templates = load_templates().with_template(template)
+    assert isinstance(templates, Templates)
+    from goose_tui.compaction.templates import render_summary_context
+
+    assert (
+        render_summary_context(templates, context)
+        == '{"path": "p", "summary": "s", "key_code": None}'
+    )
+
+
+def test_scan_finds_statements_only_in_tags() -> None:
+    assert scan("{% raw %}{% macro %}{% endraw %}").goose_error is None
+    assert scan("{# {% break %} #}").goose_error is None
+    assert scan("{{ '{% call %}' }}").goose_error is None
+    assert scan("a\n\n{%- macro m() %}").goose_error == (
+        7,
+        3,
+        "syntax error: unknown statement macro",
+    )
+
+
+def test_template_files_are_read_without_newline_translation(tmp_path: Path) -> None:
+    (tmp_path / "compaction.md").write_bytes(b"a\r\n{{ messages }}\r\nb")
+    templates = load_templates(tmp_path)
+    assert templates.compaction.text == "a\r\n{{ messages }}\r\nb"
+    assert render_template(templates.compaction, {"messages": "m"}) == "a\r\nm\r\nb"
