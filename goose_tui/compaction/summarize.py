@@ -119,7 +119,7 @@ def remove_tool_responses(messages: Sequence[Message], percent: int) -> tuple[li
 
 
 def build_request(
-    messages: Sequence[Message], templates: Templates, *, focus: str | None = None
+    messages: Sequence[Message], templates: Templates, focus: str | None = None
 ) -> CompactionRequest:
     """The request for a session's messages: first cut to what the summarizer receives."""
     return _request(summarizer_messages(messages), templates, focus)
