@@ -13,7 +13,7 @@ from goose_tui.tui.app import GooseTUI, bundled_sample
 from goose_tui.tui.screens.retention_screen import RetentionScreen
 from goose_tui.tui.widgets.conversation_view import ConversationView
 
-from .conftest import settle
+from .conftest import settle, wait_until
 
 KNOWN_ERROR = "FAILED tests/test_dates.py::test_parse_dates"
 
@@ -378,10 +378,15 @@ async def test_compare_at_80x24_stacks_a_and_b_so_both_numbers_show() -> None:
         fields = screen.query_one("#compare-fields", DataTable)
         assert fields.region.y >= sides.region.bottom  # stacked, not side by side
         assert sides.region.right <= 80 and sides.virtual_size.width <= sides.size.width
-        shown = app.export_screenshot()
         tokens_a, tokens_b = (str(c) for c in sides.get_row_at(1)[1:])
-        text = "".join(ch for ch in shown if ch.isprintable())
-        assert tokens_a in text and tokens_b in text
+
+        def on_screen() -> bool:
+            text = "".join(ch for ch in app.export_screenshot() if ch.isprintable())
+            return tokens_a in text and tokens_b in text
+
+        # What is drawn, not only what the table holds (on a loaded machine the frame with
+        # the filled table can come after the workers have finished).
+        await wait_until(pilot, on_screen, timeout=60)
         left = screen.query_one("#compare-left-scroll")
         right = screen.query_one("#compare-right-scroll")
         assert right.region.y >= left.region.bottom
