@@ -133,6 +133,19 @@ def _add_usage_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_profile_arg(p: argparse.ArgumentParser) -> None:
+    from goose_tui.compaction.profiles import DEFAULT_PROFILE, PROFILES
+
+    p.add_argument(
+        "--goose-profile",
+        choices=PROFILES,
+        default=DEFAULT_PROFILE,
+        help="which Goose version's conversation format to use: goose-sdk-wheel ([role]: "
+        "lines, the installed reference and released Goose; the default) or goose-main "
+        "(one JSON record per message, Goose's main branch)",
+    )
+
+
 def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model",
@@ -161,6 +174,7 @@ def build_app_parser() -> argparse.ArgumentParser:
     _add_session_args(p, optional=True)
     _add_model_args(p)
     _add_prompts_dir(p)
+    _add_profile_arg(p)
     p.add_argument("--threshold", type=float, metavar="T", help="compaction threshold (0.8)")
     p.add_argument("--context-limit", type=int, metavar="N", help="context window in tokens")
     return p
@@ -173,10 +187,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("format", help="print the text that fills {{ messages }}")
     _add_session_args(s)
+    _add_profile_arg(s)
 
     s = sub.add_parser("prompt", help="print the rendered compaction system prompt")
     _add_session_args(s)
     _add_prompts_dir(s)
+    _add_profile_arg(s)
 
     s = sub.add_parser("parse", help="extract, read and render the summary in a model reply")
     s.add_argument("reply", metavar="REPLY_FILE", help="a file with the model's reply, or -")
@@ -206,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_session_args(s)
     _add_model_args(s)
     _add_prompts_dir(s)
+    _add_profile_arg(s)
     s.add_argument("--json", action="store_true", help="print one JSON object with every step")
     s.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the summary here")
 
@@ -254,10 +271,10 @@ def _template_failure(exc: Exception) -> CliError:
 
 
 def cmd_format(args: argparse.Namespace) -> int:
-    from goose_tui.compaction.format import format_messages
+    from goose_tui.compaction.profiles import format_for_profile
 
     session = _load(args)
-    sys.stdout.write(format_messages(session.messages) + "\n")
+    sys.stdout.write(format_for_profile(session.messages, args.goose_profile) + "\n")
     return 0
 
 
@@ -268,7 +285,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     session = _load(args)
     templates = _templates(args)
     try:
-        request = build_request(session.messages, templates)
+        request = build_request(session.messages, templates, args.goose_profile)
     except TemplateError as exc:
         raise _template_failure(exc) from exc
     sys.stdout.write(request.system_prompt + "\n")
@@ -438,7 +455,9 @@ def cmd_compact(args: argparse.Namespace) -> int:
     templates = _templates(args)
     summarizer = make_summarizer_from_args(args)
 
-    result = run_compaction(summarize(session.messages, summarizer, templates))
+    result = run_compaction(
+        summarize(session.messages, summarizer, templates, profile=args.goose_profile)
+    )
 
     if args.output is not None:
         atomic_write_text(args.output, result.summary + "\n")
@@ -447,6 +466,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         print_json(
             {
                 "model": result.model,
+                "goose_profile": args.goose_profile,
                 "system_prompt": result.request.system_prompt,
                 "request": [m.model_dump() for m in result.request.messages],
                 "raw_response": result.raw_response,
@@ -507,6 +527,7 @@ def run_app_from_args(argv: Sequence[str]) -> int:
         prompts_dir=args.prompts_dir,
         threshold=args.threshold,
         context_limit=args.context_limit,
+        goose_profile=args.goose_profile,
     )
     return 0
 

@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from goose_tui.compaction.extract import Extraction, extract_summary
-from goose_tui.compaction.format import format_messages
+from goose_tui.compaction.profiles import DEFAULT_PROFILE, GooseProfile, format_for_profile
 from goose_tui.compaction.templates import (
     TemplateError,
     Templates,
@@ -104,8 +104,12 @@ def agent_visible(messages: Sequence[Message]) -> list[Message]:
     return [m for m in messages if m.metadata.agent_visible]
 
 
-def build_request(messages: Sequence[Message], templates: Templates) -> CompactionRequest:
-    system_prompt = render_compaction_prompt(templates, format_messages(agent_visible(messages)))
+def build_request(
+    messages: Sequence[Message], templates: Templates, profile: GooseProfile = DEFAULT_PROFILE
+) -> CompactionRequest:
+    """The request as the Goose version ``profile`` builds it (profiles.py)."""
+    text = format_for_profile(agent_visible(messages), profile)
+    system_prompt = render_compaction_prompt(templates, text)
     return CompactionRequest(
         system_prompt=system_prompt,
         messages=[
@@ -175,6 +179,7 @@ async def summarize(
     *,
     on_attempt: Callable[[Attempt], None] | None = None,
     on_chunk: OnChunk | None = None,
+    profile: GooseProfile = DEFAULT_PROFILE,
 ) -> CompactionResult:
     """Run the ladder of SPEC §7. Raises ``CompactionFailed`` when every rung overflows (or
     the first does with nothing to remove); any other model error propagates unchanged, and
@@ -193,7 +198,7 @@ async def summarize(
 
     for percent in LADDER_PERCENTS:
         kept, removed = remove_tool_responses(history, percent)
-        request = build_request(kept, templates)
+        request = build_request(kept, templates, profile)
         running = Attempt(
             removed_percent=percent,
             removed_messages=removed,

@@ -12,6 +12,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+from goose_tui.compaction.profiles import DEFAULT_PROFILE, DESCRIPTIONS, GooseProfile
 from goose_tui.compaction.templates import (
     Template,
     TemplateError,
@@ -66,8 +67,10 @@ class GooseTUI(App[None]):
         threshold: float | None = None,
         context_limit: int | None = None,
         clock: Callable[[], float] = time.monotonic,
+        goose_profile: GooseProfile = DEFAULT_PROFILE,
     ) -> None:
         super().__init__()
+        self.goose_profile: GooseProfile = goose_profile
         self.session_path = session_path
         self.session_id = session_id
         self.model = model
@@ -370,6 +373,11 @@ class GooseTUI(App[None]):
             files.append(Path(self.model[7:]))
         return files
 
+    def set_goose_profile(self, profile: GooseProfile) -> None:
+        self.goose_profile = profile
+        self.notify(f"Goose format: {profile} ({DESCRIPTIONS[profile]})", timeout=4)
+        self.main.profile_changed()
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
@@ -384,6 +392,7 @@ def run_app(
     prompts_dir: Path | None = None,
     threshold: float | None = None,
     context_limit: int | None = None,
+    goose_profile: GooseProfile = DEFAULT_PROFILE,
 ) -> None:
     GooseTUI(
         session_path,
@@ -393,6 +402,7 @@ def run_app(
         prompts_dir=prompts_dir,
         threshold=threshold,
         context_limit=context_limit,
+        goose_profile=goose_profile,
     ).run()
 
 

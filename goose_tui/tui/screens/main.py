@@ -19,6 +19,7 @@ from textual.widgets._tabs import Tab
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from goose_tui.compaction.extract import Extraction
+from goose_tui.compaction.profiles import next_profile
 from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.compaction.summarize import Attempt, CompactionFailed, CompactionResult
 from goose_tui.compaction.templates import TemplateError, Templates
@@ -65,6 +66,7 @@ class MainScreen(Screen[None]):
         Binding("l", "retention", "Lost?", id="main.retention"),
         Binding("v", "compare", "Compare", id="main.compare"),
         Binding("g", "timeline", "Timeline", id="main.timeline"),
+        Binding("p", "switch_profile", "Goose version", id="main.profile", show=False),
     ]
 
     def __init__(self) -> None:
@@ -120,6 +122,7 @@ class MainScreen(Screen[None]):
         self.query_one("#search").display = False
         self.query_one(FieldsTree).show_summary(None)
         self.query_one(CompactionStatus).model = self.tui.model
+        self.query_one(CompactionStatus).profile = self.tui.goose_profile
         self._layout_for(self.size.width)
         self._show_template_origin()
 
@@ -218,7 +221,7 @@ class MainScreen(Screen[None]):
         from goose_tui.compaction.summarize import build_request
 
         assert self.session is not None
-        request = build_request(self.session.messages, self.tui.templates)
+        request = build_request(self.session.messages, self.tui.templates, self.tui.goose_profile)
         self.app.call_from_thread(self._show_prompt, request.system_prompt, "as it will be sent")
 
     def _show_prompt(self, prompt: str, note: str) -> None:
@@ -284,6 +287,7 @@ class MainScreen(Screen[None]):
                 self.tui.templates,
                 on_attempt=on_attempt,
                 on_chunk=on_chunk,
+                profile=self.tui.goose_profile,
             )
         except BaseException:  # failed or cancelled: what streamed in is kept, but say so
             self.query_one("#pane-analysis", Pane).set_title("analysis · partial reply, not used")
@@ -498,6 +502,16 @@ class MainScreen(Screen[None]):
         from goose_tui.tui.screens.retention_screen import open_retention
 
         open_retention(self)
+
+    def action_switch_profile(self) -> None:
+        """The next Goose version's conversation format (profiles.py); the input pane is
+        rendered again so the user sees what changed."""
+        self.tui.set_goose_profile(next_profile(self.tui.goose_profile))
+
+    def profile_changed(self) -> None:
+        self.query_one(CompactionStatus).profile = self.tui.goose_profile
+        if self.session is not None:
+            self.build_prompt()
 
     def action_timeline(self) -> None:
         from goose_tui.tui.screens.timeline_screen import open_timeline
