@@ -302,3 +302,18 @@ def test_goose_renders_our_builtin_summary_template_to_our_bytes(
     extraction, mine = finish(reply, ours)
     assert extraction.structured is not None  # rendered, not the raw-reply fallback
     assert mine == theirs
+
+
+def test_the_binding_is_the_minijinja_version_compiled_into_the_wheel() -> None:
+    """The wheel's library names the crate it was built from (``minijinja-2.24.0`` in its
+    panic paths); pyproject pins the Python binding of that same version."""
+    import mmap
+    from importlib.metadata import version
+
+    from goose_tui.compaction.engine import GOOSE_MINIJINJA_VERSION
+
+    library = Path(goose.__file__).with_name("libgoose_sdk.so")
+    with library.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        found = set(re.findall(rb"minijinja-(\d+\.\d+\.\d+)/", m))
+    assert found == {GOOSE_MINIJINJA_VERSION.encode()}
+    assert version("minijinja") == GOOSE_MINIJINJA_VERSION
