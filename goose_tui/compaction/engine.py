@@ -44,7 +44,7 @@ TEMPLATE_NAME = "template"  # the name Goose gives every template it renders
 WRAPPER_NAME = "\x00goose-tui context"
 
 # Budgets: a render that loops or prints without end stops here (see docs/reliability.md).
-FUEL = 4_000_000  # minijinja instructions per render
+FUEL = 2_000_000  # minijinja instructions per render
 OUTPUT_CAP = 64 * 1024 * 1024  # characters of output per render
 
 # Filters, tests and globals the Python binding registers (minijinja built-ins and
@@ -411,6 +411,8 @@ def literal(value: Any) -> str:
             return "1e999" if value > 0 else "(-1e999)"
         return repr(value) if value >= 0 or repr(value) == "-0.0" else f"({value!r})"
     if isinstance(value, str):
+        if not value.isascii():  # a lone surrogate becomes U+FFFD, as the binding makes it
+            value = value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if hasattr(value, "model_dump"):
         # A Rust struct serializes its fields in declaration order (FileEntry in Goose).
@@ -530,15 +532,32 @@ class Compiled:
         goose = self.scan.goose_error
         try:
             env.add_template(TEMPLATE_NAME, self.source)
+        except UnicodeEncodeError:
+            raise EngineError(
+                "the template holds a lone surrogate code point, which is not text Goose can "
+                "read (a UTF-8 file cannot hold one)",
+                None,
+                kind="syntax",
+            ) from None
         except minijinja.TemplateError as exc:
             message, line = _goose_reason(exc)
             span = getattr(exc, "range", None)
-            if goose is None or (span is not None and span[0] < goose[0]):
+            if goose is None or (span is not None and self._original(span[0]) < goose[0]):
                 raise EngineError(message, line, kind="syntax") from None
         if goose is not None:
             raise EngineError(goose[2], goose[1], kind="syntax")
         self._env = env
         return env
+
+    def _original(self, offset: int) -> int:
+        """An offset in the edited source as an offset in the user's text (the edits that
+        insert text come before it; reordered map pairs keep the length)."""
+        shift = 0
+        for start, end, new in sorted(self.scan.edits):
+            if offset < start + shift:
+                break
+            shift += len(new) - (end - start)
+        return offset - shift
 
     def render(self, context: dict[str, Any]) -> str:
         import minijinja
