@@ -204,3 +204,22 @@ def test_lone_surrogates_never_escape_as_python_errors() -> None:
     )
     with pytest.raises(EngineError, match="lone surrogate"):
         Compiled("\ud800{{ x }}")
+
+
+def test_renders_of_one_template_from_several_threads() -> None:
+    """The app renders from worker threads; one compiled template serves them one at a time
+    (the binding releases the GIL while rendering, and the finalizer takes it back)."""
+    import threading
+
+    compiled = Compiled("{% for a in messages %}{{ a }}{% endfor %}")
+    results: list[int] = []
+
+    def run() -> None:
+        results.append(len(compiled.render({"messages": "x" * 20_000})))
+
+    threads = [threading.Thread(target=run) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert results == [20_000] * 6

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -486,6 +487,9 @@ class Compiled:
         self.fuel = max(100, min(FUEL, OUTPUT_CAP // loop_data))
         self._env: Any = None
         self._output = 0
+        # One render at a time per template (the app renders from worker threads): the
+        # output count is per render. Waiting on it releases the GIL.
+        self._lock = threading.Lock()
         self._env_or_error()
 
     def _make_env(self) -> Any:
@@ -562,15 +566,16 @@ class Compiled:
     def render(self, context: dict[str, Any]) -> str:
         import minijinja
 
-        env = self._env_or_error()
-        try:
-            text = self._render(env, context)
-        except BaseException as exc:  # pyo3's PanicException derives from BaseException
-            if type(exc).__name__ != "PanicException":
-                raise
-            self._env = None  # a panic poisons the environment
-            info = minijinja._lowlevel.get_panic_info()
-            raise _crash(info[0] if info else str(exc), None) from None
+        with self._lock:
+            env = self._env_or_error()
+            try:
+                text = self._render(env, context)
+            except BaseException as exc:  # pyo3's PanicException derives from BaseException
+                if type(exc).__name__ != "PanicException":
+                    raise
+                self._env = None  # a panic poisons the environment
+                info = minijinja._lowlevel.get_panic_info()
+                raise _crash(info[0] if info else str(exc), None) from None
         return _rust_trim(text)
 
     def _render(self, env: Any, context: dict[str, Any]) -> str:
