@@ -109,6 +109,10 @@ CASES: dict[str, tuple[str, str | Err]] = {
     "macro_inside_comment": ("{# {% macro %} #}ok", "ok"),
     "macro_inside_string": ('{{ "{% macro %}" }}', "{% macro %}"),
     "self_is_undefined": ("[{{ self }}]", "[]"),
+    # Names the context lacks are undefined, also those of a Python dict's methods (the
+    # binding hands a Python context over as the dict; engine.py never passes one).
+    "dict_method_names_are_undefined": ("[{{ items }}]|{{ keys is defined }}", "[]|False"),
+    "dict_method_call": ("{{ keys() }}", Err("unknown function: keys is unknown", 1)),
     # Unknown filters fail only when they run (jinja2 refused them when compiling, outside
     # an if: in a loop body that never runs, for one).
     "unknown_filter_in_empty_loop": ("{% for x in [] %}{{ x | nosuch }}{% endfor %}ok", "ok"),

@@ -21,10 +21,11 @@ compiled with more features; what those add is taken away again here:
 - ``preserve_order``: maps are sorted by key. Maps from the context are sorted before they
   are handed over; a map literal whose keys are all string literals is reordered in the
   source (same text, same lines).
-- Python objects: a list or dict passed from Python stays a Python object inside the
-  binding (printed by Python's ``str``, with Python's methods). Context lists and maps are
-  therefore written as template literals (``{% set x = [...] %}``) in a wrapper that
-  includes the user's template, so they are the engine's own values, as in Goose.
+- Python objects: a list, a dict, or the context itself passed from Python stays a Python
+  object inside the binding (printed by Python's ``str``, with Python's methods; a name
+  the context lacks found the dict's ``items``). Every context value is therefore written
+  as a template literal (``{% set x = [...] %}``) in a wrapper that includes the user's
+  template, so values are the engine's own, as in Goose, and the context is native.
 
 Sandbox (docs/reliability.md): every render runs on a fuel budget (minijinja counts
 instructions) and an output cap; either one exhausted stops the render with a
@@ -71,6 +72,7 @@ _RESERVED = frozenset(
     "kwargs recursive with without context ignore missing import from as".split()
 )
 _ASCII_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_INCLUDE = '{% include "' + TEMPLATE_NAME + '" %}'
 
 
 class EngineError(Exception):
@@ -414,7 +416,11 @@ def literal(value: Any) -> str:
     if isinstance(value, str):
         if not value.isascii():  # a lone surrogate becomes U+FFFD, as the binding makes it
             value = value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        if "\\" in value:
+            value = value.replace("\\", "\\\\")
+        if '"' in value:
+            value = value.replace('"', '\\"')
+        return '"' + value + '"'
     if hasattr(value, "model_dump"):
         # A Rust struct serializes its fields in declaration order (FileEntry in Goose).
         fields = value.model_dump()
@@ -425,12 +431,6 @@ def literal(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[" + ", ".join(literal(item) for item in value) + "]"
     return literal(str(value))
-
-
-def _is_native(value: Any) -> bool:
-    if isinstance(value, bool) or value is None or isinstance(value, str | float):
-        return True
-    return isinstance(value, int) and -(2**63) <= value < 2**63
 
 
 # --- the environment -----------------------------------------------------------------------------
@@ -581,17 +581,17 @@ class Compiled:
     def _render(self, env: Any, context: dict[str, Any]) -> str:
         import minijinja
 
-        direct = {k: v for k, v in context.items() if _is_native(v) or not _settable(k)}
-        literals = {k: v for k, v in context.items() if k not in direct}
+        # Every value is written into the wrapper as a literal and nothing is passed from
+        # Python: the binding hands a Python context over as the dict itself, whose methods
+        # then answer for the names it lacks ({{ items }} printed a bound method, {{ keys() }}
+        # called it; in Goose both are "unknown"). A name that is not an identifier is
+        # unreachable in Goose too.
+        sets = "".join(
+            f"{{% set {k} = {literal(v)} %}}" for k, v in sorted(context.items()) if _settable(k)
+        )
         self._output = 0
         try:
-            if literals:
-                sets = "".join(
-                    f"{{% set {k} = {literal(v)} %}}" for k, v in sorted(literals.items())
-                )
-                wrapper = sets + '{% include "' + TEMPLATE_NAME + '" %}'
-                return env.render_str(wrapper, WRAPPER_NAME, **direct)
-            return env.render_template(TEMPLATE_NAME, **direct)
+            return env.render_str(sets + _INCLUDE, WRAPPER_NAME)
         except _OutputCapReached:
             raise EngineError(
                 f"output budget exhausted: the render passed {OUTPUT_CAP:,} characters "
