@@ -2,7 +2,7 @@
 
 Exit codes: 0 success, 1 the operation failed (a model error, a template that does not
 render), 2 unusable input (a file that is missing or is not a session). Every failure prints
-one line on stderr saying why.
+one line on stderr saying why; where there is advice, it follows on a line of its own.
 """
 
 from __future__ import annotations
@@ -33,11 +33,14 @@ def print_json(value: Any) -> None:
 
 
 def read_text_arg(name: str, what: str) -> str:
-    """The text of a file argument, or standard input for ``-``."""
+    """The text of a file argument, or standard input for ``-``, byte for byte: no newline
+    translation (a reply's "\r\n" reaches the reader as the model wrote it)."""
     try:
         if name == "-":
-            return sys.stdin.read()
-        return Path(name).read_text(encoding="utf-8")
+            stream = getattr(sys.stdin, "buffer", None)  # absent on a replaced stdin
+            return stream.read().decode("utf-8") if stream is not None else sys.stdin.read()
+        with Path(name).open(encoding="utf-8", newline="") as handle:
+            return handle.read()
     except FileNotFoundError as exc:
         raise CliError(f"{name}: no such {what} file", EXIT_UNUSABLE) from exc
     except UnicodeDecodeError as exc:
@@ -55,6 +58,7 @@ SUBCOMMANDS = (
     "sessions",
     "compact",
     "retention",
+    "probe",
     "compare",
     "timeline",
     "batch",
@@ -79,8 +83,10 @@ headless sub-commands (run `goose-tui COMMAND --help` for each):
   render SUMMARY_JSON   render a hand-written summary JSON (file or -)
   usage SESSION         tokens used, context limit, threshold, whether compaction is due
   sessions [PATH]       list the sessions in a sessions.db, a folder, or Goose's data dir
+                        (what `goose session list` shows; --all-sessions for every one)
   compact SESSION       compact a session with a model and print the summary
   retention SESSION     what a summary kept and lost: user messages, files, errors, commands
+  probe SESSION         can the agent still act: recall, artifact, continuation, decision probes
   compare SESSION       two summaries side by side (two models, two templates, a saved one)
   timeline SESSION      how the context grew turn by turn and where compaction triggers
   batch DIR_OR_DB       compact many sessions and write one report
@@ -108,6 +114,16 @@ def _add_session_args(p: argparse.ArgumentParser, *, optional: bool = False) -> 
     )
     p.add_argument(
         "--session", dest="session_id", metavar="ID", help="which session of a sessions.db"
+    )
+    add_all_sessions_flag(p)
+
+
+def add_all_sessions_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--all-sessions",
+        action="store_true",
+        help="in a sessions.db, list and pick from every session; by default only those "
+        "`goose session list` shows (user and scheduled sessions with messages)",
     )
 
 
@@ -143,6 +159,15 @@ def _add_profile_arg(p: argparse.ArgumentParser) -> None:
         help="which Goose version's conversation format to use: goose-sdk-wheel ([role]: "
         "lines, the installed reference and released Goose; the default) or goose-main "
         "(one JSON record per message, Goose's main branch)",
+    )
+
+
+def _add_focus(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--focus",
+        metavar="TEXT",
+        help="a one-off instruction for this summary (what to keep), the template variable "
+        "{{ focus }}; appended as the prompt's last paragraph when the template does not use it",
     )
 
 
@@ -193,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_session_args(s)
     _add_prompts_dir(s)
     _add_profile_arg(s)
+    _add_focus(s)
 
     s = sub.add_parser("parse", help="extract, read and render the summary in a model reply")
     s.add_argument("reply", metavar="REPLY_FILE", help="a file with the model's reply, or -")
@@ -217,14 +243,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="a sessions.db or a folder (default: Goose's data dir)",
     )
     s.add_argument("--json", action="store_true", help="print a JSON array")
+    add_all_sessions_flag(s)
 
     s = sub.add_parser("compact", help="compact a session with a model")
     _add_session_args(s)
     _add_model_args(s)
     _add_prompts_dir(s)
     _add_profile_arg(s)
+    _add_focus(s)
     s.add_argument("--json", action="store_true", help="print one JSON object with every step")
     s.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the summary here")
+    s.add_argument(
+        "--save-session",
+        type=Path,
+        metavar="PATH",
+        help="also write the compacted session, in a shape Goose imports (see README)",
+    )
+    s.add_argument(
+        "--save-format",
+        choices=("jsonl", "json"),
+        help="jsonl: Goose's legacy session file; json: the export shape (default: by suffix)",
+    )
+    s.add_argument("--overwrite", action="store_true", help="replace an existing --save-session")
 
     from goose_tui.analysis.commands import register
 
@@ -240,7 +280,11 @@ def _load(args: argparse.Namespace):  # -> Session
     from goose_tui.session.loader import SessionLoadError, load_session
 
     try:
-        session = load_session(args.session, session_id=getattr(args, "session_id", None))
+        session = load_session(
+            args.session,
+            session_id=getattr(args, "session_id", None),
+            all_sessions=getattr(args, "all_sessions", False),
+        )
     except SessionLoadError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
     for warning in session.warnings:
@@ -272,9 +316,13 @@ def _template_failure(exc: Exception) -> CliError:
 
 def cmd_format(args: argparse.Namespace) -> int:
     from goose_tui.compaction.profiles import format_for_profile
+    from goose_tui.compaction.visibility import summarizer_messages
 
     session = _load(args)
-    sys.stdout.write(format_for_profile(session.messages, args.goose_profile) + "\n")
+    # Exactly what fills {{ messages }}: the messages (and items) the summarizer receives,
+    # in the chosen Goose version's format.
+    messages = summarizer_messages(session.messages)
+    sys.stdout.write(format_for_profile(messages, args.goose_profile) + "\n")
     return 0
 
 
@@ -285,7 +333,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     session = _load(args)
     templates = _templates(args)
     try:
-        request = build_request(session.messages, templates, args.goose_profile)
+        request = build_request(session.messages, templates, args.focus, profile=args.goose_profile)
     except TemplateError as exc:
         raise _template_failure(exc) from exc
     sys.stdout.write(request.system_prompt + "\n")
@@ -340,9 +388,11 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
+    from goose_tui.analysis.breakdown import context_breakdown, format_breakdown
     from goose_tui.tokens import context_usage
 
     session = _load(args)
+    breakdown = context_breakdown(session)
     u = context_usage(
         session, model=args.model, context_limit=args.context_limit, threshold=args.threshold
     )
@@ -359,6 +409,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
                 "compaction_due": u.compaction_due,
                 "model": u.model,
                 "messages": len(session.messages),
+                "breakdown": breakdown.to_json_dict(),
             }
         )
         return 0
@@ -373,6 +424,10 @@ def cmd_usage(args: argparse.Namespace) -> int:
         print(f"threshold   {u.threshold:g} -> compaction due: {due}")
     else:
         print(f"threshold   {u.threshold:g} -> auto compaction is off (needs 0 < T < 1)")
+    print()
+    print("what fills the context (estimated, o200k_base)")
+    for line in format_breakdown(breakdown):
+        print(line)
     return 0
 
 
@@ -380,7 +435,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     from goose_tui.session.loader import SessionLoadError, list_sessions
 
     try:
-        infos = list_sessions(args.path)
+        infos = list_sessions(args.path, all_sessions=args.all_sessions)
     except SessionLoadError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
     if args.json:
@@ -435,38 +490,70 @@ def run_compaction(coro: Any) -> Any:
     from goose_tui.compaction.templates import TemplateError
     from goose_tui.llm.base import ModelError
 
+    # The result is kept outside the task: on Python 3.11 with the default SIGINT handler,
+    # asyncio.Runner formats repr(task) (result included) after the run, and the repr of a
+    # big session's CompactionResult is tens of millions of characters, built twice.
+    holder: list[Any] = []
+
+    async def run() -> None:
+        holder.append(await coro)
+
     try:
-        return asyncio.run(coro)
+        asyncio.run(run())
+        return holder[0]
     except (CompactionFailed, ModelError, TemplateError) as exc:
         raise CliError(str(exc), EXIT_FAILED) from exc
     except KeyboardInterrupt as exc:
         raise CliError("cancelled", EXIT_FAILED) from exc
 
 
+def prepare_model_from_args(args: argparse.Namespace) -> None:
+    """Start importing the model's client (litellm: seconds) while the session loads."""
+    from goose_tui.llm import prepare_model
+
+    try:
+        spec = _model_spec(args)
+    except CliError:
+        return  # reported in order, after the session's own errors
+    prepare_model(spec)
+
+
 def cmd_compact(args: argparse.Namespace) -> int:
     from goose_tui.compaction.summarize import summarize
 
+    prepare_model_from_args(args)
     session = _load(args)
     if args.output is not None:
         try:
             refuse_overwriting_inputs(args.output, [args.session])
         except OverwriteRefused as exc:
             raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    if args.save_session is not None:
+        _check_save_target(args)
     templates = _templates(args)
     summarizer = make_summarizer_from_args(args)
 
     result = run_compaction(
-        summarize(session.messages, summarizer, templates, profile=args.goose_profile)
+        summarize(
+            session.messages,
+            summarizer,
+            templates,
+            focus=args.focus,
+            profile=args.goose_profile,
+        )
     )
 
     if args.output is not None:
         atomic_write_text(args.output, result.summary + "\n")
+    if args.save_session is not None:
+        _save_session(args, session, result.summary)
     if args.json:
         ex = result.extraction
         print_json(
             {
                 "model": result.model,
                 "goose_profile": args.goose_profile,
+                "focus": result.focus,
                 "system_prompt": result.request.system_prompt,
                 "request": [m.model_dump() for m in result.request.messages],
                 "raw_response": result.raw_response,
@@ -499,6 +586,37 @@ def cmd_compact(args: argparse.Namespace) -> int:
     return 0
 
 
+def _save_inputs(args: argparse.Namespace) -> list[Path | None]:
+    return [args.session, args.output, args.replay]
+
+
+def _check_save_target(args: argparse.Namespace) -> None:
+    """Before the model is called: a target that will be refused fails at once (exit 2)."""
+    from goose_tui.session.writer import SaveRefused, check_target
+
+    try:
+        check_target(args.save_session, _save_inputs(args), overwrite=args.overwrite)
+    except SaveRefused as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+
+
+def _save_session(args: argparse.Namespace, session: Any, summary: str) -> None:
+    from goose_tui.session.writer import SaveRefused, save_compacted_session
+
+    try:
+        written = save_compacted_session(
+            args.save_session,
+            session,
+            summary,
+            args.save_format,
+            inputs=_save_inputs(args),
+            overwrite=args.overwrite,
+        )
+    except SaveRefused as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    print(f"goose-tui: saved the compacted session to {written}", file=sys.stderr)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "format": cmd_format,
     "prompt": cmd_prompt,
@@ -522,6 +640,7 @@ def run_app_from_args(argv: Sequence[str]) -> int:
     run_app(
         args.session,
         session_id=args.session_id,
+        all_sessions=args.all_sessions,
         model=spec,
         api_base=args.api_base,
         prompts_dir=args.prompts_dir,
@@ -557,4 +676,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main, not this __main__ copy: the analysis commands raise
+    # goose_tui.cli.CliError, which a second copy of the class would not catch.
+    from goose_tui.cli import main as _main
+
+    sys.exit(_main())

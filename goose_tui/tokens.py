@@ -17,6 +17,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
@@ -118,29 +119,72 @@ def encoder() -> tiktoken.Encoding:
     return _encoder
 
 
-def count_tokens(text: str) -> int:
+# Long texts are encoded in chunks so the token list of a whole prompt (tens of millions of
+# tokens, ~440 MB as a Python list) never exists. A chunk ends just before a space that
+# follows a non-whitespace character: o200k_base's pre-tokenizer always starts a piece
+# there (no piece ends in a space after a non-space: words, numbers and punctuation stop at
+# it, and whitespace pieces hold no non-space), and no special token contains a space, so
+# the pieces, hence the counts, are those of the whole text. A test compares the two.
+CHUNK_CHARS = 1 << 18
+_SAFE_CUT = re.compile(r"(?<=\S) ")
+
+
+def _encode_count(text: str) -> int:
     # Goose uses encode_with_special_tokens: "<|endoftext|>" in a text counts as one token.
+    return len(encoder().encode(text, allowed_special="all"))
+
+
+def _safe_cut(text: str, at: int, end: int) -> int | None:
+    """The first safe chunk boundary at or after ``at`` (before ``end``), or None."""
+    match = _SAFE_CUT.search(text, at, end)
+    return match.start() if match is not None else None
+
+
+def count_tokens(text: str, chunk: int = CHUNK_CHARS) -> int:
+    """Tokens of ``text`` (special tokens allowed), encoded ``chunk`` characters or so at a
+    time at boundaries where the tokenizer splits anyway."""
     if not text:
         return 0
-    return len(encoder().encode(text, allowed_special="all"))
+    total = 0
+    start = 0
+    size = len(text)
+    while size - start > chunk:
+        cut = _safe_cut(text, start + chunk, size)
+        if cut is None:
+            break
+        total += _encode_count(text[start:cut])
+        start = cut
+    return total + _encode_count(text[start:] if start else text)
+
+
+def count_tokens_joined(head: str, tail: str, chunk: int = CHUNK_CHARS) -> int:
+    """``count_tokens(head + tail)`` without building the concatenation: ``head`` is counted
+    up to its last safe boundary, and only the rest of it is joined to ``tail``."""
+    cut = head.rfind(" ", max(0, len(head) - chunk))
+    while cut > 0 and head[cut - 1].isspace():
+        cut = head.rfind(" ", max(0, len(head) - chunk), cut)
+    if cut <= 0:
+        return count_tokens(head + tail, chunk)
+    return count_tokens(head[:cut], chunk) + count_tokens(head[cut:] + tail, chunk)
+
+
+def item_token_texts(item: Any) -> list[str]:
+    """The strings Goose counts for one content item (none for images, thinking, ...)."""
+    kind = content_type(item)
+    if kind == "text":
+        text = item.get("text")
+        return [text] if isinstance(text, str) else []
+    if kind == "toolRequest":
+        return _tool_request_text(item)
+    if kind == "toolResponse":
+        response = tool_response_texts(item)
+        return ["\n".join(response)] if response else []
+    return []
 
 
 def _token_texts(message: Message) -> list[str]:
     """The strings Goose counts for one message, in order."""
-    texts: list[str] = []
-    for item in message.content:
-        kind = content_type(item)
-        if kind == "text":
-            text = item.get("text")
-            if isinstance(text, str):
-                texts.append(text)
-        elif kind == "toolRequest":
-            texts.extend(_tool_request_text(item))
-        elif kind == "toolResponse":
-            response = tool_response_texts(item)
-            if response:
-                texts.append("\n".join(response))
-    return texts
+    return [text for item in message.content for text in item_token_texts(item)]
 
 
 def _tool_request_text(item: dict[str, Any]) -> list[str]:
@@ -200,6 +244,12 @@ class TokenCounter:
     def clear(self) -> None:
         with self._lock:
             self._cache.clear()
+
+
+def not_smaller(history_tokens: int, summary_tokens: int) -> bool:
+    """A summary is worth having only when it is smaller than the history it replaces
+    (``batch`` and the app flag one that is not)."""
+    return summary_tokens >= history_tokens
 
 
 class ContextUsage(BaseModel):

@@ -4,6 +4,15 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests are bounded by their example counts, not by time: on a loaded machine (the
+# suite runs on every core) Hypothesis' 200 ms deadline and its too-slow check fail tests at
+# random. Derandomized, so a run in CI is the run a developer repeats.
+settings.register_profile(
+    "goose-tui", deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("goose-tui")
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_sessions"

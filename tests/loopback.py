@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -115,7 +116,14 @@ class RecordedRequest:
 
 
 class LoopbackServer:
-    def __init__(self, replies: list[Reply] | None = None):
+    def __init__(
+        self,
+        replies: list[Reply] | None = None,
+        responder: Callable[[Any], Reply] | None = None,
+    ):
+        """``responder``, when given, picks each reply from the request body instead of the
+        script: for tests whose requests arrive concurrently or depend on their content."""
+        self.responder = responder
         self.replies: list[Reply] = list(replies or [Reply.ok("ok")])
         self.requests: list[RecordedRequest] = []
         self._next = 0
@@ -144,6 +152,8 @@ class LoopbackServer:
     def _take(self, request: RecordedRequest) -> Reply:
         with self._lock:
             self.requests.append(request)
+            if self.responder is not None:
+                return self.responder(request.body)
             reply = self.replies[min(self._next, len(self.replies) - 1)]
             self._next += 1
             return reply

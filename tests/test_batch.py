@@ -185,3 +185,30 @@ def test_cli_batch_refuses_an_empty_folder_and_writing_over_an_input(
     assert run_command(["batch", str(corpus), "--model", "offline", "-o", str(target)]) == 2
     assert target.read_bytes() == before
     assert "refusing" in capsys.readouterr().err
+
+
+def test_a_summary_not_smaller_than_its_history_is_flagged(tmp_path: Path, capsys) -> None:
+    """Issue 14: on export-text.json the offline summary is larger than the two messages it
+    replaces; batch says so in the row, the totals, the text table and the Markdown."""
+    from tests.conftest import SAMPLES
+    from tests.test_retention import run_command
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    shutil.copy(REALDATA / "export-text.json", folder / "tiny.json")
+    shutil.copy(SAMPLES / "long_session.jsonl", folder / "long.jsonl")
+    out_path = tmp_path / "report.json"
+    code = run_command(["batch", str(folder), "--model", "offline", "-o", str(out_path)])
+    assert code == 0
+    data = json.loads(out_path.read_text())
+    rows = {Path(e["source"]).name: e for e in data["entries"]}
+    tiny, long = rows["tiny.json"], rows["long.jsonl"]
+    assert tiny["summary_tokens"] >= tiny["tokens_before"] and tiny["not_smaller"] is True
+    assert long["summary_tokens"] < long["tokens_before"] and long["not_smaller"] is False
+    assert data["totals"]["not_smaller"] == 1
+    out = capsys.readouterr().out
+    assert f"{tiny['summary_tokens']:,} !" in out
+    assert "! 1 summary is not smaller than the history it replaces" in out
+    markdown = (tmp_path / "report.md").read_text()
+    assert f"| {tiny['summary_tokens']:,} (not smaller) |" in markdown
+    assert "1 summary is not smaller" in markdown

@@ -235,11 +235,17 @@ def test_the_ladder_is_visible_offline() -> None:
         assert "even after removing all tool responses" in out.stderr
 
 
-def test_compaction_failure_exits_1_with_one_line() -> None:
+def test_compaction_failure_exits_1_with_goose_sentence_then_advice() -> None:
+    # Line 1 is Goose's own error (crates/goose-context-management/src/summarize.rs), the
+    # advice is on a line of its own.
     out = run("compact", str(SHORT), "--offline-context-limit", "1")
     assert out.returncode == 1
     lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("goose-tui: ")
+    assert lines[0] == (
+        "goose-tui: Failed to compact: context limit exceeded even after removing all tool "
+        "responses"
+    )
+    assert len(lines) == 2 and lines[1].startswith("Use a model")
 
 
 @pytest.mark.parametrize(

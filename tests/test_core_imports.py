@@ -12,6 +12,7 @@ CORE_MODULES = [
     "goose_tui.cli",
     "goose_tui.files",
     "goose_tui.tokens",
+    "goose_tui.analysis.breakdown",
     "goose_tui.session.loader",
     "goose_tui.compaction.format",
     "goose_tui.compaction.templates",
@@ -22,6 +23,9 @@ CORE_MODULES = [
     "goose_tui.compaction.summarize",
     "goose_tui.llm",
     "goose_tui.llm.base",
+    "goose_tui.session.writer",
+    "goose_tui.analysis.probes",
+    "goose_tui.analysis.probe_model",
 ]
 
 PROBE = """

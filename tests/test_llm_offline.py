@@ -218,3 +218,36 @@ def test_factory() -> None:
             make_summarizer(bad)
     with pytest.raises(ValueError):
         make_summarizer("openai/x", offline_context_limit=3)
+
+
+async def test_offline_reply_that_is_only_a_code_block_gives_no_fence_bullet(
+    templates: Templates,
+) -> None:
+    """export-text.json (issue 14): the assistant's only text is a ```json block (a tool call
+    printed as text). Its fence line is not a sentence of problem solving."""
+    session = load_session(REALDATA / "export-text.json")
+    result = await summarize(session.messages, OfflineSummarizer(), templates)
+    fields = result.extraction.structured
+    assert fields is not None
+    assert all("```" not in item for item in fields.problem_solving)
+    assert "- ```json" not in result.summary
+    assert all(item.strip("`").strip() for item in fields.problem_solving)
+
+
+async def test_offline_takes_prose_around_code_blocks(templates: Templates) -> None:
+    messages = [
+        Message(role="user", content=[{"type": "text", "text": "Show me the config."}]),
+        Message(
+            role="assistant",
+            content=[
+                {
+                    "type": "text",
+                    "text": "```toml\n[tool]\nname = 1\n```\nThis is the config you asked for.",
+                }
+            ],
+        ),
+    ]
+    result = await summarize(messages, OfflineSummarizer(), templates)
+    fields = result.extraction.structured
+    assert fields is not None
+    assert fields.problem_solving == ["This is the config you asked for."]

@@ -157,7 +157,7 @@ def test_build_request_uses_the_profile() -> None:
     messages = [message("user", text("hello"))]
     templates = load_templates()
     assert "[user]: hello" in build_request(messages, templates).system_prompt
-    main_prompt = build_request(messages, templates, "goose-main").system_prompt
+    main_prompt = build_request(messages, templates, profile="goose-main").system_prompt
     assert '{"role":"user","content":["hello"]}' in main_prompt
 
 

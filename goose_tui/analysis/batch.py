@@ -15,13 +15,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from goose_tui.analysis.probes import offline_report
 from goose_tui.analysis.retention import format_score, retention_report
 from goose_tui.compaction.summarize import summarize
 from goose_tui.compaction.templates import Templates, load_templates
 from goose_tui.llm import make_summarizer
 from goose_tui.llm.base import Summarizer
 from goose_tui.session.loader import detect_format, list_sessions, load_session
-from goose_tui.tokens import TokenCounter, count_tokens
+from goose_tui.tokens import TokenCounter, count_tokens, not_smaller
 
 SESSION_SUFFIXES = (".jsonl", ".json")
 DB_SUFFIXES = (".db", ".sqlite", ".sqlite3")
@@ -46,9 +47,13 @@ class BatchEntry(BaseModel):
     messages: int | None = None
     tokens_before: int | None = None
     summary_tokens: int | None = None
+    # The summary is not smaller than the history it replaces: compacting did not help.
+    not_smaller: bool | None = None
     fallback: bool | None = None
     retention: float | None = None  # overall retention score of the summary
     missing: int | None = None  # retention items not found
+    probes: float | None = None  # overall offline probe score of the summary
+    probe_kinds: dict[str, float | None] | None = None  # the score of each probe kind
     attempts: int = 0
     seconds: float = 0.0
     error: str | None = None
@@ -63,9 +68,11 @@ class BatchTotals(BaseModel):
     succeeded: int
     failed: int
     fallbacks: int
+    not_smaller: int = 0  # summaries at least as big as what they replace
     tokens_before: int
     summary_tokens: int
     mean_retention: float | None
+    mean_probes: float | None = None
 
 
 class BatchReport(BaseModel):
@@ -85,30 +92,32 @@ def _is_sqlite(path: Path) -> bool:
         return False
 
 
-def _db_jobs(db: Path) -> list[BatchJob]:
-    return [BatchJob(path=db, session_id=info.id) for info in list_sessions(db)]
+def _db_jobs(db: Path, all_sessions: bool) -> list[BatchJob]:
+    infos = list_sessions(db, all_sessions=all_sessions)
+    return [BatchJob(path=db, session_id=info.id) for info in infos]
 
 
-def collect_jobs(target: Path | Sequence[Path]) -> list[BatchJob]:
+def collect_jobs(target: Path | Sequence[Path], *, all_sessions: bool = False) -> list[BatchJob]:
     """A folder: every session file in it and every session of any database in it (not
-    recursive, like Goose's own sessions folder); a database: every session in it; a file:
-    itself. A database that cannot be listed becomes one job, so its error is reported."""
+    recursive, like Goose's own sessions folder); a database: every session in it (those
+    `goose session list` shows, or all with ``all_sessions``); a file: itself. A database
+    that cannot be listed becomes one job, so its error is reported."""
     targets = [Path(target)] if isinstance(target, (str, Path)) else [Path(t) for t in target]
     jobs: list[BatchJob] = []
     for path in targets:
         if path.is_dir():
             for entry in sorted(path.iterdir()):
                 if entry.is_file() and entry.suffix.lower() in SESSION_SUFFIXES + DB_SUFFIXES:
-                    jobs.extend(_file_jobs(entry))
+                    jobs.extend(_file_jobs(entry, all_sessions))
         else:
-            jobs.extend(_file_jobs(path))
+            jobs.extend(_file_jobs(path, all_sessions))
     return jobs
 
 
-def _file_jobs(path: Path) -> list[BatchJob]:
+def _file_jobs(path: Path, all_sessions: bool) -> list[BatchJob]:
     if path.suffix.lower() in DB_SUFFIXES or _is_sqlite(path):
         try:
-            return _db_jobs(path)
+            return _db_jobs(path, all_sessions)
         except Exception:  # noqa: BLE001 - reported when the job runs
             return [BatchJob(path=path)]
     return [BatchJob(path=path)]
@@ -134,10 +143,14 @@ async def compact_one(
         result = await summarize(session.messages, summarizer, templates)
         entry.attempts = len(result.attempts)
         entry.summary_tokens = count_tokens(result.summary)
+        entry.not_smaller = not_smaller(entry.tokens_before, entry.summary_tokens)
         entry.fallback = result.extraction.fallback
         report = retention_report(result.summary, session.messages)
         entry.retention = report.overall
         entry.missing = report.total - report.found
+        probes = offline_report(session.messages, result.summary, session.working_dir)
+        entry.probes = probes.overall
+        entry.probe_kinds = {k.kind: k.score for k in probes.kinds}
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - one session's failure never stops the batch
@@ -150,14 +163,17 @@ async def compact_one(
 def totals(entries: Sequence[BatchEntry]) -> BatchTotals:
     ok = [e for e in entries if e.ok]
     scores = [e.retention for e in ok if e.retention is not None]
+    probe_scores = [e.probes for e in ok if e.probes is not None]
     return BatchTotals(
         sessions=len(entries),
         succeeded=len(ok),
         failed=len(entries) - len(ok),
         fallbacks=sum(1 for e in ok if e.fallback),
+        not_smaller=sum(1 for e in ok if e.not_smaller),
         tokens_before=sum(e.tokens_before or 0 for e in ok),
         summary_tokens=sum(e.summary_tokens or 0 for e in ok),
         mean_retention=sum(scores) / len(scores) if scores else None,
+        mean_probes=sum(probe_scores) / len(probe_scores) if probe_scores else None,
     )
 
 
@@ -198,6 +214,12 @@ async def run_batch(
     )
 
 
+def not_smaller_note(count: int) -> str:
+    if count == 1:
+        return "1 summary is not smaller than the history it replaces"
+    return f"{count} summaries are not smaller than the histories they replace"
+
+
 def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
@@ -207,15 +229,18 @@ def to_markdown(report: BatchReport) -> str:
         f"# Batch compaction: {report.model}",
         "",
         "| session | messages | tokens before | summary tokens | fallback | retention "
-        "| attempts | error |",
-        "|---|---:|---:|---:|---|---:|---:|---|",
+        "| probes | attempts | error |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---|",
+        # A summary not smaller than its history is marked "(not smaller)" in its row.
     ]
     for e in report.entries:
         fallback = "-" if e.fallback is None else ("yes" if e.fallback else "no")
         score = format_score(e.retention) if e.ok else "-"
+        probes = format_score(e.probes) if e.ok else "-"
         lines.append(
             f"| {_cell(e.source)} | {_num(e.messages)} | {_num(e.tokens_before)} "
-            f"| {_num(e.summary_tokens)} | {fallback} | {score}"
+            f"| {_num(e.summary_tokens)}{' (not smaller)' if e.not_smaller else ''} "
+            f"| {fallback} | {score} | {probes}"
             f" | {e.attempts} | {_cell(e.error or '')} |"
         )
     t = report.totals
@@ -223,8 +248,13 @@ def to_markdown(report: BatchReport) -> str:
         "",
         f"{t.sessions} sessions: {t.succeeded} compacted, {t.failed} failed, "
         f"{t.fallbacks} raw-text fallbacks; {t.tokens_before:,} tokens → "
-        f"{t.summary_tokens:,} summary tokens; mean retention {format_score(t.mean_retention)}.",
+        f"{t.summary_tokens:,} summary tokens; mean retention {format_score(t.mean_retention)}; "
+        f"mean probe score {format_score(t.mean_probes)}.",
     ]
+    if t.not_smaller:
+        lines.append(
+            f"{not_smaller_note(t.not_smaller)} (marked): compacting them frees no context."
+        )
     return "\n".join(lines) + "\n"
 
 

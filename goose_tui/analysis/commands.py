@@ -67,6 +67,9 @@ def register(subparsers: Any) -> dict[str, Handler]:
     s.add_argument("target", metavar="DIR_OR_DB", type=Path, help="a folder or a sessions.db")
     s.add_argument("--model", required=True, metavar="M", help="offline, replay:FILE or a model")
     s.add_argument("--concurrency", type=int, default=4, metavar="N", help="at once (4)")
+    from goose_tui.cli import add_all_sessions_flag
+
+    add_all_sessions_flag(s)
     _prompts_dir(s, "--prompts-dir")
     s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
     s.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -77,7 +80,25 @@ def register(subparsers: Any) -> dict[str, Handler]:
         metavar="REPORT",
         help="write the report as JSON here and as a Markdown table beside it (.md)",
     )
+    s = subparsers.add_parser("probe", help="can the agent still act from the summary?")
+    _session_args(s)
+    s.add_argument("--summary", metavar="FILE", help="the summary to probe (default: compact now)")
+    s.add_argument(
+        "--model",
+        metavar="M",
+        help="offline (default: probes from the session's structure) or a model that "
+        "writes and answers the probes (and compacts, without --summary)",
+    )
+    s.add_argument("--replay", type=Path, metavar="FILE", help="compact with a saved reply")
+    s.add_argument("--judge", metavar="M", help="the model that scores answers (default --model)")
+    _prompts_dir(s, "--prompts-dir")
+    s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
+    s.add_argument("--no-cache", action="store_true", help="ask every model call again")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(offline_context_limit=None)
+
     return {
+        "probe": cmd_probe,
         "retention": cmd_retention,
         "compare": cmd_compare,
         "timeline": cmd_timeline,
@@ -88,6 +109,9 @@ def register(subparsers: Any) -> dict[str, Handler]:
 def _session_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("session", metavar="SESSION", type=Path, help="a Goose session file or db")
     p.add_argument("--session", dest="session_id", metavar="ID", help="which session of a db")
+    from goose_tui.cli import add_all_sessions_flag
+
+    add_all_sessions_flag(p)
 
 
 def _prompts_dir(p: argparse.ArgumentParser, flag: str) -> None:
@@ -162,6 +186,8 @@ def cmd_retention(args: argparse.Namespace) -> int:
     from goose_tui.analysis.retention import retention_report
     from goose_tui.compaction.summarize import summarize
 
+    if args.summary is None:
+        cli.prepare_model_from_args(args)
     session = cli._load(args)
     if args.summary is not None:
         summary = cli.read_text_arg(args.summary, "summary")
@@ -181,6 +207,89 @@ def cmd_retention(args: argparse.Namespace) -> int:
     print(f"summary  {source}")
     print()
     print("\n".join(retention_lines(report)))
+    return 0
+
+
+# --- probe --------------------------------------------------------------------------------
+
+
+def probe_lines(report: Any) -> list[str]:
+    from goose_tui.analysis.probes import PROBE_LABELS, format_probe_score
+
+    rows = [["KIND", "PROBES", "SCORE"]]
+    for k in report.kinds:
+        rows.append([PROBE_LABELS[k.kind], str(k.probes), format_probe_score(k.score)])
+    rows.append(["overall", str(len(report.results)), format_probe_score(report.overall)])
+    lines = _table(rows, right={1, 2})
+    lines.append("")
+    for r in report.results:
+        source = "-" if r.probe.message_index is None else f"#{r.probe.message_index + 1}"
+        question = _one_line(r.probe.question, 80)
+        lines.append(f"{format_probe_score(r.score):>4}  {source:>4}  {r.probe.kind}: {question}")
+        lines.append(f"            expected: {_one_line(r.probe.expected, 80)}")
+        lines.append(f"            answered: {_one_line(r.answer or '(nothing)', 80)}")
+    if report.calls:
+        made = [c for c in report.calls if not c.cached]
+        lines += [
+            "",
+            f"{len(report.calls)} model calls ({len(made)} made, {len(report.calls) - len(made)} "
+            f"from the cache), {report.tokens:,} tokens, cost {format_cost(report.cost_usd)}",
+        ]
+    return lines
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    from goose_tui import cli
+    from goose_tui.analysis.probe_model import ProbeCache, ProbeError, run_probes, uses_a_model
+    from goose_tui.compaction.summarize import summarize
+
+    session = cli._load(args)
+    model = args.model or "offline"
+    if args.judge is not None and not uses_a_model(model):
+        raise cli.CliError("--judge needs --model with a real model", cli.EXIT_UNUSABLE)
+    if args.judge is not None and not uses_a_model(args.judge):
+        raise cli.CliError(f"--judge {args.judge}: not a model that can score", cli.EXIT_UNUSABLE)
+    if args.summary is not None:
+        summary = cli.read_text_arg(args.summary, "summary")
+        source = f"summary {args.summary}"
+    else:
+        templates = _templates(args.prompts_dir)
+        summarizer = cli.make_summarizer_from_args(args)
+        result = _run(summarize(session.messages, summarizer, templates))
+        summary, source = result.summary, f"model {summarizer.name}"
+    if uses_a_model(model):
+        _templates(args.prompts_dir)  # a bad --prompts-dir fails with exit code 2
+    cache = None if args.no_cache else ProbeCache()
+    try:
+        report = _run(
+            run_probes(
+                session.messages,
+                summary,
+                model if args.replay is None else "offline",
+                args.judge,
+                api_base=args.api_base,
+                prompts_dir=args.prompts_dir,
+                cache=cache,
+                working_dir=session.working_dir,
+            )
+        )
+    except ProbeError as exc:
+        raise cli.CliError(str(exc), cli.EXIT_FAILED) from exc
+    if args.json:
+        cli.print_json(
+            {"session": session.title, "summary_source": source, **report.to_json_dict()}
+        )
+        return 0
+    print(f"session  {session.title} ({len(session.messages)} messages)")
+    print(f"summary  {source}")
+    who = (
+        "offline (from the session's structure)"
+        if report.mode == "offline"
+        else (f"written and answered by {report.writer}, judged by {report.judge}")
+    )
+    print(f"probes   {who}")
+    print()
+    print("\n".join(probe_lines(report)))
     return 0
 
 
@@ -238,6 +347,20 @@ def _side_rows(a: SideReport, b: SideReport) -> list[list[str]]:
         for ca, cb in zip(a.retention.categories, b.retention.categories, strict=True):
             label = "  " + CATEGORY_LABELS[ca.category]
             rows.append([label, f"{ca.found}/{ca.total}", f"{cb.found}/{cb.total}"])
+    if a.probes and b.probes:
+        from goose_tui.analysis.probes import PROBE_LABELS, format_probe_score
+
+        rows.append(
+            ["probes", format_probe_score(a.probes.overall), format_probe_score(b.probes.overall)]
+        )
+        for ka, kb in zip(a.probes.kinds, b.probes.kinds, strict=True):
+            rows.append(
+                [
+                    "  " + PROBE_LABELS[ka.kind],
+                    f"{format_probe_score(ka.score)} of {ka.probes}",
+                    f"{format_probe_score(kb.score)} of {kb.probes}",
+                ]
+            )
     return rows
 
 
@@ -269,7 +392,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         _templates(args.b_prompts_dir, "--b-prompts-dir"),
     )
     left, right = _run(_both_sides(args, session.messages, templates))
-    comparison = compare_summaries(left, right, session.messages)
+    comparison = compare_summaries(left, right, session.messages, session.working_dir)
     if args.json:
         cli.print_json({"session": session.title, **comparison.to_json_dict()})
         return 0
@@ -354,27 +477,47 @@ def cmd_timeline(args: argparse.Namespace) -> int:
 
 
 def batch_lines(report: Any) -> list[str]:
-    rows = [["SESSION", "MSGS", "BEFORE", "SUMMARY", "FALLBACK", "RETENTION", "TRIES", "ERROR"]]
+    rows = [
+        [
+            "SESSION",
+            "MSGS",
+            "BEFORE",
+            "SUMMARY",
+            "FALLBACK",
+            "RETENTION",
+            "PROBES",
+            "TRIES",
+            "ERROR",
+        ]
+    ]
     for e in report.entries:
         rows.append(
             [
                 _one_line(e.source, 48),
                 "-" if e.messages is None else str(e.messages),
                 "-" if e.tokens_before is None else f"{e.tokens_before:,}",
-                "-" if e.summary_tokens is None else f"{e.summary_tokens:,}",
+                "-"
+                if e.summary_tokens is None
+                else f"{e.summary_tokens:,}" + (" !" if e.not_smaller else ""),
                 "-" if e.fallback is None else ("yes" if e.fallback else "no"),
                 format_score(e.retention) if e.ok else "-",
+                format_score(e.probes) if e.ok else "-",
                 str(e.attempts),
                 _one_line(e.error or "", 60),
             ]
         )
     t = report.totals
-    lines = _table(rows, right={1, 2, 3, 5, 6})
+    lines = _table(rows, right={1, 2, 3, 5, 6, 7})
     lines += [
         "",
         f"{t.sessions} sessions: {t.succeeded} compacted, {t.failed} failed, "
-        f"{t.fallbacks} raw-text fallbacks; mean retention {format_score(t.mean_retention)}",
+        f"{t.fallbacks} raw-text fallbacks; mean retention {format_score(t.mean_retention)}, "
+        f"mean probe score {format_score(t.mean_probes)}",
     ]
+    if t.not_smaller:
+        from goose_tui.analysis.batch import not_smaller_note
+
+        lines.append(f"! {not_smaller_note(t.not_smaller)}: compacting them frees no context")
     return lines
 
 
@@ -395,7 +538,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         raise cli.CliError(f"{args.target}: no such file or folder", cli.EXIT_UNUSABLE)
     if args.concurrency < 1:
         raise cli.CliError("--concurrency must be at least 1", cli.EXIT_UNUSABLE)
-    jobs = collect_jobs(args.target)
+    jobs = collect_jobs(args.target, all_sessions=args.all_sessions)
     if not jobs:
         raise cli.CliError(f"{args.target}: no session files found", cli.EXIT_UNUSABLE)
     if args.output is not None:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from goose_tui.analysis.probes import ProbeReport, offline_report
 from goose_tui.analysis.retention import RetentionReport, retention_report
 from goose_tui.compaction.structured import FIELD_ORDER, LIST_FIELDS, StructuredSummary
 from goose_tui.llm.base import TokenUsage
@@ -51,6 +52,7 @@ class SideReport(BaseModel):
     usage: TokenUsage | None
     cost_usd: float | None  # None: offline, replay, a saved file, or a model without a price
     retention: RetentionReport | None
+    probes: ProbeReport | None = None  # offline probes: can the agent still act from it?
 
 
 class Comparison(BaseModel):
@@ -64,8 +66,9 @@ class Comparison(BaseModel):
         data = self.model_dump(mode="json", exclude={"left", "right"})
         for name in ("left", "right"):
             side: SideReport = getattr(self, name)
-            data[name] = side.model_dump(mode="json", exclude={"retention"})
+            data[name] = side.model_dump(mode="json", exclude={"retention", "probes"})
             data[name]["retention"] = side.retention.to_json_dict() if side.retention else None
+            data[name]["probes"] = side.probes.to_json_dict() if side.probes else None
         return data
 
 
@@ -173,7 +176,9 @@ def markdown_diff(left: str, right: str, left_label: str, right_label: str) -> s
     )
 
 
-def _side_report(side: SummarySide, history: Sequence[Message] | None) -> SideReport:
+def _side_report(
+    side: SummarySide, history: Sequence[Message] | None, working_dir: str | None = None
+) -> SideReport:
     return SideReport(
         label=side.label,
         model=side.model,
@@ -182,13 +187,18 @@ def _side_report(side: SummarySide, history: Sequence[Message] | None) -> SideRe
         usage=side.usage,
         cost_usd=cost_usd(side.model, side.usage),
         retention=retention_report(side.summary, history) if history is not None else None,
+        probes=offline_report(history, side.summary, working_dir) if history is not None else None,
     )
 
 
 def compare_summaries(
-    left: SummarySide, right: SummarySide, history: Sequence[Message] | None = None
+    left: SummarySide,
+    right: SummarySide,
+    history: Sequence[Message] | None = None,
+    working_dir: str | None = None,
 ) -> Comparison:
-    """Compare two summaries; with ``history``, score each one's retention against it."""
+    """Compare two summaries; with ``history``, score each one's retention and offline
+    probes against it."""
     note = None
     fields: list[FieldDiff] = []
     if left.structured is not None and right.structured is not None:
@@ -197,8 +207,8 @@ def compare_summaries(
         raw = [s.label for s in (left, right) if s.structured is None]
         note = f"no field diff: {' and '.join(raw)} is raw text (no structured summary)"
     return Comparison(
-        left=_side_report(left, history),
-        right=_side_report(right, history),
+        left=_side_report(left, history, working_dir),
+        right=_side_report(right, history, working_dir),
         fields=fields,
         markdown_diff=markdown_diff(
             _with_newline(left.summary), _with_newline(right.summary), left.label, right.label

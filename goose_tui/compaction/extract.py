@@ -11,6 +11,11 @@ matching brace):
   terminators are an odd number of quotes apart, no object before them can hold both:
   the search stops there, having looked only at the reply's tail, and tries the object at
   the start of the text last.
+- A usable object has a key that is one of the summary's fields, so its text holds that
+  field's name, or a ``\\u`` escape that could spell it. `````json`` candidates that start
+  after the last such text can only fail: they are counted (the fallback reason says how
+  many candidates failed) and not parsed. A reply made of many small non-summary blocks
+  then costs a few C scans instead of one parse per block.
 - "The object that starts at s" is the brace-matched span, and it must parse. When the JSON
   parser succeeds from s it stops exactly at that matching ``}``; when it fails, that span
   (if it closes at all) does not parse either. So the parser's own scan replaces the brace
@@ -44,6 +49,11 @@ MARKER = "```json"
 _OBJECT_START = re.compile(f"[{re.escape(RUST_WHITESPACE)}]*(\\{{)")
 # Cheap necessary shape of a JSON object's first bytes; most noise fails here.
 _OBJECT_HEAD = re.compile(r'\{[ \t\n\r]*[}"]')
+# A ```json marker whose candidate does not start with an object (_try gives up at once,
+# no failure counted). Near a segment's end the lookahead is cut short; see _fence_failures.
+_BARE_MARKER = re.compile(f"{re.escape(MARKER)}(?![{re.escape(RUST_WHITESPACE)}]*\\{{)")
+# What a summary key's text must contain: a field name, or an escape that could spell one.
+_KEY_TEXTS = (*FIELD_ORDER, "\\u")
 _FIRST_WINDOW = 512
 _TAIL_MARGIN = 16  # an error this close to a window's end may be caused by the cut
 
@@ -140,6 +150,8 @@ class _Search:
         self.first_failure: _Failure | None = None
         self.failures = 0
         self.stopped_at: int | None = None  # the terminator no earlier object can contain
+        # An object starting after this offset holds no summary key: it cannot be usable.
+        self.key_floor = max(reply.rfind(text) for text in _KEY_TEXTS)
 
     def run(self) -> _Found | None:
         reply = self.reply
@@ -165,18 +177,47 @@ class _Search:
     def _segment(self, cut: int, limit: int, later: int | None) -> _Found | None:
         """The candidates of one cut, in order: markers last first, then the tail's start.
         Only markers before ``limit`` (the next terminator) can pass the count check."""
-        if later is not None and self.reply.find('"', cut, limit) == -1:
+        reply = self.reply
+        if later is not None and reply.find('"', cut, limit) == -1:
             return None  # no quote before the next terminator: it cannot be inside a string
-        markers = []
-        index = self.reply.find(MARKER, cut, limit)
+        # Markers at or after ``hopeless`` put their object's start past the last key text:
+        # each such candidate fails. The first one tried is tried in full (it may be the
+        # failure the fallback reason describes); the others are only counted.
+        hopeless = max(cut, self.key_floor - len(MARKER) + 1)
+        if hopeless < limit:
+            rest = limit
+            while self.first_failure is None:
+                index = reply.rfind(MARKER, hopeless, rest)
+                if index == -1:
+                    break
+                found = self._try("json_fence", index + len(MARKER), cut, later)
+                if found:  # cannot happen (no key text after it); never lose one, though
+                    return found
+                rest = index
+            self.failures += self._fence_failures(hopeless, rest)
+        # `````json`` cannot overlap itself, so scanning back finds the markers a forward
+        # scan would, last first.
+        index = reply.rfind(MARKER, cut, min(limit, hopeless + len(MARKER) - 1))
         while index != -1:
-            markers.append(index)
-            index = self.reply.find(MARKER, index + len(MARKER), limit)
-        for marker in reversed(markers):
-            found = self._try("json_fence", marker + len(MARKER), cut, later)
+            found = self._try("json_fence", index + len(MARKER), cut, later)
             if found:
                 return found
+            index = reply.rfind(MARKER, cut, index)
         return self._try("tail_start", cut, cut, later)
+
+    def _fence_failures(self, start: int, end: int) -> int:
+        """How many markers lying in [start, end) are followed by an object start, i.e. how
+        many failures trying each of them would count (C scans, no loop per marker)."""
+        reply = self.reply
+        markers = reply.count(MARKER, start, end)
+        if not markers:
+            return 0
+        bare = len(_BARE_MARKER.findall(reply, start, end))
+        # The lookahead cannot see past ``end``: only the last marker's can be cut short.
+        last = reply.rfind(MARKER, start, end)
+        seen_bare = _BARE_MARKER.match(reply, last, end) is not None
+        really_bare = _OBJECT_START.match(reply, last + len(MARKER)) is None
+        return markers - bare + seen_bare - really_bare
 
     def _try(
         self, kind: CandidateKind, at: int, cut: int, later: int | None = None
@@ -231,12 +272,17 @@ class _Search:
             window = reply[start : start + size]
             whole = start + size >= len(reply)
             try:
-                value, end = decode_at(window, 0)
+                value, end = decode_at(window, 0, strict=True)
             except json.JSONDecodeError as err:
                 cut_by_window = err.pos >= len(window) - _TAIL_MARGIN or err.msg.startswith(
                     "Unterminated string"
                 )
                 if whole or not cut_by_window:
+                    # Escaping changes only control characters: it can mend this failure
+                    # only when one sits at or before the error (or is the character after
+                    # a backslash there); otherwise the second try fails the same way.
+                    if _RAW_CONTROL.search(reply, start, start + err.pos + 2):
+                        return parse_escaped(reply, start)
                     return None
             except ValueError:  # rejected after parsing (depth, surrogates, number range)
                 if whole:
@@ -279,14 +325,85 @@ class _Search:
     def _parse_error(self, start: int) -> str:
         """Why the object at ``start`` was rejected, in words (one full parse, for the user)."""
         try:
-            decode_at(self.reply, start)
+            decode_at(self.reply, start, strict=True)
         except json.JSONDecodeError as err:
+            if err.msg.startswith(_CONTROL_CHARACTER_ERROR):
+                return (
+                    f"does not parse: a raw control character at line {err.lineno}, column "
+                    f"{err.colno}, and with every raw control character escaped (as Goose "
+                    "retries) it does not parse either"
+                )
             if err.pos >= len(self.reply) or err.msg.startswith("Unterminated string"):
                 return "never closes (truncated reply?)"
             return f"does not parse: {err.msg} at line {err.lineno}, column {err.colno}"
         except ValueError as err:
             return f"does not parse: {err}"
         return "does not parse"
+
+
+# How Python's strict parser names a raw control character inside a string.
+_CONTROL_CHARACTER_ERROR = "Invalid control character"
+_RAW_CONTROL = re.compile("[\x00-\x1f]")
+_CONTROL_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape_control_characters(text: str) -> str:
+    """Every raw control character (U+0000-U+001F) as its JSON escape, wherever it is:
+    inside strings and between tokens alike, as Goose's reader does before its second try."""
+    return _RAW_CONTROL.sub(
+        lambda m: _CONTROL_ESCAPES.get(m.group(), f"\\u{ord(m.group()):04x}"), text
+    )
+
+
+def parse_escaped(reply: str, start: int) -> tuple[Any, int] | None:
+    """Goose's second try at the object that starts at ``start``, after a strict parse
+    failed: take the brace-matched span, escape every raw control character in it and parse
+    the result strictly (``safely_parse_json``, crates/goose-providers json.rs; the goose-sdk
+    wheel agrees, tests/differential/test_reply_reading.py). A pretty-printed object with a
+    raw newline inside a string fails this too: its line breaks between tokens become
+    ``\\n`` as well. (value, end of the span) or None."""
+    end = brace_span_end(reply, start)
+    if end is None:
+        return None
+    escaped = escape_control_characters(reply[start:end])
+    try:
+        value, stop = decode_at(escaped, 0, strict=True)
+    except ValueError:
+        return None
+    return (value, end) if stop == len(escaped) else None
+
+
+_OUTSIDE_STRING = re.compile(r'["{}]')
+_INSIDE_STRING = re.compile(r'["\\]')
+
+
+def brace_span_end(text: str, start: int) -> int | None:
+    """Just past the ``}`` that closes the ``{`` at ``start``, counting braces outside
+    strings and honouring backslash escapes (Goose's ``leading_object``); None when it never
+    closes."""
+    depth = 0
+    pos = start
+    while True:
+        match = _OUTSIDE_STRING.search(text, pos)
+        if match is None:
+            return None
+        pos = match.end()
+        token = match.group()
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth -= 1
+            if depth == 0:
+                return pos
+        else:
+            while True:
+                match = _INSIDE_STRING.search(text, pos)
+                if match is None:
+                    return None
+                if match.group() == '"':
+                    pos = match.end()
+                    break
+                pos = match.end() + 1  # the escaped character, whatever it is
 
 
 # A quote that ends or starts a JSON string: not preceded by an odd run of backslashes.

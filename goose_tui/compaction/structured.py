@@ -291,46 +291,93 @@ def _reject_constant(name: str) -> Any:
 
 
 DECODER = json.JSONDecoder(
-    strict=False,  # raw control characters inside strings are allowed (SPEC §6)
+    strict=False,  # raw control characters inside strings are allowed (summary files)
     parse_float=serde_number,
     parse_int=serde_number,
     parse_constant=_reject_constant,
 )
+STRICT_DECODER = json.JSONDecoder(
+    parse_float=serde_number, parse_int=serde_number, parse_constant=_reject_constant
+)
 
 
-def check_value(value: Any) -> None:
-    """Reject what serde_json rejects after Python parsed it: nesting deeper than 127 and
-    lone surrogates (a Rust string cannot hold one)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, str):
-            if _SURROGATE.search(item):
-                raise JsonValueError("lone surrogate in a \\u escape")
-        elif isinstance(item, dict | list):
-            if depth > MAX_DEPTH:
-                raise JsonValueError(f"nested deeper than {MAX_DEPTH} levels")
-            children = item.items() if isinstance(item, dict) else ((None, v) for v in item)
-            for key, child in children:
-                if key is not None:
-                    stack.append((key, depth))
-                stack.append((child, depth + 1))
+def _checked_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # Sees every pair, also those a later duplicate key replaces; objects nested in a value
+    # were checked when they were built, so only strings and arrays are walked here.
+    for key, value in pairs:
+        _check_strings(key)
+        _check_strings(value)
+    return dict(pairs)
+
+
+def _check_strings(value: Any) -> None:
+    if isinstance(value, str):
+        if _SURROGATE.search(value):
+            raise JsonValueError("lone surrogate in a \\u escape")
+    elif isinstance(value, list):
+        for item in value:
+            _check_strings(item)
+
+
+PAIRS_DECODER = json.JSONDecoder(
+    strict=False,
+    parse_float=serde_number,
+    parse_int=serde_number,
+    parse_constant=_reject_constant,
+    object_pairs_hook=_checked_pairs,
+)
+STRICT_PAIRS_DECODER = json.JSONDecoder(
+    parse_float=serde_number,
+    parse_int=serde_number,
+    parse_constant=_reject_constant,
+    object_pairs_hook=_checked_pairs,
+)
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# Brackets outside strings, and whole strings (skipped), for measuring nesting depth.
+_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
 
-def decode_at(text: str, start: int) -> tuple[Any, int]:
-    """Parse the JSON value that begins at ``start``; (value, end). Raises ValueError."""
+def decode_at(text: str, start: int, *, strict: bool = False) -> tuple[Any, int]:
+    """Parse the JSON value that begins at ``start``; (value, end). Raises ValueError.
+
+    ``strict`` refuses raw control characters in strings, as serde_json does; the reply
+    reader uses it (extract.py), hand-written summary files are read without it."""
+    decoder = STRICT_DECODER if strict else DECODER
     try:
-        value, end = DECODER.raw_decode(text, start)
+        value, end = decoder.raw_decode(text, start)
     except RecursionError:
         raise JsonValueError(f"nested deeper than {MAX_DEPTH} levels", start) from None
-    # Walk the value only when its text could hold what the walk rejects.
-    deep = text.count("[", start, end) + text.count("{", start, end) > MAX_DEPTH
-    if deep or _SURROGATE.search(text, start, end) or _SURROGATE_ESCAPE.search(text, start, end):
-        check_value(value)
+    # Walk the text only when it could hold what serde rejects. The text, not the value:
+    # a value a later duplicate key replaced is gone from the dict, but serde_json had
+    # already failed on it (tests/differential/test_reply_reading.py).
+    if text.count("[", start, end) + text.count("{", start, end) > MAX_DEPTH:
+        if _max_depth(text, start, end) > MAX_DEPTH:
+            raise JsonValueError(f"nested deeper than {MAX_DEPTH} levels", start)
+    if _SURROGATE.search(text, start, end) or _SURROGATE_ESCAPE.search(text, start, end):
+        _check_surrogates(text, start, strict)
     return value, end
+
+
+def _max_depth(text: str, start: int, end: int) -> int:
+    """The deepest nesting of arrays and objects between start and end, strings skipped."""
+    depth = deepest = 0
+    for match in _STRUCTURE.finditer(text, start, end):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in "]}":
+            depth -= 1
+    return deepest
+
+
+def _check_surrogates(text: str, start: int, strict: bool) -> None:
+    """Reject a lone surrogate anywhere in the value, replaced duplicates included: parse
+    again, looking at every pair."""
+    decoder = STRICT_PAIRS_DECODER if strict else PAIRS_DECODER
+    _check_strings(decoder.raw_decode(text, start)[0])
 
 
 def loads_json(text: str) -> Any:

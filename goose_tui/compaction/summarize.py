@@ -1,15 +1,16 @@
 """SPEC §3 and §7: build the request, run the overflow ladder, read the reply.
 
-Like Goose, only the agent-visible messages are compacted: messages the agent no longer sees
-(an earlier compaction's hidden history) are not the agent's context, so they are not
-summarized again. The summary message is agent-visible and user-invisible, as Goose marks it:
-the agent reads it in place of the history, the user keeps seeing the original messages.
+Like Goose, only what the agent sees is compacted (``visibility.summarizer_messages``):
+messages the agent no longer sees (an earlier compaction's hidden history), turn-context
+messages and user-only content items are not the agent's context, so they are not summarized.
+The summary message is agent-visible and user-invisible, as Goose marks it: the agent reads it
+in place of the history, the user keeps seeing the original messages.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel
@@ -22,6 +23,7 @@ from goose_tui.compaction.templates import (
     render_compaction_prompt,
     render_summary,
 )
+from goose_tui.compaction.visibility import summarizer_messages
 from goose_tui.llm.base import (
     ChatMessage,
     Completion,
@@ -31,7 +33,10 @@ from goose_tui.llm.base import (
     TokenUsage,
 )
 from goose_tui.session.models import Message, MessageMetadata
-from goose_tui.tokens import count_tokens
+from goose_tui.tokens import count_tokens, count_tokens_joined
+
+# What turns a reply into (extraction, summary text): ``finish``, or the same run elsewhere.
+FinishReply = Callable[[str, Templates], Awaitable[tuple[Extraction, str]]]
 
 SUMMARIZE_REQUEST = "Please summarize the conversation history provided in the system prompt."
 LADDER_PERCENTS = (0, 10, 20, 50, 100)
@@ -42,9 +47,11 @@ NOTHING_TO_REMOVE = (
     "model or configuration with a larger usable context, disable some extensions so fewer "
     "tool schemas are sent, or start a new session."
 )
+# The first line is Goose's own error, word for word (crates/goose-context-management/src/
+# summarize.rs), so a search for what Goose printed finds this too; our advice follows.
 EXHAUSTED = (
-    "Failed to compact: context limit exceeded even after removing all tool responses. Use a "
-    "model or configuration with a larger usable context, or start a new session."
+    "Failed to compact: context limit exceeded even after removing all tool responses\n"
+    "Use a model or configuration with a larger usable context, or start a new session."
 )
 
 
@@ -73,6 +80,20 @@ class CompactionResult(BaseModel):
     # goose-sdk wheel does not estimate missing counts (tests/differential/test_reference.py).
     reported_usage: TokenUsage = TokenUsage()
     summary_message: Message  # role "user", replaces the history
+    focus: str | None = None  # the one-off focus the prompt carried (FOCUS_VARIABLE)
+
+    def __repr__(self) -> str:
+        # Short on purpose: the full repr holds the whole prompt twice (tens of millions of
+        # characters on a big session), and Python 3.11's asyncio.run formats the repr of
+        # the task's result when it runs with the default SIGINT handler.
+        return (
+            f"CompactionResult(model={self.model!r}, "
+            f"system_prompt=<{len(self.request.system_prompt):,} chars>, "
+            f"raw_response=<{len(self.raw_response):,} chars>, "
+            f"summary=<{len(self.summary):,} chars>, fallback={self.extraction.fallback}, "
+            f"attempts={[(a.removed_percent, a.outcome) for a in self.attempts]}, "
+            f"usage={self.usage!r})"
+        )
 
 
 class CompactionFailed(Exception):
@@ -100,16 +121,16 @@ def remove_tool_responses(messages: Sequence[Message], percent: int) -> tuple[li
     return [m for i, m in enumerate(messages) if i not in dropped], count
 
 
-def agent_visible(messages: Sequence[Message]) -> list[Message]:
-    return [m for m in messages if m.metadata.agent_visible]
-
-
 def build_request(
-    messages: Sequence[Message], templates: Templates, profile: GooseProfile = DEFAULT_PROFILE
+    messages: Sequence[Message],
+    templates: Templates,
+    focus: str | None = None,
+    profile: GooseProfile = DEFAULT_PROFILE,
 ) -> CompactionRequest:
     """The request as the Goose version ``profile`` builds it (profiles.py)."""
-    text = format_for_profile(agent_visible(messages), profile)
-    system_prompt = render_compaction_prompt(templates, text)
+    system_prompt = render_compaction_prompt(
+        templates, format_for_profile(summarizer_messages(messages), profile), focus
+    )
     return CompactionRequest(
         system_prompt=system_prompt,
         messages=[
@@ -121,7 +142,7 @@ def build_request(
 
 def request_tokens(request: CompactionRequest) -> int:
     """What SPEC §7 estimates the input as: the system prompt plus the request."""
-    return count_tokens(request.system_prompt + SUMMARIZE_REQUEST)
+    return count_tokens_joined(request.system_prompt, SUMMARIZE_REQUEST)
 
 
 def finish(raw_response: str, templates: Templates) -> tuple[Extraction, str]:
@@ -172,6 +193,19 @@ def summary_message(summary: str) -> Message:
     )
 
 
+def _prepare_attempt(
+    history: Sequence[Message],
+    percent: int,
+    templates: Templates,
+    focus: str | None,
+    profile: GooseProfile = DEFAULT_PROFILE,
+) -> tuple[int, CompactionRequest, int]:
+    """One rung's request: (messages removed, the request, its estimated tokens)."""
+    kept, removed = remove_tool_responses(history, percent)
+    request = build_request(kept, templates, focus, profile)
+    return removed, request, request_tokens(request)
+
+
 async def summarize(
     messages: Sequence[Message],
     summarizer: Summarizer,
@@ -179,12 +213,17 @@ async def summarize(
     *,
     on_attempt: Callable[[Attempt], None] | None = None,
     on_chunk: OnChunk | None = None,
+    finish_reply: FinishReply | None = None,
+    focus: str | None = None,
     profile: GooseProfile = DEFAULT_PROFILE,
 ) -> CompactionResult:
     """Run the ladder of SPEC §7. Raises ``CompactionFailed`` when every rung overflows (or
     the first does with nothing to remove); any other model error propagates unchanged, and
-    so does cancellation. ``on_attempt`` sees each attempt when it starts and when it ends."""
-    history = agent_visible(messages)
+    so does cancellation. ``on_attempt`` sees each attempt when it starts and when it ends.
+    ``finish_reply`` replaces ``finish`` (by default it runs in a thread: a slow summary
+    template must not hold the event loop). ``focus`` is the user's one-off instruction for
+    this summary (FOCUS_VARIABLE)."""
+    history = summarizer_messages(messages)
     has_tool_responses = any(m.has_tool_response() for m in history)
     attempts: list[Attempt] = []
 
@@ -196,14 +235,20 @@ async def summarize(
         if on_attempt is not None:
             on_attempt(attempt)
 
+    # Imported here, not with the module: the pipeline's import stays free of asyncio.
+    import asyncio
+
     for percent in LADDER_PERCENTS:
-        kept, removed = remove_tool_responses(history, percent)
-        request = build_request(kept, templates, profile)
+        # Building and counting the prompt takes seconds on a big session: in a thread, so
+        # an event loop running this (the app's) keeps drawing meanwhile.
+        removed, request, tokens_sent = await asyncio.to_thread(
+            _prepare_attempt, history, percent, templates, focus, profile
+        )
         running = Attempt(
             removed_percent=percent,
             removed_messages=removed,
             outcome="running",
-            tokens_sent=request_tokens(request),
+            tokens_sent=tokens_sent,
         )
         report(running)
         completion: Completion
@@ -225,7 +270,10 @@ async def summarize(
             raise
         report(running.model_copy(update={"outcome": "ok"}))
         raw = completion.text
-        extraction, summary = finish(raw, templates)
+        if finish_reply is None:
+            extraction, summary = await asyncio.to_thread(finish, raw, templates)
+        else:
+            extraction, summary = await finish_reply(raw, templates)
         return CompactionResult(
             model=summarizer.name,
             request=request,
@@ -236,5 +284,6 @@ async def summarize(
             usage=fill_usage(completion.usage, running.tokens_sent, raw),
             reported_usage=completion.usage,
             summary_message=summary_message(summary),
+            focus=(focus or "").strip() or None,
         )
     raise CompactionFailed(EXHAUSTED, attempts)

@@ -20,7 +20,14 @@ from goose_tui.compaction.structured import FileEntry, StructuredSummary
 if TYPE_CHECKING:
     from goose_tui.compaction.engine import Compiled, EngineError
 
-TemplateName = Literal["compaction.md", "compaction_summary.md"]
+TemplateName = Literal[
+    "compaction.md",
+    "compaction_summary.md",
+    # The probe templates of goose_tui/analysis/probe_model.py, found the same way.
+    "probe_write.md",
+    "probe_answer.md",
+    "probe_judge.md",
+]
 TemplateOrigin = Literal["prompts-dir", "goose-path-root", "xdg-config", "built-in", "edited"]
 
 COMPACTION: TemplateName = "compaction.md"
@@ -198,9 +205,35 @@ def render_template(template: Template, context: dict[str, Any]) -> str:
         raise _template_error(template, exc) from None
 
 
-def render_compaction_prompt(templates: Templates, messages_text: str) -> str:
-    """The system prompt: compaction template rendered with ``messages``, stripped."""
-    return render_template(templates.compaction, {"messages": messages_text})
+# A one-off focus for a compaction (``--focus``, the app's focus field) is the template
+# variable ``focus``. A compaction template whose output depends on ``focus`` (it prints or
+# tests ``{{ focus }}``) places it itself; one that does not (the built-in, Goose's own) gets
+# it as a last paragraph after the rendered prompt, this heading and then the text. Without a
+# focus nothing changes, byte for byte.
+FOCUS_VARIABLE = "focus"
+FOCUS_HEADING = "Focus requested by the user for this summary (keep everything about it in full):"
+
+
+def focus_paragraph(focus: str) -> str:
+    return f"{FOCUS_HEADING}\n{focus}"
+
+
+def render_compaction_prompt(
+    templates: Templates, messages_text: str, focus: str | None = None
+) -> str:
+    """The system prompt: compaction template rendered with ``messages`` (and ``focus``),
+    stripped; a focus the template does not place is appended (see FOCUS_VARIABLE)."""
+    focus = (focus or "").strip() or None
+    if focus is None:
+        return render_template(templates.compaction, {"messages": messages_text})
+    prompt = render_template(
+        templates.compaction, {"messages": messages_text, FOCUS_VARIABLE: focus}
+    )
+    # Goose's engine does not list a template's variables: render once without the focus to
+    # see whether the output depends on it.
+    if prompt != render_template(templates.compaction, {"messages": messages_text}):
+        return prompt
+    return f"{prompt}\n\n{focus_paragraph(focus)}"
 
 
 def _file_entries(files: Any) -> Any:

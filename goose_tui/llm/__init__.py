@@ -41,3 +41,18 @@ def make_summarizer(
     return LiteLLMSummarizer(
         spec, api_base=api_base, api_key=api_key, timeout=timeout or DEFAULT_TIMEOUT
     )
+
+
+def is_litellm_spec(spec: str) -> bool:
+    """Whether ``spec`` names a litellm model (not offline, not a replay file)."""
+    spec = spec.strip()
+    return bool(spec) and spec != "offline" and not spec.startswith(REPLAY_PREFIX)
+
+
+def prepare_model(spec: str) -> None:
+    """Start what calling ``spec`` will need, in the background: for a litellm model, its
+    import (seconds). Returns at once; nothing happens for the built-in models."""
+    if is_litellm_spec(spec):
+        from goose_tui.llm.litellm_backend import prepare_litellm
+
+        prepare_litellm()

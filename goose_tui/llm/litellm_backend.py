@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import threading
 from typing import Any
 
 from goose_tui.llm.base import (
@@ -52,6 +53,52 @@ def scrub_secrets(text: str, extra: tuple[str, ...] = ()) -> str:
     return _KEYLIKE.sub("***", text)
 
 
+# litellm's import (5-12 s here) runs in a background thread as soon as a litellm model is
+# chosen, so neither the CLI's loading of the session nor the app's event loop waits for it
+# in one piece. A plain ``import litellm`` on the loop while that thread imports would block
+# on the module's import lock: ``load_litellm`` awaits the thread instead.
+_prepare_lock = threading.Lock()
+_prepare_thread: threading.Thread | None = None
+_prepared = threading.Event()
+
+
+def prepare_litellm() -> None:
+    """Start importing litellm in a background thread (once); returns at once."""
+    global _prepare_thread
+    with _prepare_lock:
+        if _prepare_thread is not None:
+            return
+        _prepare_thread = threading.Thread(
+            target=_import_in_background, name="goose-tui-litellm-import", daemon=True
+        )
+        _prepare_thread.start()
+
+
+def _import_in_background() -> None:
+    try:
+        _configure_litellm()
+    except BaseException:  # noqa: BLE001 - the caller's own import reports it in its context
+        pass
+    finally:
+        _prepared.set()
+
+
+def litellm_ready() -> bool:
+    """Whether the background import has finished (a call will not wait for it)."""
+    return _prepared.is_set()
+
+
+async def load_litellm() -> Any:
+    """litellm, configured, imported without blocking the running event loop."""
+    if not _prepared.is_set():
+        prepare_litellm()
+        # Polled rather than waited for in an executor thread: a cancelled compaction (or
+        # Ctrl-C in the CLI) must not wait for the import to finish.
+        while not _prepared.wait(0):
+            await asyncio.sleep(0.02)
+    return _configure_litellm()
+
+
 def _configure_litellm() -> Any:
     # Before the import: the model cost map is otherwise fetched over the network.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -62,6 +109,11 @@ def _configure_litellm() -> Any:
     litellm.suppress_debug_info = True
     litellm.set_verbose = False
     litellm.drop_params = True
+    # litellm counts the prompt's tokens itself, for its cost estimate: it builds its own
+    # tokenizer on the first call (~2 s) and re-encodes the whole prompt (seconds on a big
+    # session). The pipeline estimates what the provider does not report (SPEC §7) and
+    # reads only the reported usage from litellm (tests/test_llm_litellm.py).
+    litellm.disable_token_counter = True
     return litellm
 
 
@@ -81,6 +133,7 @@ class LiteLLMSummarizer:
         self.api_base = api_base
         self.api_key = api_key
         self.timeout = timeout
+        prepare_litellm()  # a summarizer made is a call coming: start the import now
 
     def _key(self) -> str | None:
         if self.api_key:
@@ -96,7 +149,7 @@ class LiteLLMSummarizer:
     async def complete(
         self, messages: list[ChatMessage], on_chunk: OnChunk | None = None
     ) -> Completion:
-        litellm = _configure_litellm()
+        litellm = await load_litellm()
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": [m.model_dump() for m in messages],

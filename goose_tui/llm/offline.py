@@ -105,6 +105,12 @@ def conversation_text(system_prompt: str) -> str:
     """The formatted conversation inside the prompt. When the prompt is the built-in
     template, its exact prose around ``{{ messages }}`` is cut off; with another template,
     everything from the first ``[role]:`` line on is taken."""
+    from goose_tui.compaction.templates import FOCUS_HEADING
+
+    # A focus appended after the template's text is not part of the conversation.
+    cut = system_prompt.rfind("\n\n" + FOCUS_HEADING)
+    if cut != -1:
+        system_prompt = system_prompt[:cut]
     prefix, suffix = _builtin_frame()
     if prefix and system_prompt.startswith(prefix) and system_prompt.endswith(suffix):
         return system_prompt[len(prefix) : len(system_prompt) - len(suffix)]
@@ -212,10 +218,24 @@ def _clip(text: str, limit: int = _MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def _first_prose_line(text: str) -> str:
+    """The first non-blank line outside fenced code blocks: a reply that opens with (or is)
+    a ```json block has no sentence in its fence line; "" when there is no prose."""
+    fenced = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if not fenced and stripped:
+            return stripped
+    return ""
+
+
 def _first_sentence(text: str, enough: int = 40) -> str:
     """The opening of a message: whole sentences of its first line until ``enough`` chars,
     so a curt "Great." does not stand in for the request that follows it."""
-    line = text.strip().split("\n", 1)[0]
+    line = _first_prose_line(text)
     taken = ""
     for sentence in _SENTENCE_END.split(line):
         taken = f"{taken} {sentence}".strip()

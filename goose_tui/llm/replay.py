@@ -21,7 +21,10 @@ class ReplaySummarizer:
     ) -> Completion:
         # Read at call time, so editing the file and compacting again shows the change.
         try:
-            text = self.path.read_text(encoding="utf-8")
+            # newline="": the reply exactly as written, "\r\n" kept (a model's reply is not
+            # translated either, and the JSON reader treats "\r" as Goose does).
+            with self.path.open(encoding="utf-8", newline="") as handle:
+                text = handle.read()
         except (OSError, UnicodeDecodeError) as exc:
             raise ModelError(f"replay file {self.path}: {exc}") from None
         await stream_text(text, on_chunk)

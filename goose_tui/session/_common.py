@@ -3,15 +3,33 @@ reading the loose timestamp and usage shapes Goose has written over time."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
 
+from goose_tui.compaction.structured import serde_number
 from goose_tui.session.models import Message, ModelConfig, Usage
 
 _FRACTION = re.compile(r"(\.\d{6})\d+")
+
+
+def serde_float(literal: str) -> float:
+    """A JSON float literal as Goose's serde_json reads it (its fast path is not always
+    correctly rounded, and the formatted tool arguments must show Goose's digits). A literal
+    serde rejects (out of range) keeps Python's reading: loading is not the place to fail."""
+    try:
+        return float(serde_number(literal))
+    except ValueError:
+        return float(literal)
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` with Goose's float reading; floats are rare, so this costs nothing on
+    the usual session."""
+    return json.loads(text, parse_float=serde_float)
 
 
 def build_message(obj: object) -> tuple[Message | None, str | None]:
@@ -26,14 +44,28 @@ def build_message(obj: object) -> tuple[Message | None, str | None]:
     if not isinstance(role, str) or not role:
         return None, "message has no 'role'" if role is None else "message 'role' is not a string"
     try:
-        return Message.model_validate(obj), None
+        return _without_compaction_markers(Message.model_validate(obj)), None
     except ValidationError:
         pass
     repaired, notes = _repair(obj)
     try:
-        return Message.model_validate(repaired), "; ".join(notes) or None
+        message = Message.model_validate(repaired)
     except ValidationError as exc:  # pragma: no cover - _repair leaves only valid shapes
         return None, f"invalid message: {exc.errors()[0].get('msg', 'invalid')}"
+    return _without_compaction_markers(message), "; ".join(notes) or None
+
+
+def _without_compaction_markers(message: Message) -> Message:
+    """Goose drops the ``conversationCompacted`` items older versions wrote whenever it
+    reads a message (``deserialize_sanitized_content`` in
+    crates/goose/src/conversation/message.rs); so do we, so the app, the token counts and
+    the summarizer input all see what Goose sees."""
+    content = message.content
+    for item in content:
+        if item.get("type") == "conversationCompacted":
+            message.content = [i for i in content if i.get("type") != "conversationCompacted"]
+            break
+    return message
 
 
 def _repair(obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -72,7 +104,7 @@ def _repair(obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         fixed["metadata"] = {
             k: v
             for k, v in metadata.items()
-            if k not in ("userVisible", "agentVisible") or isinstance(v, bool)
+            if k not in ("userVisible", "agentVisible", "turnContext") or isinstance(v, bool)
         }
     if "tokens" in obj and not isinstance(obj["tokens"], int):
         fixed["tokens"] = None

@@ -9,6 +9,7 @@ from typing import Any
 
 from goose_tui.session._common import (
     build_message,
+    loads,
     model_config_from,
     parse_datetime,
     usage_from,
@@ -42,7 +43,7 @@ def read_json_file(path: Path) -> Any:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise SessionLoadError(path, f"line {line}: invalid UTF-8") from exc
     try:
-        return json.loads(text)
+        return loads(text)
     except RecursionError as exc:
         raise SessionLoadError(path, "JSON nested too deeply to read") from exc
     except json.JSONDecodeError as exc:

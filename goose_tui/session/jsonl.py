@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from goose_tui.session._common import build_message, model_config_from, usage_from
+from goose_tui.session._common import build_message, loads, model_config_from, usage_from
 from goose_tui.session.errors import SessionLoadError
 from goose_tui.session.models import LoadWarning, Message, Session
 
@@ -68,7 +68,7 @@ def decode_line(raw: bytes, number: int) -> tuple[Any, str | None]:
     except UnicodeDecodeError as exc:
         return None, f"invalid UTF-8 at byte {exc.start + 1} of the line, line skipped"
     try:
-        return json.loads(text), None
+        return loads(text), None
     except RecursionError:
         return None, "JSON nested too deeply to read, line skipped"
     except json.JSONDecodeError as exc:
@@ -135,9 +135,12 @@ def _session(
     for key in ("message_count", "schedule_id", "extension_data", "recipe"):
         if key in metadata:
             extras[key] = metadata[key]
+    # Goose's importer (crates/goose/src/session/legacy.rs, load_session) names the session
+    # after the file and reads line 1 into its Session, whose `name` field takes
+    # `description` as an alias: a legacy file's description is the session's name.
     return Session(
-        id=metadata.get("id") if isinstance(metadata.get("id"), str) else path.stem,
-        name=_str_or_none(metadata.get("name")),
+        id=path.stem,
+        name=_str_or_none(metadata.get("name")) or _str_or_none(metadata.get("description")),
         description=_str_or_none(metadata.get("description")),
         working_dir=_str_or_none(metadata.get("working_dir")),
         provider_name=_str_or_none(metadata.get("provider_name")),

@@ -83,14 +83,17 @@ def _whole_file_kind(path: Path) -> str | None:
     return "object" if isinstance(data, dict) else "other"
 
 
-def load_session(path: Path, session_id: str | None = None) -> Session:
+def load_session(
+    path: Path, session_id: str | None = None, *, all_sessions: bool = False
+) -> Session:
     """Load any supported file. A ``sessions.db`` takes ``session_id`` (default: the most
-    recently updated); a single-session file accepts its own id or file stem. Bad lines
+    recently updated of the sessions `goose session list` shows, or of all of them with
+    ``all_sessions``); a single-session file accepts its own id or file stem. Bad lines
     become ``Session.warnings`` and are skipped. Never writes."""
     path = Path(path).expanduser()
     kind = detect_format(path)
     if kind == "sqlite":
-        return sqlite.load_sqlite(path, session_id)
+        return sqlite.load_sqlite(path, session_id, all_sessions=all_sessions)
     if kind == "jsonl":
         session = jsonl.load_jsonl(path)
     else:
@@ -108,17 +111,18 @@ def load_session(path: Path, session_id: str | None = None) -> Session:
     return session
 
 
-def list_sessions(path: Path | None = None) -> list[SessionInfo]:
+def list_sessions(path: Path | None = None, *, all_sessions: bool = False) -> list[SessionInfo]:
     """The sessions in a ``sessions.db``, a folder of session files, or Goose's own data dir
     (``path`` None), most recently updated first. Files in a folder that are not sessions are
-    left out."""
+    left out. From a database, by default only what `goose session list` shows (user and
+    scheduled sessions with messages); ``all_sessions`` lists every one."""
     target = Path(path).expanduser() if path is not None else default_sessions_dir()
     if not target.exists():
         raise SessionLoadError(target, "no such file or folder")
     if target.is_dir():
-        infos = _list_folder(target)
+        infos = _list_folder(target, all_sessions)
     elif detect_format(target) == "sqlite":
-        infos = sqlite.list_sqlite(target)
+        infos = sqlite.list_sqlite(target, all_sessions=all_sessions)
     else:
         infos = [_file_info(target)]
     return sorted(infos, key=_recent_first)
@@ -129,7 +133,7 @@ def _recent_first(info: SessionInfo) -> tuple[float, str]:
     return (-stamp, info.id)
 
 
-def _list_folder(folder: Path) -> list[SessionInfo]:
+def _list_folder(folder: Path, all_sessions: bool) -> list[SessionInfo]:
     infos: list[SessionInfo] = []
     for entry in sorted(folder.iterdir()):
         if not entry.is_file():
@@ -137,7 +141,7 @@ def _list_folder(folder: Path) -> list[SessionInfo]:
         suffix = entry.suffix.lower()
         try:
             if suffix in _SQLITE_SUFFIXES:
-                infos.extend(sqlite.list_sqlite(entry))
+                infos.extend(sqlite.list_sqlite(entry, all_sessions=all_sessions))
             elif suffix in _SESSION_SUFFIXES:
                 infos.append(_file_info(entry))
         except SessionLoadError:

@@ -12,7 +12,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 ContentItem = dict[str, Any]
 SessionFormat = Literal["jsonl", "sqlite", "export", "chat"]
@@ -23,6 +29,18 @@ class MessageMetadata(BaseModel):
 
     user_visible: bool = Field(default=True, alias="userVisible")
     agent_visible: bool = Field(default=True, alias="agentVisible")
+    # A per-turn context event the agent appended; Goose keeps it out of the summary
+    # (crates/goose/src/conversation/message.rs, MessageMetadata.turn_context).
+    turn_context: bool = Field(default=False, alias="turnContext")
+
+    @model_serializer(mode="wrap")
+    def _omit_false_turn_context(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Goose writes the flag only when it is set; a saved message keeps that shape.
+        data = handler(self)
+        if not self.turn_context and isinstance(data, dict):
+            data.pop("turnContext", None)
+            data.pop("turn_context", None)
+        return data
 
 
 class Message(BaseModel):
@@ -112,6 +130,7 @@ class SessionInfo(BaseModel):
     total_tokens: int | None = None
     model_name: str | None = None
     path: Path
+    session_type: str | None = None  # sessions.db only: user, scheduled, sub_agent, ...
 
 
 def content_type(item: Any) -> str:

@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 from goose_tui.session._common import (
     build_message,
+    loads,
     model_config_from,
     parse_datetime,
     to_epoch_seconds,
@@ -134,30 +135,70 @@ def _require_tables(path: Path, connection: sqlite3.Connection) -> tuple[set[str
     return session_columns, message_columns
 
 
-def _order_by_recent(columns: set[str]) -> str:
-    keys = [f"{name} DESC" for name in ("updated_at", "created_at") if name in columns]
-    return ", ".join([*keys, "rowid DESC"])
-
-
 def _session_rows(
     connection: sqlite3.Connection, columns: set[str], session_id: str | None
 ) -> list[dict[str, Any]]:
+    """The rows, most recently updated first. Goose writes its timestamps in two text forms
+    (SQLite's ``datetime('now')``, ``2025-10-14 09:30:00``, and chrono's RFC 3339,
+    ``2025-10-14T09:30:00.123+00:00``), which do not sort as text: compare parsed times."""
     wanted = [name for name in _SESSION_COLUMNS if name in columns]
     query = f"SELECT {', '.join(wanted)} FROM sessions"
     params: tuple[Any, ...] = ()
     if session_id is not None:
         query += " WHERE id = ?"
         params = (session_id,)
-    query += f" ORDER BY {_order_by_recent(columns)}"
+    query += " ORDER BY rowid DESC"
     cursor = connection.execute(query, params)
     names = [description[0] for description in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor]
+    rows = [dict(zip(names, row, strict=True)) for row in cursor]
+    rows.sort(key=_recency, reverse=True)  # stable: ties keep the newest row first
+    return rows
 
 
-def load_sqlite(path: Path, session_id: str | None = None) -> Session:
+def _recency(row: dict[str, Any]) -> tuple[float, float]:
+    def stamp(name: str) -> float:
+        parsed = parse_datetime(row.get(name))
+        return parsed.timestamp() if parsed else float("-inf")
+
+    return stamp("updated_at"), stamp("created_at")
+
+
+# What `goose session list` shows (crates/goose/src/session/session_manager.rs,
+# list_sessions -> list_sessions_by_types): user and scheduled sessions, through an INNER JOIN
+# on messages, so a session without messages is not listed; subagent, hidden, terminal,
+# gateway and ACP sessions are not either. A database older than the session_type column
+# (schema v5) holds user sessions only.
+LISTED_SESSION_TYPES = ("user", "scheduled")
+
+
+def _listed(row: dict[str, Any], counts: dict[Any, int]) -> bool:
+    kind = row.get("session_type", "user")
+    return counts.get(row["id"], 0) > 0 and (kind is None or kind in LISTED_SESSION_TYPES)
+
+
+def _message_counts(connection: sqlite3.Connection) -> dict[Any, int]:
+    return dict(connection.execute("SELECT session_id, COUNT(*) FROM messages GROUP BY session_id"))
+
+
+def load_sqlite(
+    path: Path, session_id: str | None = None, *, all_sessions: bool = False
+) -> Session:
+    """The session ``session_id`` (any type), or by default the most recently updated one of
+    those `goose session list` shows (``all_sessions``: of every session)."""
     with connect_read_only(path) as connection:
         session_columns, message_columns = _require_tables(path, connection)
         rows = _session_rows(connection, session_columns, session_id)
+        note = None
+        if session_id is None and rows and not all_sessions:
+            counts = _message_counts(connection)
+            listed = [row for row in rows if _listed(row, counts)]
+            if listed:
+                rows = listed
+            else:
+                note = (
+                    "no session here is one `goose session list` shows (user or scheduled, "
+                    "with messages): opened the most recently updated of all"
+                )
         if not rows:
             if session_id is None:
                 raise SessionLoadError(path, "the database holds no sessions")
@@ -169,6 +210,8 @@ def load_sqlite(path: Path, session_id: str | None = None) -> Session:
             )
         row = rows[0]
         messages, warnings = _messages(connection, message_columns, str(row["id"]))
+        if note is not None:
+            warnings.insert(0, LoadWarning(message=note))
     return _session(path, row, messages, warnings)
 
 
@@ -176,8 +219,9 @@ def _messages(
     connection: sqlite3.Connection, columns: set[str], session_id: str
 ) -> tuple[list[Message], list[LoadWarning]]:
     wanted = [name for name in _MESSAGE_COLUMNS if name in columns]
-    # Goose reads in insertion-time order; the row id breaks ties within one second.
-    order = [name for name in ("timestamp", "id") if name in columns] or ["rowid"]
+    # Goose's get_conversation orders by created_timestamp, then id for messages created in
+    # the same second (crates/goose/src/session/session_manager.rs).
+    order = [name for name in ("created_timestamp", "id") if name in columns] or ["rowid"]
     cursor = connection.execute(
         f"SELECT rowid, {', '.join(wanted)} FROM messages WHERE session_id = ? "
         f"ORDER BY {', '.join(order)}",
@@ -203,7 +247,7 @@ def _message(
     record: dict[str, Any], session_id: str, index: int
 ) -> tuple[Message | None, str | None]:
     try:
-        content = json.loads(record["content_json"] or "[]")
+        content = loads(record["content_json"] or "[]")
     except RecursionError:
         return None, "content_json nested too deeply to read"
     except (TypeError, ValueError) as exc:
@@ -272,15 +316,16 @@ def _session(
     )
 
 
-def list_sqlite(path: Path) -> list[SessionInfo]:
+def list_sqlite(path: Path, *, all_sessions: bool = False) -> list[SessionInfo]:
+    """The sessions `goose session list` shows, or every one with ``all_sessions``."""
     with connect_read_only(path) as connection:
         session_columns, _ = _require_tables(path, connection)
         rows = _session_rows(connection, session_columns, None)
-        counts = dict(
-            connection.execute("SELECT session_id, COUNT(*) FROM messages GROUP BY session_id")
-        )
+        counts = _message_counts(connection)
     infos = []
     for row in rows:
+        if not all_sessions and not _listed(row, counts):
+            continue
         config = model_config_from(_model_config(row))
         infos.append(
             SessionInfo(
@@ -292,6 +337,7 @@ def list_sqlite(path: Path) -> list[SessionInfo]:
                 total_tokens=usage_from(row).total_tokens,
                 model_name=config.model_name,
                 path=path,
+                session_type=_text(row.get("session_type")),
             )
         )
     return infos

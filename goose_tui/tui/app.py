@@ -11,6 +11,7 @@ from pathlib import Path
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 
 from goose_tui.compaction.profiles import DEFAULT_PROFILE, DESCRIPTIONS, GooseProfile
 from goose_tui.compaction.templates import (
@@ -25,7 +26,10 @@ from goose_tui.files import OverwriteRefused
 from goose_tui.llm.base import Summarizer
 from goose_tui.samples import bundled_sample
 from goose_tui.session.models import SessionInfo
+from goose_tui.session.writer import SaveFormat
 from goose_tui.tui.commands import ModelCommands
+from goose_tui.tui.inert import inert
+from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.screens.error_modal import ErrorModal
 from goose_tui.tui.screens.help import HelpScreen
 from goose_tui.tui.screens.input_prompt import InputPrompt
@@ -61,6 +65,7 @@ class GooseTUI(App[None]):
         session_path: Path | None = None,
         *,
         session_id: str | None = None,
+        all_sessions: bool = False,
         model: str = "offline",
         api_base: str | None = None,
         prompts_dir: Path | None = None,
@@ -73,6 +78,8 @@ class GooseTUI(App[None]):
         self.goose_profile: GooseProfile = goose_profile
         self.session_path = session_path
         self.session_id = session_id
+        # The picker lists what `goose session list` shows unless this is set.
+        self.all_sessions = all_sessions
         self.model = model
         self.api_base = api_base
         self.prompts_dir = prompts_dir
@@ -90,6 +97,9 @@ class GooseTUI(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.main)
+        # A litellm model: its import (seconds) starts in the background after the first
+        # frame, so `c` does not wait for all of it and the screen never freezes on it.
+        self.call_after_refresh(self._prepare_model)
         self._warn_templates(self.templates)
         self.set_interval(POLL_SECONDS, self.poll_templates)
         path = self.session_path
@@ -105,7 +115,7 @@ class GooseTUI(App[None]):
     def list_sessions(self, path: Path | None) -> None:
         from goose_tui.session.loader import default_sessions_dir, list_sessions
 
-        sessions = list_sessions(path)
+        sessions = list_sessions(path, all_sessions=self.all_sessions)
         source = str(path or default_sessions_dir())
         self.call_from_thread(self._pick, sessions, source)
 
@@ -123,7 +133,7 @@ class GooseTUI(App[None]):
     def load_session(self, path: Path, session_id: str | None) -> None:
         from goose_tui.session.loader import load_session
 
-        session = load_session(path, session_id)
+        session = load_session(path, session_id, all_sessions=self.all_sessions)
         self.call_from_thread(self.main.show_session, session)
 
     def on_worker_state_changed(self, event: object) -> None:
@@ -160,7 +170,22 @@ class GooseTUI(App[None]):
             if not any(worker.state in busy for worker in self.workers):
                 return
 
-    # -- errors ----------------------------------------------------------------------------
+    # -- errors and toasts -----------------------------------------------------------------
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast of the app (widgets' ``notify`` lands here): never markup, and made
+        inert, since toasts carry file names, paths and error text."""
+        super().notify(
+            inert(message), title=inert(title), severity=severity, timeout=timeout, markup=False
+        )
 
     def show_error(self, title: str, message: str) -> None:
         """The single place errors surface; the app keeps running under the modal."""
@@ -183,10 +208,16 @@ class GooseTUI(App[None]):
             raise FileNotFoundError(f"{self.model[7:]}: no such reply file")
         return make_summarizer(self.model, api_base=self.api_base)
 
+    def _prepare_model(self) -> None:
+        from goose_tui.llm import prepare_model
+
+        prepare_model(self.model)
+
     def set_model(self, model: str) -> None:
         self.model = model
+        self._prepare_model()
         self.main.query_one("#status").model = model  # type: ignore[attr-defined]
-        self.notify(f"model: {model}", markup=False)
+        self.notify(f"model: {model}")
         if self.main.session is not None:
             self.main.count_tokens()
 
@@ -298,20 +329,25 @@ class GooseTUI(App[None]):
             f"template error: {exc} — showing the last good render", "error"
         )
 
-    def _swap_templates(self, templates: Templates) -> str | None:
-        """Use ``templates`` if they compile and render; else keep the last good pair and
-        return the error (file and line)."""
+    def _swap_templates(
+        self, templates: Templates, report: Callable[[str | None], None] | None = None
+    ) -> None:
+        """Use ``templates`` if they compile and the summary renders with them (rendered off
+        the UI thread); else keep the last good pair. ``report`` gets the error (file and
+        line) or None once that is known."""
+
+        def done(error: str | None) -> None:
+            if report is not None:
+                report(error)
+
         try:
             templates.compaction.check()
             templates.summary.check()
         except TemplateError as exc:
             self._template_error(exc)
-            return str(exc)
-        old, self.templates = self.templates, templates
-        error = self.main.templates_changed(old)
-        if error is not None:
-            self.templates = old  # keep the last good pair
-        return error
+            done(str(exc))
+            return
+        self.main.try_templates(templates, done)
 
     def edit_template(self, name: str) -> None:
         template_name: TemplateName = (
@@ -320,8 +356,8 @@ class GooseTUI(App[None]):
         field = "compaction" if template_name == "compaction.md" else "summary"
         template: Template = getattr(self.templates, field)
 
-        def apply(text: str) -> str | None:
-            return self._swap_templates(self.templates.with_text(template_name, text))
+        def apply(text: str, report: Callable[[str | None], None]) -> None:
+            self._swap_templates(self.templates.with_text(template_name, text), report)
 
         def saved(_: Path) -> None:
             self._mtimes = self._template_mtimes()
@@ -347,24 +383,71 @@ class GooseTUI(App[None]):
             if choice is None:
                 return
             kind, target = choice
+            inputs = [session.source_path, *self._input_files()]
+            if kind in saving.SESSION_FORMATS:
+                self._save_session(target, saving.SESSION_FORMATS[kind], inputs)
+                return
             if kind == "json":
                 text = saving.summary_json_text(main.structured)
-            elif kind == "markdown":
-                text = main.summary_text + "\n"
             else:
-                template = main.result.summary_message if main.result else None
-                message = saving.summary_message(main.summary_text, template)
-                text = saving.compacted_session_text(session, message)
-            inputs = [session.source_path, *self._input_files()]
+                text = main.summary_text + "\n"
+
+            def write(replace: bool | None = True) -> None:
+                if not replace:
+                    self.notify(f"not saved: {target} kept as it was", markup=False)
+                    return
+                try:
+                    written = saving.save(target, text, inputs)
+                except (OverwriteRefused, OSError) as exc:
+                    self.show_error("Not saved", str(exc))
+                    return
+                main.mark_saved()
+                self.notify(f"saved {written}", markup=False)
+
             try:
-                written = saving.save(target, text, inputs)
+                checked = saving.check_target(target, inputs)
             except (OverwriteRefused, OSError) as exc:
                 self.show_error("Not saved", str(exc))
                 return
-            self.notify(f"saved {written}", markup=False)
+            if checked.exists() or checked.is_symlink():
+                question = f"{checked} already exists.\n\nReplace it?"
+                self.push_screen(ConfirmScreen(question), write)
+            else:
+                write()
 
         defaults = {kind: saving.default_target(session, kind) for kind in saving.SUFFIXES}
         self.push_screen(SaveDialog(defaults), answered)
+
+    def _save_session(self, target: Path, fmt: SaveFormat, inputs: list[Path | None]) -> None:
+        """The compacted session, for Goose: refused in Goose's own folder, over an input or
+        a special file; an existing file is replaced only after a yes."""
+        from goose_tui.session.writer import SaveRefused, check_target, save_compacted_session
+
+        main = self.main
+        session, summary = main.session, main.summary_text
+        target = target.expanduser()
+
+        def write(overwrite: bool) -> None:
+            try:
+                written = save_compacted_session(
+                    target, session, summary, fmt, inputs=inputs, overwrite=overwrite
+                )
+            except (SaveRefused, OSError) as exc:
+                self.show_error("Not saved", str(exc))
+                return
+            main.mark_saved()
+            self.notify(f"saved {written}", markup=False)
+
+        try:
+            check_target(target, [session.source_path, *inputs], overwrite=True)
+        except SaveRefused as exc:
+            self.show_error("Not saved", str(exc))
+            return
+        if target.exists():
+            question = f"{target} exists. Replace it with the compacted session?"
+            self.push_screen(ConfirmScreen(question), lambda yes: write(True) if yes else None)
+        else:
+            write(False)
 
     def _input_files(self) -> list[Path | None]:
         files: list[Path | None] = [self.templates.compaction.source.path]
@@ -378,6 +461,29 @@ class GooseTUI(App[None]):
         self.notify(f"Goose format: {profile} ({DESCRIPTIONS[profile]})", timeout=4)
         self.main.profile_changed()
 
+    def unsaved_edits(self) -> list[str]:
+        edits = self.main.unsaved_edits()
+        for template in (self.templates.compaction, self.templates.summary):
+            if template.source.origin == "edited":
+                edits.append(f"the template {template.source.name} edited in the app")
+        return edits
+
+    async def action_quit(self) -> None:
+        """``q`` (and ctrl+q): asks first when a hand edit would be lost."""
+        edits = self.unsaved_edits()
+        if not edits:
+            self.exit()
+            return
+        if isinstance(self.screen, ConfirmScreen):
+            return
+
+        def answered(quit_anyway: bool | None) -> None:
+            if quit_anyway:
+                self.exit()
+
+        question = "Quit without saving " + " and ".join(edits) + "?"
+        self.push_screen(ConfirmScreen(question), answered)
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
@@ -387,6 +493,7 @@ def run_app(
     session_path: Path | None,
     *,
     session_id: str | None = None,
+    all_sessions: bool = False,
     model: str = "offline",
     api_base: str | None = None,
     prompts_dir: Path | None = None,
@@ -397,6 +504,7 @@ def run_app(
     GooseTUI(
         session_path,
         session_id=session_id,
+        all_sessions=all_sessions,
         model=model,
         api_base=api_base,
         prompts_dir=prompts_dir,

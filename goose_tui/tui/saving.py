@@ -1,30 +1,58 @@
-"""What the save key writes: the summary JSON, the Markdown, or a compacted Goose session
-(the legacy JSONL shape: a metadata line, then the single summary message)."""
+"""What the save key writes: the summary JSON, the Markdown, or the compacted session in a
+shape Goose opens (``goose_tui.session.writer``: Goose's legacy JSONL or its export JSON)."""
 
 from __future__ import annotations
 
 import json
-import time
+import os
 from pathlib import Path
 from typing import Literal
 
 from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.files import atomic_write_text, refuse_overwriting_inputs
-from goose_tui.session.models import Message, MessageMetadata, Session
+from goose_tui.samples import samples_dir
+from goose_tui.session.models import Session
+from goose_tui.session.writer import SaveFormat, SaveRefused, refuse_goose_targets
 
-SaveKind = Literal["json", "markdown", "session"]
+SaveKind = Literal["json", "markdown", "session", "export"]
 SUFFIXES: dict[SaveKind, str] = {
     "json": ".summary.json",
     "markdown": ".summary.md",
     "session": ".compacted.jsonl",
+    "export": ".compacted.json",
 }
+# The kinds that are whole sessions, and the writer's format for each.
+SESSION_FORMATS: dict[SaveKind, SaveFormat] = {"session": "jsonl", "export": "json"}
+
+
+_PACKAGE = Path(__file__).resolve().parents[1]  # goose_tui/
+
+
+def _shipped(folder: Path) -> bool:
+    """Inside the installed package or the bundled samples: results must not land there."""
+    folder = folder.resolve()
+    return any(folder.is_relative_to(root.resolve()) for root in (_PACKAGE, samples_dir()))
+
+
+def default_folder(source: Path | None) -> Path:
+    """The session's folder when it is writable and neither shipped with goose-tui nor
+    Goose's own sessions folder (writes there are refused), else the current directory."""
+    folder = source.parent if source is not None else None
+    if folder is None or not os.access(folder, os.W_OK | os.X_OK) or _shipped(folder):
+        return Path.cwd()
+    try:
+        refuse_goose_targets(folder / "probe")
+    except SaveRefused:
+        return Path.cwd()
+    return folder
 
 
 def default_target(session: Session, kind: SaveKind) -> Path:
+    """Beside the session file, named after it; a session of a database is named by its id."""
     source = session.source_path
-    stem = (source.stem if source else None) or session.id or "session"
-    folder = source.parent if source else Path.cwd()
-    return folder / f"{stem}{SUFFIXES[kind]}"
+    by_file = source.stem if source and session.source_format != "sqlite" else None
+    stem = by_file or session.id or "session"
+    return default_folder(source) / f"{stem}{SUFFIXES[kind]}"
 
 
 def summary_json_text(summary: StructuredSummary | None) -> str:
@@ -32,37 +60,16 @@ def summary_json_text(summary: StructuredSummary | None) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def summary_message(summary_text: str, template: Message | None) -> Message:
-    """The message that replaces the history: the compaction's own when there was one (its
-    metadata and time), with the text as currently edited."""
-    if template is not None:
-        return template.model_copy(update={"content": [{"type": "text", "text": summary_text}]})
-    return Message(
-        role="user",
-        created=int(time.time()),
-        content=[{"type": "text", "text": summary_text}],
-        metadata=MessageMetadata(userVisible=False, agentVisible=True),
-    )
-
-
-def compacted_session_text(session: Session, message: Message) -> str:
-    metadata = {
-        "working_dir": session.working_dir or "",
-        "description": session.description or session.name or "",
-        "schedule_id": None,
-        "message_count": 1,
-        "total_tokens": None,
-        "input_tokens": None,
-        "output_tokens": None,
-    }
-    body = message.model_dump(mode="json", by_alias=True, exclude_none=True)
-    lines = [json.dumps(metadata, ensure_ascii=False), json.dumps(body, ensure_ascii=False)]
-    return "\n".join(lines) + "\n"
+def check_target(target: Path, inputs: list[Path | None]) -> Path:
+    """The one check of a save target, before asking anything and again before writing:
+    raises ``OverwriteRefused`` when ``target`` is an input."""
+    target = target.expanduser()
+    refuse_overwriting_inputs(target, inputs)
+    return target
 
 
 def save(target: Path, text: str, inputs: list[Path | None]) -> Path:
-    """Write ``text`` atomically; raises ``OverwriteRefused`` when ``target`` is an input."""
-    target = target.expanduser()
-    refuse_overwriting_inputs(target, inputs)
+    """Write ``text`` atomically after ``check_target``."""
+    target = check_target(target, inputs)
     atomic_write_text(target, text)
     return target

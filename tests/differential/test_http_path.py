@@ -31,6 +31,9 @@ from tests.differential.corpus import CASES, Case
 goose = pytest.importorskip(
     "goose", reason="goose-sdk (the reference wheel, module `goose`) is not installed"
 )
+# Under pytest-xdist every test of this module runs on one worker: the `runs` fixture (a
+# dozen CLI processes) then runs once.
+pytestmark = pytest.mark.xdist_group("http_path")
 
 REPO = Path(__file__).resolve().parents[2]
 API_KEY = "sk-differential-test-key"

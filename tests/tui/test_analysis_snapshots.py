@@ -62,3 +62,14 @@ def test_timeline_screen(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(SAMPLE, "offline"), terminal_size=SIZE, run_before=run)
+
+
+def test_probes_tab(snap_compare) -> None:
+    """The Probes tab of `l` on the bundled sample, compacted offline."""
+
+    async def run(pilot: Pilot) -> None:
+        await _compact_then(pilot, "l")
+        await pilot.press("p")
+        await settle(pilot)
+
+    assert snap_compare(_app(SAMPLE, "offline"), terminal_size=SIZE, run_before=run)

@@ -7,6 +7,7 @@ from pathlib import Path
 from goose_tui.compaction.summarize import SUMMARIZE_REQUEST
 from goose_tui.session.loader import load_session
 from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.screens.error_modal import ErrorModal
 from goose_tui.tui.screens.help import HelpScreen
 from goose_tui.tui.screens.input_prompt import InputPrompt
@@ -200,11 +201,33 @@ async def test_save_writes_new_files_and_never_the_input(
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
-        compacted = session_file.with_name("small_session.compacted.jsonl")
-        loaded = load_session(compacted)
-        assert len(loaded.messages) == 1 and loaded.messages[0].role == "user"
-        text = loaded.messages[0].content[0]["text"]
-        assert text == app.main.summary_text
+        # The compacted session as Goose keeps it (goose_tui/session/writer.py): the
+        # history hidden from the agent, the summary the one message it sees.
+        for kind, suffix in (("session", "jsonl"), ("export", "json")):
+            if kind == "export":
+                await pilot.press("s")
+                app.screen.query_one("#save-export").value = True
+                await pilot.pause()
+                await pilot.press("enter")
+                await pilot.pause()
+            compacted = session_file.with_name(f"small_session.compacted.{suffix}")
+            loaded = load_session(compacted)
+            visible = [m for m in loaded.messages if m.metadata.agent_visible]
+            assert len(visible) == 1 and visible[0].role == "user"
+            assert visible[0].content[0]["text"] == app.main.summary_text
+            assert len(loaded.messages) == len(app.main.session.messages) + 1
+
+        # Saving there again asks first; "no" keeps the file as it was.
+        before = compacted.read_bytes()
+        await pilot.press("s")
+        app.screen.query_one("#save-export").value = True
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert compacted.read_bytes() == before
 
         await pilot.press("s")
         field = app.screen.query_one("#save-path")

@@ -17,7 +17,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.content import Content
+from textual.content import Content, Span
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import Worker, WorkerState
@@ -98,6 +98,29 @@ def side_rows(a: SideReport, b: SideReport) -> list[tuple[str, str, str]]:
             label = "  " + CATEGORY_LABELS[ca.category]
             rows.append((label, f"{ca.found}/{ca.total}", f"{cb.found}/{cb.total}"))
     return rows
+
+
+def diff_content(diff: str) -> Content:
+    """A unified diff with removed lines in the theme's error colour, added lines in its
+    success colour, file and hunk headers in bold (``diff`` is inert already)."""
+    spans: list[Span] = []
+    position = 0
+    for line in diff.split("\n"):
+        end = position + len(line)
+        if line.startswith(("---", "+++")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "bold $secondary"
+        elif line.startswith("-"):
+            style = "$text-error"
+        elif line.startswith("+"):
+            style = "$text-success"
+        else:
+            style = ""
+        if style and end > position:
+            spans.append(Span(position, end, style))
+        position = end + 1
+    return Content(diff, spans=spans)
 
 
 def field_lines(diff: FieldDiff, side: str) -> str:
@@ -191,6 +214,7 @@ class CompareScreen(Screen[None]):
         from goose_tui.compaction.summarize import summarize
         from goose_tui.compaction.templates import load_templates
         from goose_tui.llm import make_summarizer
+        from goose_tui.tui.screens.main import finish_off_thread
 
         app: Any = self.app
         templates = load_templates(self.prompts_dir) if self.prompts_dir else app.templates
@@ -205,7 +229,9 @@ class CompareScreen(Screen[None]):
             received += len(chunk)
             state.update(Content(f"compacting with {inert(self.spec)}… {received:,} chars"))
 
-        result = await summarize(self.messages, summarizer, templates, on_chunk=on_chunk)
+        result = await summarize(
+            self.messages, summarizer, templates, on_chunk=on_chunk, finish_reply=finish_off_thread
+        )
         return side_from_result(self._right_label(), result)
 
     def _show(self, c: Comparison) -> None:
@@ -225,7 +251,7 @@ class CompareScreen(Screen[None]):
         state = c.note or f"{changed} of {len(c.fields)} fields differ · d: Markdown diff"
         self.query_one("#compare-state", Static).update(Content(inert(state)))
         diff = c.markdown_diff.rstrip("\n") or "(the rendered summaries are identical)"
-        self.query_one("#compare-diff-text", Static).update(Content(inert(diff)))
+        self.query_one("#compare-diff-text", Static).update(diff_content(inert(diff)))
         if c.fields:
             first = next((n for n, f in enumerate(c.fields) if f.status != "same"), 0)
             fields.move_cursor(row=first)
@@ -246,8 +272,9 @@ class CompareScreen(Screen[None]):
             self.query_one(f"#compare-{side}", Static).update(
                 Content(inert(field_lines(diff, side)))
             )
-        self.query_one("#compare-left-scroll").border_title = f"A · {diff.field}"
-        self.query_one("#compare-right-scroll").border_title = f"B · {diff.field}"
+        # Border titles are markup: the field name may come from the model (an extra).
+        self.query_one("#compare-left-scroll").border_title = Content(inert(f"A · {diff.field}"))
+        self.query_one("#compare-right-scroll").border_title = Content(inert(f"B · {diff.field}"))
 
     def action_toggle_diff(self) -> None:
         self.showing_diff = not self.showing_diff

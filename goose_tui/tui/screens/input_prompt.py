@@ -9,26 +9,31 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from goose_tui.tui.inert import inert
+from goose_tui.tui.inert import inert, restore
 
 
 class InputPrompt(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
 
-    def __init__(self, question: str, value: str = "", *, note: str = "") -> None:
+    def __init__(
+        self, question: str, value: str = "", *, note: str = "", allow_empty: bool = False
+    ) -> None:
         super().__init__()
         self.question, self.value, self.note = question, value, note
+        # With allow_empty an empty answer is "" (clear), escape still None (keep).
+        self.allow_empty = allow_empty
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content(inert(self.question)), classes="dialog-question")
-            yield Input(self.value, id="prompt-input")
+            yield Input(inert(self.value), id="prompt-input")
             if self.note:
                 yield Static(Content(inert(self.note)), classes="dialog-note")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(event.value.strip() or None)
+        value = restore(event.value.strip())
+        self.dismiss(value if value or self.allow_empty else None)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -22,11 +23,12 @@ from goose_tui.compaction.extract import Extraction
 from goose_tui.compaction.profiles import next_profile
 from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.compaction.summarize import Attempt, CompactionFailed, CompactionResult
-from goose_tui.compaction.templates import TemplateError, Templates
+from goose_tui.compaction.templates import TemplateError, Templates, render_summary
 from goose_tui.session.models import Session
-from goose_tui.tokens import TokenCounter
+from goose_tui.tokens import TokenCounter, not_smaller
 from goose_tui.tui.debounce import debounce
-from goose_tui.tui.inert import inert, restore
+from goose_tui.tui.inert import INVISIBLE, inert, restore
+from goose_tui.tui.widgets.code_editor import CodeEditor
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge
 from goose_tui.tui.widgets.conversation_view import ConversationView
@@ -40,12 +42,26 @@ if TYPE_CHECKING:
 
 WIDE_COLUMNS = 160  # below this the four panes become tabs
 PANES = ("input", "analysis", "fields", "markdown")
+IMPORTING_NOTE = "importing litellm… (first call of the session)"
+
+
+async def finish_off_thread(raw: str, templates: Templates) -> tuple[Extraction, str]:
+    """``finish`` (extraction and the summary template) in a thread: the compaction worker
+    runs on the event loop, and a slow template must not freeze the app."""
+    import asyncio
+
+    from goose_tui.compaction.summarize import finish
+
+    return await asyncio.to_thread(finish, raw, templates)
 
 
 def _json_text(summary: StructuredSummary | None) -> str:
-    # json.dumps escapes C0 controls; C1 controls are escaped too so the editor stays inert.
+    # json.dumps escapes C0 controls; C1 controls, bidi and zero-width characters are escaped
+    # too (``\\u202e`` reads back as the same character), so the editor stays inert.
     text = json.dumps(summary.to_json_dict() if summary else {}, indent=2, ensure_ascii=False)
-    return "".join(f"\\u{ord(c):04x}" if 0x7F <= ord(c) <= 0x9F else c for c in text)
+    return "".join(
+        f"\\u{ord(c):04x}" if 0x7F <= ord(c) <= 0x9F or ord(c) in INVISIBLE else c for c in text
+    )
 
 
 class MainScreen(Screen[None]):
@@ -66,6 +82,8 @@ class MainScreen(Screen[None]):
         Binding("l", "retention", "Lost?", id="main.retention"),
         Binding("v", "compare", "Compare", id="main.compare"),
         Binding("g", "timeline", "Timeline", id="main.timeline"),
+        Binding("u", "context", "Context", id="main.context"),
+        Binding("k", "ask_focus", "Focus", id="main.focus"),
         Binding("p", "switch_profile", "Goose version", id="main.profile", show=False),
     ]
 
@@ -78,8 +96,20 @@ class MainScreen(Screen[None]):
         self.summary_text = ""  # last good render
         self.system_prompt = ""
         self._prompt_note = ""
+        # The one-off focus for the next compactions (FOCUS_VARIABLE); "" for none.
+        self.focus_text = ""
         self._json_loaded = ""
         self._reply_loaded = ""
+        # (JSON editor, reply editor) as last compacted or saved: anything else is unsaved.
+        self._saved_edits = ("{}", "")
+        # The JSON editor: "loaded" (as extracted), "edited" (read and rendered) or "invalid".
+        self._json_state = "loaded"
+        # What the panes showed when the JSON was loaded: (structured, summary, banner).
+        self._loaded_view: tuple[StructuredSummary | None, str, tuple[str, str]] = (
+            None,
+            "",
+            ("no summary yet", ""),
+        )
         self._started = 0.0
         self._ticker: Timer | None = None
         # (structured, rendered) before the last change, for the compare screen's "previous".
@@ -101,7 +131,10 @@ class MainScreen(Screen[None]):
             with Pane("input", copy_source=lambda: self.system_prompt, id="pane-input"):
                 yield Input(placeholder="search the prompt", id="search")
                 yield TextViewer(
-                    id="input-view", placeholder="loading…", highlighter=prompt_highlighter
+                    id="input-view",
+                    placeholder="loading…",
+                    highlighter=prompt_highlighter,
+                    wrap=True,
                 )
             with Pane("analysis", copy_source=self._analysis_text, id="pane-analysis"):
                 yield TextViewer(id="analysis-view", placeholder="press c to compact")
@@ -111,9 +144,9 @@ class MainScreen(Screen[None]):
                     with TabPane("tree", id="fields-tree-tab"):
                         yield FieldsTree(id="fields-tree")
                     with TabPane("json", id="fields-json-tab"):
-                        yield TextArea("{}", language="json", id="json-editor")
+                        yield CodeEditor("{}", syntax="json", id="json-editor")
                     with TabPane("reply", id="fields-reply-tab"):
-                        yield TextArea("", id="reply-editor", soft_wrap=True)
+                        yield CodeEditor("", syntax="markdown", id="reply-editor", soft_wrap=True)
             with Pane("markdown", copy_source=lambda: self.summary_text, id="pane-markdown"):
                 yield SummaryPreview(id="preview")
         yield Footer()
@@ -221,7 +254,12 @@ class MainScreen(Screen[None]):
         from goose_tui.compaction.summarize import build_request
 
         assert self.session is not None
-        request = build_request(self.session.messages, self.tui.templates, self.tui.goose_profile)
+        request = build_request(
+            self.session.messages,
+            self.tui.templates,
+            self.focus_text,
+            profile=self.tui.goose_profile,
+        )
         self.app.call_from_thread(self._show_prompt, request.system_prompt, "as it will be sent")
 
     def _show_prompt(self, prompt: str, note: str) -> None:
@@ -232,8 +270,11 @@ class MainScreen(Screen[None]):
 
     def _show_template_origin(self) -> None:
         note = self._prompt_note
+        title = f"input · {note}" if note else "input"
+        if self.focus_text:
+            title += f" · focus: {self.focus_text}"
         self.query_one("#pane-input", Pane).set_title(
-            f"input · {note}" if note else "input", self.tui.describe_template("compaction.md")
+            title, self.tui.describe_template("compaction.md")
         )
         self.query_one("#pane-markdown", Pane).set_title(
             "markdown", self.tui.describe_template("compaction_summary.md")
@@ -266,6 +307,8 @@ class MainScreen(Screen[None]):
             "",
         )
         status.state = "running"
+        if self._client_importing():
+            status.note = IMPORTING_NOTE
         self._started = self.tui.clock()
         self._ticker = self.set_interval(0.1, self._tick)
         try:
@@ -287,6 +330,8 @@ class MainScreen(Screen[None]):
                 self.tui.templates,
                 on_attempt=on_attempt,
                 on_chunk=on_chunk,
+                finish_reply=finish_off_thread,
+                focus=self.focus_text,
                 profile=self.tui.goose_profile,
             )
         except BaseException:  # failed or cancelled: what streamed in is kept, but say so
@@ -299,7 +344,20 @@ class MainScreen(Screen[None]):
         self._show_result(result)
 
     def _tick(self) -> None:
-        self.query_one(CompactionStatus).elapsed = self.tui.clock() - self._started
+        status = self.query_one(CompactionStatus)
+        status.elapsed = self.tui.clock() - self._started
+        if status.note == IMPORTING_NOTE and not self._client_importing():
+            status.note = ""
+
+    def _client_importing(self) -> bool:
+        """Whether the model's client (litellm) is still being imported in the background."""
+        from goose_tui.llm import is_litellm_spec
+
+        if not is_litellm_spec(self.tui.model):
+            return False
+        from goose_tui.llm.litellm_backend import litellm_ready
+
+        return not litellm_ready()
 
     def _show_result(self, result: CompactionResult) -> None:
         self.result = result
@@ -310,10 +368,36 @@ class MainScreen(Screen[None]):
         usage = result.usage
         status.note = f"usage in {usage.input_tokens} / out {usage.output_tokens}"
         self._show_prompt(result.request.system_prompt, "as sent")
-        self.query_one(ContextGauge).projected = self.token_counter.total([result.summary_message])
+        gauge = self.query_one(ContextGauge)
+        assert self.session is not None
+        projected = self.token_counter.total([result.summary_message])
+        replaced = self.token_counter.total(self.session.messages)
+        gauge.projected, gauge.replaced = projected, replaced
+        if not_smaller(replaced, projected):
+            self.notify(
+                f"the summary ({projected:,} tokens) is not smaller than the history it "
+                f"replaces ({replaced:,} tokens): compacting frees no context",
+                title="summary not smaller",
+                severity="warning",
+                timeout=10,
+            )
         self._reply_loaded = inert(result.raw_response)
         self._reply_editor.load_text(self._reply_loaded)
         self._show_extraction(result.extraction, result.summary)
+        self.mark_saved()  # a new compaction is the new starting point for hand edits
+
+    def mark_saved(self) -> None:
+        self._saved_edits = (self._json_editor.text, self._reply_editor.text)
+
+    def unsaved_edits(self) -> list[str]:
+        """The hand edits that were not saved since the last compaction or save."""
+        json_text, reply_text = self._saved_edits
+        edits = []
+        if self._json_editor.text != json_text:
+            edits.append("the hand-edited summary JSON")
+        if self._reply_editor.text != reply_text:
+            edits.append("the hand-edited reply")
+        return edits
 
     def _show_extraction(self, extraction: Extraction, summary_text: str) -> None:
         self._remember_summary()
@@ -333,8 +417,14 @@ class MainScreen(Screen[None]):
         self._json_loaded = _json_text(extraction.structured)
         self._json_editor.load_text(self._json_loaded)
         self.query_one(SummaryPreview).set_markdown(summary_text)
+        self._json_state = "loaded"
+        self._loaded_view = (extraction.structured, summary_text, banner.shown)
 
     def action_cancel(self) -> None:
+        if isinstance(self.focused, TextArea):
+            # Leave the editor (escape never types into it), staying in its pane.
+            self.query_one("#fields-tabs", TabbedContent).query_one(Tabs).focus()
+            return
         if self.screen.maximized is not None:
             self.screen.minimize()
             return
@@ -376,62 +466,132 @@ class MainScreen(Screen[None]):
     # -- hand-editing ----------------------------------------------------------------------
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if event.text_area.id == "json-editor" and event.text_area.text != self._json_loaded:
-            debounce(self, "json", self.reread_json)
-        elif event.text_area.id == "reply-editor" and event.text_area.text != self._reply_loaded:
+        area = event.text_area
+        if area.id == "json-editor":
+            if area.text == self._json_loaded:
+                self._back_to_loaded()  # an undo back to the loaded JSON: at once
+            elif self._json_state == "invalid" and self._parses(area.text):
+                self.workers.cancel_group(self, "debounce-json")
+                self.reread_json()  # valid again: the "invalid JSON" banner goes at once
+            else:
+                debounce(self, "json", self.reread_json)
+        elif area.id == "reply-editor" and area.text != self._reply_loaded:
             debounce(self, "reply", self.reread_reply)
+
+    @staticmethod
+    def _parses(text: str) -> bool:
+        try:
+            StructuredSummary.parse_json_text(text)
+        except ValueError:
+            return False
+        return True
+
+    def _back_to_loaded(self) -> None:
+        self.workers.cancel_group(self, "debounce-json")
+        self.workers.cancel_group(self, "render-summary")  # a render of an edit is stale
+        if self._json_state == "loaded":
+            return
+        self._json_state = "loaded"
+        structured, summary_text, banner = self._loaded_view
+        self._remember_summary()
+        self.structured, self.summary_text = structured, summary_text
+        self.query_one("#fields-banner", Banner).show(*banner)
+        self.query_one(FieldsTree).show_summary(structured)
+        self.query_one(SummaryPreview).set_markdown(summary_text)
 
     def reread_json(self) -> None:
         banner = self.query_one("#fields-banner", Banner)
         try:
             summary = StructuredSummary.parse_json_text(self._json_editor.text).normalized()
         except ValueError as exc:
+            self._json_state = "invalid"
             banner.show(f"invalid JSON: {exc} — showing the last good render", "error")
             return
-        try:
-            rendered = self._render_summary(summary)
-        except TemplateError as exc:
-            banner.show(f"template error: {exc} — showing the last good render", "error")
-            return
-        self._remember_summary()
-        self.structured, self.summary_text = summary, rendered
-        banner.show("edited by hand: read leniently and re-rendered")
-        self.query_one(FieldsTree).show_summary(summary)
-        self.query_one(SummaryPreview).set_markdown(rendered)
+        self._json_state = "edited"
+        banner.show("edited by hand: read leniently, rendering…")
+        templates = self.tui.templates
+
+        def show(rendered: str | TemplateError) -> None:
+            if isinstance(rendered, TemplateError):
+                message = f"template error: {rendered} — showing the last good render"
+                banner.show(message, "error")
+                return
+            self._remember_summary()
+            self.structured, self.summary_text = summary, rendered
+            banner.show("edited by hand: read leniently and re-rendered")
+            self.query_one(FieldsTree).show_summary(summary)
+            self.query_one(SummaryPreview).set_markdown(rendered)
+
+        self.render_off_thread(lambda: render_summary(templates, summary), show)
 
     def reread_reply(self) -> None:
         from goose_tui.compaction.summarize import finish
 
+        reply, templates = restore(self._reply_editor.text), self.tui.templates
+
+        def show(result: tuple[Extraction, str] | TemplateError) -> None:
+            if isinstance(result, TemplateError):
+                self.query_one("#fields-banner", Banner).show(f"template error: {result}", "error")
+                return
+            self._show_extraction(*result)
+
+        self.render_off_thread(lambda: finish(reply, templates), show)
+
+    @work(thread=True, exclusive=True, group="render-summary", exit_on_error=False)
+    def render_off_thread(self, job: Callable[[], Any], show: Callable[[Any], None]) -> None:
+        """Run ``job`` (it renders the summary template) off the UI thread, so a slow
+        template never freezes the app, then ``show`` its result (or its TemplateError) on
+        the UI thread. A newer job cancels this one: its result is then dropped."""
+        self._off_thread(job, show)
+
+    @work(thread=True, exclusive=True, group="render-templates", exit_on_error=False)
+    def render_with_templates(self, job: Callable[[], Any], show: Callable[[Any], None]) -> None:
+        """The same for changed templates (the editor, a file on disk): a group of its own,
+        so a hand edit does not drop a template change, or the other way round."""
+        self._off_thread(job, show)
+
+    def _off_thread(self, job: Callable[[], Any], show: Callable[[Any], None]) -> None:
+        worker = get_current_worker()
         try:
-            extraction, summary = finish(restore(self._reply_editor.text), self.tui.templates)
+            result = job()
         except TemplateError as exc:
-            self.query_one("#fields-banner", Banner).show(f"template error: {exc}", "error")
+            result = exc
+
+        def deliver() -> None:
+            if not worker.is_cancelled:
+                show(result)
+
+        self.app.call_from_thread(deliver)
+
+    def try_templates(self, new: Templates, done: Callable[[str | None], None]) -> None:
+        """Use ``new`` once the summary renders with it (off the UI thread); on a template
+        error keep the last good templates and render. ``done`` gets the error or None."""
+        structured = self.structured
+        if structured is None or new.summary == self.tui.templates.summary:
+            self._use_templates(new, None)
+            done(None)
             return
-        self._show_extraction(extraction, summary)
 
-    def _render_summary(self, summary: StructuredSummary) -> str:
-        from goose_tui.compaction.templates import render_summary
+        def show(rendered: str | TemplateError) -> None:
+            if isinstance(rendered, TemplateError):
+                message = f"template error: {rendered} — showing the last good render"
+                self.query_one("#fields-banner", Banner).show(message, "error")
+                done(str(rendered))
+                return
+            self._use_templates(new, rendered)
+            done(None)
 
-        return render_summary(self.tui.templates, summary)
+        self.render_with_templates(lambda: render_summary(new, structured), show)
 
-    def templates_changed(self, old: Templates) -> str | None:
-        """Re-render with the app's new templates; returns the error shown, if any."""
-        new = self.tui.templates
+    def _use_templates(self, new: Templates, rendered: str | None) -> None:
+        old, self.tui.templates = self.tui.templates, new
         self._show_template_origin()
         if self.session is not None and new.compaction.text != old.compaction.text:
             self.build_prompt()
-        if self.structured is None:
-            return None
-        try:
-            rendered = self._render_summary(self.structured)
-        except TemplateError as exc:
-            message = f"template error: {exc} — showing the last good render"
-            self.query_one("#fields-banner", Banner).show(message, "error")
-            return str(exc)
-        self.summary_text = rendered
-        self.query_one(SummaryPreview).set_markdown(rendered)
-        self.query_one("#fields-banner", Banner).show("re-rendered with the changed template")
-        return None
+        if rendered is not None:
+            self.summary_text = rendered
+            self.query_one(SummaryPreview).set_markdown(rendered)
+            self.query_one("#fields-banner", Banner).show("re-rendered with the changed template")
 
     # -- pane actions ----------------------------------------------------------------------
 
@@ -490,6 +650,34 @@ class MainScreen(Screen[None]):
         self.query_one("#fields-tabs", TabbedContent).active = "fields-reply-tab"
         self._reply_editor.focus()
 
+    def action_ask_focus(self) -> None:
+        from goose_tui.tui.screens.input_prompt import InputPrompt
+
+        def answered(value: str | None) -> None:
+            if value is None or value == self.focus_text:
+                return
+            self.focus_text = value
+            self.notify(f"focus: {value}" if value else "focus cleared", markup=False)
+            if self.session is not None:
+                self.build_prompt()
+            else:
+                self._show_template_origin()
+
+        note = (
+            "Added to the compaction prompt as {{ focus }} (appended as its last paragraph "
+            "when the template does not use it); applies to every compaction until cleared. "
+            "Empty clears it."
+        )
+        self.app.push_screen(
+            InputPrompt(
+                "Focus for the summary (what it must keep):",
+                self.focus_text,
+                note=note,
+                allow_empty=True,
+            ),
+            answered,
+        )
+
     def action_save(self) -> None:
         self.tui.ask_save()
 
@@ -517,6 +705,14 @@ class MainScreen(Screen[None]):
         from goose_tui.tui.screens.timeline_screen import open_timeline
 
         open_timeline(self)
+
+    def action_context(self) -> None:
+        from goose_tui.tui.screens.context_screen import open_context
+
+        open_context(self)
+
+    def on_context_gauge_clicked(self) -> None:
+        self.action_context()
 
     def action_compare(self) -> None:
         from goose_tui.tui.screens.compare_screen import open_compare

@@ -1,4 +1,5 @@
-"""What was lost: the retention report of the current summary against the history it replaces.
+"""What was lost: the retention report of the current summary against the history it
+replaces, and (the Probes tab, ``p``) whether the agent could still act from it.
 
 Scores per category on top, the items below (missing first); enter on an item goes back to
 the conversation with its source message selected. The items of a history are pulled out
@@ -16,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.retention import (
@@ -30,6 +31,7 @@ from goose_tui.analysis.retention import (
 from goose_tui.session.models import Message
 from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.jump import show_message, summary_label
+from goose_tui.tui.widgets.probes_panel import ProbesPanel
 
 TEXT_WIDTH = 200  # an item is one table row; the whole text is one enter away
 STATUS_STYLE = {"missing": "bold red", "normalized": "yellow", "exact": "green"}
@@ -70,28 +72,53 @@ class RetentionScreen(Screen[None]):
     RetentionScreen #retention-scores { height: auto; max-height: 9; margin: 1 0 0 0; }
     RetentionScreen #retention-hint { height: 1; padding: 0 1; color: $text-muted; }
     RetentionScreen #retention-items { height: 1fr; }
+    RetentionScreen #retention-tabs { height: 1fr; }
+    RetentionScreen TabPane { padding: 0; }
     """
     BINDINGS = [
         Binding("escape", "back", "Back", id="retention.back"),
         Binding("a", "toggle_found", "Show found too", id="retention.toggle_found"),
         Binding("y", "copy_missing", "Copy missing", id="retention.copy"),
+        Binding("p", "switch_tab", "Probes/Retention", id="retention.probes"),
     ]
 
-    def __init__(self, messages: Sequence[Message], summary: str, label: str) -> None:
+    def __init__(
+        self,
+        messages: Sequence[Message],
+        summary: str,
+        label: str,
+        *,
+        model: str = "offline",
+        api_base: str | None = None,
+        working_dir: str | None = None,
+    ) -> None:
         super().__init__()
         self.messages = messages
         self.summary = summary
         self.label = label
+        self.model = model
+        self.api_base = api_base
+        self.working_dir = working_dir
         self.report: RetentionReport | None = None
         self.show_found = False
         self._rows: list[RetentionItem] = []  # the items in table order
 
     def compose(self) -> ComposeResult:
         yield Static(Content(inert(f"what was lost · {self.label}")), id="retention-title")
-        scores = DataTable(id="retention-scores", cursor_type="none", zebra_stripes=True)
-        yield scores
-        yield Static(Content("checking the summary…"), id="retention-hint")
-        yield DataTable(id="retention-items", cursor_type="row", zebra_stripes=True)
+        with TabbedContent(id="retention-tabs", initial="tab-retention"):
+            with TabPane("Retention", id="tab-retention"):
+                yield DataTable(id="retention-scores", cursor_type="none", zebra_stripes=True)
+                yield Static(Content("checking the summary…"), id="retention-hint")
+                yield DataTable(id="retention-items", cursor_type="row", zebra_stripes=True)
+            with TabPane("Probes", id="tab-probes"):
+                yield ProbesPanel(
+                    self.messages,
+                    self.summary,
+                    self.model,
+                    self.api_base,
+                    self.working_dir,
+                    id="probes-panel",
+                )
         yield Footer()
 
     def on_mount(self) -> None:
@@ -177,6 +204,15 @@ class RetentionScreen(Screen[None]):
     def action_back(self) -> None:
         self.dismiss(None)
 
+    def action_switch_tab(self) -> None:
+        tabs = self.query_one("#retention-tabs", TabbedContent)
+        tabs.active = "tab-retention" if tabs.active == "tab-probes" else "tab-probes"
+
+    @on(TabbedContent.TabActivated, "#retention-tabs")
+    def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "tab-probes":
+            self.query_one(ProbesPanel).start()
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "retention" and event.state == WorkerState.ERROR:
             error = event.worker.error
@@ -193,4 +229,14 @@ def open_retention(main: Screen) -> None:
     if not summary:
         main.notify("no summary yet: press c to compact first")
         return
-    main.app.push_screen(RetentionScreen(session.messages, summary, summary_label(main)))
+    app = main.app
+    main.app.push_screen(
+        RetentionScreen(
+            session.messages,
+            summary,
+            summary_label(main),
+            model=getattr(app, "model", "offline"),
+            api_base=getattr(app, "api_base", None),
+            working_dir=session.working_dir,
+        )
+    )

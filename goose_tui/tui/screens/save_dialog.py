@@ -11,13 +11,14 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
-from goose_tui.tui.inert import inert
+from goose_tui.tui.inert import inert, restore
 from goose_tui.tui.saving import SaveKind
 
 LABELS: dict[SaveKind, str] = {
     "json": "summary JSON",
     "markdown": "summary Markdown",
-    "session": "compacted session (Goose JSONL: the summary replaces the history)",
+    "session": "compacted session, Goose JSONL (the agent sees only the summary)",
+    "export": "compacted session, Goose export JSON (for Goose's session import)",
 }
 
 
@@ -35,7 +36,8 @@ class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):
             with RadioSet(id="save-kind"):
                 for kind, label in LABELS.items():
                     yield RadioButton(label, value=kind == "json", id=f"save-{kind}")
-            yield Input(str(self.defaults["json"]), id="save-path")
+            # Not selected on focus: the first key typed must not wipe the whole path.
+            yield Input(inert(str(self.defaults["json"])), id="save-path", select_on_focus=False)
             yield Static(Content(inert("")), id="save-note", classes="dialog-note")
 
     def on_mount(self) -> None:
@@ -43,11 +45,11 @@ class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
         self.kind = str(event.pressed.id).removeprefix("save-")  # type: ignore[assignment]
-        self.query_one(Input).value = str(self.defaults[self.kind])
+        self.query_one(Input).value = inert(str(self.defaults[self.kind]))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        value = event.value.strip()
+        value = restore(event.value.strip())  # the path as it is on disk, not as shown
         if value:
             self.dismiss((self.kind, Path(value)))
 

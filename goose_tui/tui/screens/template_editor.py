@@ -15,12 +15,13 @@ from textual.widgets import Footer, Static, TextArea
 from goose_tui.compaction.templates import Template
 from goose_tui.files import atomic_write_text
 from goose_tui.tui.debounce import debounce
-from goose_tui.tui.inert import inert
+from goose_tui.tui.inert import inert, restore
 from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.widgets.pane import Banner
 
-# Applies edited text; returns an error to show (file and line) or None when it rendered.
-ApplyEdit = Callable[[str], str | None]
+# Applies edited text; reports (later: the summary renders off the UI thread) an error to show
+# (file and line), or None when it rendered.
+ApplyEdit = Callable[[str, Callable[[str | None], None]], None]
 
 
 def describe_source(template: Template) -> str:
@@ -63,13 +64,17 @@ class TemplateEditor(Screen[None]):
 
     @property
     def text(self) -> str:
-        return self.query_one(TextArea).text
+        return restore(self.query_one(TextArea).text)  # shown inert, kept as written
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         debounce(self, "template", self._apply)
 
     def _apply(self) -> None:
-        error = self.apply_edit(self.text)
+        self.apply_edit(self.text, self._show_result)
+
+    def _show_result(self, error: str | None) -> None:
+        if not self.is_attached:  # closed while the template rendered
+            return
         status = self.query_one("#template-status", Banner)
         if error:
             status.show(f"{error} — the panes keep the last good render", "error")
@@ -83,9 +88,9 @@ class TemplateEditor(Screen[None]):
             try:
                 atomic_write_text(self.override_path, self.text)
             except OSError as exc:
-                self.notify(f"could not save: {exc}", severity="error", markup=False)
+                self.notify(f"could not save: {exc}", severity="error")
                 return
-            self.notify(f"saved override {self.override_path}", markup=False)
+            self.notify(f"saved override {self.override_path}")
             self.on_saved(self.override_path)
             self.dismiss(None)
 

@@ -8,7 +8,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from goose_tui.tokens import ContextUsage
+from goose_tui.tokens import ContextUsage, not_smaller
 from goose_tui.tui.inert import inert
 
 # Below this share of the threshold the bar is calm; between it and the threshold it warns.
@@ -36,6 +36,9 @@ class ContextGauge(Widget):
     usage: reactive[ContextUsage | None] = reactive(None)
     # Tokens the window would hold with the summary in place of the history.
     projected: reactive[int | None] = reactive(None)
+    # Tokens of the history the summary replaces (same estimate), to flag a summary that is
+    # not smaller than it.
+    replaced: reactive[int | None] = reactive(None)
     # (messages counted, messages) while a count runs; None when no count is running.
     progress: reactive[tuple[int, int] | None] = reactive(None)
 
@@ -43,6 +46,12 @@ class ContextGauge(Widget):
         def __init__(self, counted: int, total: int) -> None:
             super().__init__()
             self.counted, self.total = counted, total
+
+    class Clicked(Message):
+        """The user asked for the gauge's detail (the context broken down)."""
+
+    def on_click(self) -> None:
+        self.post_message(self.Clicked())
 
     def report_progress(self, counted: int, total: int) -> None:
         """Thread-safe (post_message is): the counting worker calls this as it goes."""
@@ -90,6 +99,8 @@ class ContextGauge(Widget):
         if self.projected is not None:
             after = self.projected / usage.limit if usage.limit else 0.0
             details += f" · after compaction: {self.projected:,} tokens ({after:.1%})"
+            if self.replaced is not None and not_smaller(self.replaced, self.projected):
+                details += f" · NOT SMALLER than the {self.replaced:,} tokens it replaces"
         if usage.model:
             details += f" · model {inert(usage.model)}"
         if counting:

@@ -15,6 +15,7 @@ from itertools import accumulate
 from typing import Any
 
 from rich.segment import Segment
+from rich.style import Style
 from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.message import Message as TextualMessage
@@ -22,14 +23,18 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from goose_tui.compaction.visibility import hidden_item_indices
 from goose_tui.session.models import Message, content_type
+from goose_tui.tui.highlight import highlight_lines, pretty_json, syntax_classes, syntax_css
 from goose_tui.tui.inert import inert
 
 SHARE_BAR = 10
+# Before an item whose audience excludes the assistant: the summarizer never receives it.
+USER_ONLY_MARK = "(user only: not sent) "
 EXPANDED_LINE_LIMIT = 400  # an expanded 10 MB tool output shows its head, not every line
 
-# A row: (message index, component class, text).
-Row = tuple[int, str, str]
+# A row: (message index, component class, text, syntax spans (start, end, kind)).
+Row = tuple[int, str, str, list[tuple[int, int, str]]]
 
 
 def _first_line(text: str) -> tuple[str, int]:
@@ -83,21 +88,72 @@ def _item_summary(item: Any) -> tuple[str, str]:
     return "conversation--other", f"[{kind or 'untyped'}] {_compact_json(item)[:200]}"
 
 
-def _item_full(item: Any) -> tuple[str, list[str]]:
+def _tool_output_pieces(result: Any) -> list[tuple[str, str | None]]:
+    """(text, language) of each piece of a tool result: text items with real newlines (JSON
+    text pretty-printed), other items as JSON, an error as its message."""
+    if not isinstance(result, dict):
+        return [(_pretty(result), "json")]
+    if result.get("status") == "error":
+        return [(f"error: {result.get('error', '')}", None)]
+    value = result.get("value")
+    items = value.get("content") if isinstance(value, dict) else value
+    if not isinstance(items, list):
+        return [(_pretty(value), "json")]
+    pieces: list[tuple[str, str | None]] = []
+    for piece in items:
+        if isinstance(piece, dict) and content_type(piece) == "text":
+            text = str(piece.get("text", ""))
+            pretty = pretty_json(text)
+            pieces.append((pretty, "json") if pretty is not None else (text, None))
+        else:
+            pieces.append((_pretty(piece), "json"))
+    if isinstance(value, dict) and value.get("isError"):
+        pieces.insert(0, ("(the tool reported an error)", None))
+    return pieces
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, default=str)
+
+
+def _item_full(item: Any) -> tuple[str, str | None, list[tuple[str, str | None]]]:
+    """(component class, head line or None, [(body text, language)]) of an expanded item."""
     kind = content_type(item)
     style, head = _item_summary(item)
     if kind == "text":
-        body = str(item.get("text", ""))
-    elif kind in ("thinking", "redactedThinking", "reasoning"):
+        return style, None, [(str(item.get("text", "")), None)]
+    if kind in ("thinking", "redactedThinking", "reasoning"):
         body = str(item.get("thinking", "") or item.get("data", ""))
-        head = "thinking (dropped from summarizer input):"
-    else:
-        body = json.dumps(item, ensure_ascii=False, indent=2, default=str)
-    lines = body.split("\n")
-    if len(lines) > EXPANDED_LINE_LIMIT:
-        hidden = len(lines) - EXPANDED_LINE_LIMIT
-        lines = [*lines[:EXPANDED_LINE_LIMIT], f"… {hidden:,} more lines"]
-    return style, ([head] if kind != "text" else []) + ["  " + line for line in lines]
+        return style, "thinking (dropped from summarizer input):", [(body, None)]
+    if kind == "toolRequest":
+        call = item.get("toolCall") or {}
+        value = call.get("value") if isinstance(call, dict) else None
+        if isinstance(value, dict):
+            name = value.get("name", "?")
+            return style, f"▸ tool call {name}", [(_pretty(value.get("arguments", {})), "json")]
+    if kind == "toolResponse":
+        return style, head, _tool_output_pieces(item.get("toolResult"))
+    return style, head, [(_pretty(item), "json")]
+
+
+def _expanded_rows(index: int, item: Any) -> list[Row]:
+    style, head, pieces = _item_full(item)
+    rows: list[Row] = [(index, style, inert("  " + head), [])] if head is not None else []
+    budget = EXPANDED_LINE_LIMIT
+    for text, language in pieces:
+        lines = inert(text).split("\n")
+        hidden = max(len(lines) - budget, 0)
+        lines = lines[:budget]
+        budget -= len(lines)
+        spans = highlight_lines("\n".join(lines), language) if language else []
+        for number, line in enumerate(lines):
+            shifted = [(a + 2, b + 2, k) for a, b, k in spans[number]] if spans else []
+            rows.append((index, style, "  " + line, shifted))
+        if hidden:
+            rows.append((index, "conversation--other", f"  … {hidden:,} more lines", []))
+        if budget <= 0:
+            break
+    return rows
 
 
 class ConversationView(ScrollView, can_focus=True):
@@ -107,25 +163,41 @@ class ConversationView(ScrollView, can_focus=True):
     ConversationView > .conversation--user { color: $accent; }
     ConversationView > .conversation--assistant { color: $success; }
     ConversationView > .conversation--selected { background: $boost; text-style: bold reverse; }
+    ConversationView > .conversation--highlighted { background: $warning 30%; }
     ConversationView > .conversation--text { }
     ConversationView > .conversation--tool { color: $secondary; }
     ConversationView > .conversation--thinking { color: $text-muted; text-style: dim italic; }
     ConversationView > .conversation--other { color: $warning; }
-    """
+    """ + syntax_css("ConversationView", "conversation")
     COMPONENT_CLASSES = {
         "conversation--header",
         "conversation--user",
         "conversation--assistant",
         "conversation--selected",
+        "conversation--highlighted",
         "conversation--text",
         "conversation--tool",
         "conversation--thinking",
         "conversation--other",
-    }
+    } | syntax_classes("conversation")
     BINDINGS = [
         Binding("up", "select(-1)", "Previous message", id="conversation.previous", show=False),
         Binding("down", "select(1)", "Next message", id="conversation.next", show=False),
         Binding("enter", "toggle", "Expand message", id="conversation.toggle"),
+        Binding(
+            "n",
+            "next_highlighted(1)",
+            "Next marked",
+            id="conversation.next_marked",
+            show=False,
+        ),
+        Binding(
+            "N",
+            "next_highlighted(-1)",
+            "Previous marked",
+            id="conversation.previous_marked",
+            show=False,
+        ),
     ]
 
     selected: reactive[int] = reactive(0, init=False)
@@ -141,6 +213,9 @@ class ConversationView(ScrollView, can_focus=True):
         self._tokens: list[int] | None = None
         self._token_total = self._token_max = 1
         self._expanded: set[int] = set()
+        # Messages marked by the context breakdown (a category's messages), in order.
+        self.highlighted: list[int] = []
+        self._highlighted_set: set[int] = set()
         self._row_cache: dict[int, list[Row]] = {}  # per message, built when first drawn
         self._starts: list[int] = []  # first row of each message
         self._row_total = 0
@@ -150,8 +225,27 @@ class ConversationView(ScrollView, can_focus=True):
         self._tokens = None
         self._expanded.clear()
         self._row_cache.clear()
+        self.highlight([])
         self.selected = 0
         self._rebuild()
+
+    def highlight(self, indexes: list[int]) -> None:
+        """Mark ``indexes`` (headers drawn in the highlight colour); [] clears."""
+        self.highlighted = sorted(indexes)
+        self._highlighted_set = set(self.highlighted)
+        self.refresh()
+
+    def action_next_highlighted(self, direction: int) -> None:
+        marks = self.highlighted
+        if not marks:
+            self.notify("nothing marked: the context breakdown (u) marks a category's messages")
+            return
+        if direction > 0:
+            following = [i for i in marks if i > self.selected]
+            self.selected = following[0] if following else marks[0]
+        else:
+            preceding = [i for i in marks if i < self.selected]
+            self.selected = preceding[-1] if preceding else marks[-1]
 
     def set_token_counts(self, tokens: list[int]) -> None:
         self._tokens = tokens
@@ -165,7 +259,7 @@ class ConversationView(ScrollView, can_focus=True):
 
     def row_text(self, row: int) -> str:
         """What row ``row`` says (for tests and copying)."""
-        index, kind, text = self._row(row)
+        index, kind, text, _ = self._row(row)
         return self._header(index) if kind == "header" else text
 
     def _rows_of(self, index: int) -> list[Row]:
@@ -185,16 +279,20 @@ class ConversationView(ScrollView, can_focus=True):
 
     def _message_rows(self, index: int) -> list[Row]:
         message = self._messages[index]
-        rows: list[Row] = [(index, "header", "")]
-        for item in message.content:
+        rows: list[Row] = [(index, "header", "", [])]
+        # Items the summarizer does not receive as stored (their audience is the user only).
+        user_only = hidden_item_indices(message)
+        for position, item in enumerate(message.content):
+            mark = USER_ONLY_MARK if position in user_only else ""
             if index in self._expanded:
-                style, lines = _item_full(item)
-                rows.extend((index, style, inert(line)) for line in lines)
+                if mark:
+                    rows.append((index, "conversation--other", "  " + mark.strip(), []))
+                rows.extend(_expanded_rows(index, item))
             else:
                 style, text = _item_summary(item)
-                rows.append((index, style, inert("  " + text)))
+                rows.append((index, style, inert("  " + mark + text), []))
         if not message.content:
-            rows.append((index, "conversation--other", "  <empty message>"))
+            rows.append((index, "conversation--other", "  <empty message>", []))
         return rows
 
     def _rebuild(self) -> None:
@@ -214,7 +312,12 @@ class ConversationView(ScrollView, can_focus=True):
             if message.created
             else "—"
         )
-        hidden = "" if message.metadata.agent_visible else "  (not agent-visible)"
+        if not message.metadata.agent_visible:
+            hidden = "  (not agent-visible: not sent)"
+        elif message.metadata.turn_context:
+            hidden = "  (turn context: not sent)"
+        else:
+            hidden = ""
         if self._tokens is None or index >= len(self._tokens):
             return f"#{index + 1} {message.role:<9} {when}  … tokens{hidden}"
         tokens = self._tokens[index]
@@ -235,18 +338,39 @@ class ConversationView(ScrollView, can_focus=True):
         number = scroll_y + y
         if number >= self._row_total:
             return Strip.blank(width, base)
-        index, kind, text = self._row(number)
+        index, kind, text, spans = self._row(number)
         if kind == "header":
             role = self._messages[index].role
             style = base + self.get_component_rich_style("conversation--header")
             if role in ("user", "assistant"):
                 style += self.get_component_rich_style(f"conversation--{role}", partial=True)
+            if index in self._highlighted_set:
+                style += self.get_component_rich_style("conversation--highlighted", partial=True)
             if index == self.selected:
                 style += self.get_component_rich_style("conversation--selected", partial=True)
             text = self._header(index)
         else:
             style = base + self.get_component_rich_style(kind, partial=True)
+        if spans:
+            return Strip(self._highlighted(text, style, spans)).crop_extend(
+                scroll_x, scroll_x + width, base
+            )
         return Strip([Segment(text, style)]).crop_extend(scroll_x, scroll_x + width, base)
+
+    def _highlighted(
+        self, text: str, style: Style, spans: list[tuple[int, int, str]]
+    ) -> list[Segment]:
+        segments: list[Segment] = []
+        position = 0
+        for start, end, kind in spans:
+            if start > position:
+                segments.append(Segment(text[position:start], style))
+            extra = self.get_component_rich_style(f"conversation--syn-{kind}", partial=True)
+            segments.append(Segment(text[start:end], style + extra))
+            position = end
+        if position < len(text):
+            segments.append(Segment(text[position:], style))
+        return segments
 
     def watch_selected(self, old: int, new: int) -> None:
         self.refresh()

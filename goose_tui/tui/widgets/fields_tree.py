@@ -9,9 +9,11 @@ from rich.text import Text
 from textual.widgets import Tree
 
 from goose_tui.compaction.structured import FIELD_ORDER, StructuredSummary
+from goose_tui.tui.highlight import highlight_lines, lexer_name, rich_syntax_styles
 from goose_tui.tui.inert import inert
 
 LABEL_LIMIT = 300  # a tree label is one line; the JSON editor has the full text
+KEY_CODE_LINES = 40  # key_code shows as one leaf per line, highlighted by its file's language
 
 
 def _label(text: str, style: str = "") -> Text:
@@ -48,13 +50,38 @@ class FieldsTree(Tree[None]):
                 file_node = node.add(_label(entry.path or "(no path)", "bold"))
                 file_node.add_leaf(_label(entry.summary))
                 if entry.key_code:
-                    file_node.add_leaf(_label(f"key_code: {entry.key_code}", "dim"))
+                    language = lexer_name(path=entry.path) if entry.path else None
+                    code = file_node.add(_label(f"key_code ({language or 'text'})", "dim"))
+                    for line in self._highlighted(entry.key_code, language, KEY_CODE_LINES):
+                        code.add_leaf(line)
             return
         if isinstance(value, list):
             node = self.root.add(_label(f"{title} [{len(value)}]", "bold"))
             for item in value:
-                node.add_leaf(_label(item if isinstance(item, str) else json.dumps(item)))
+                if isinstance(item, str):
+                    node.add_leaf(_label(item))
+                else:
+                    node.add_leaf(self._highlighted(json.dumps(item), "json", 1)[0])
             return
-        shown = "—" if value is None else value if isinstance(value, str) else json.dumps(value)
         node = self.root.add(_label(title, "bold"))
-        node.add_leaf(_label(shown))
+        if value is None or isinstance(value, str):
+            node.add_leaf(_label("—" if value is None else value))
+        else:
+            node.add_leaf(self._highlighted(json.dumps(value), "json", 1)[0])
+
+    def _highlighted(self, text: str, language: str | None, limit: int) -> list[Text]:
+        """One label per line of ``text`` (at most ``limit``), coloured by ``language``."""
+        lines = inert(text).split("\n")
+        more = len(lines) - limit
+        lines = lines[:limit]
+        spans = highlight_lines("\n".join(lines), language)
+        styles = rich_syntax_styles(self.app.theme_variables) if language else {}
+        labels = []
+        for line, line_spans in zip(lines, spans, strict=True):
+            label = Text(line[:LABEL_LIMIT])
+            for start, end, kind in line_spans:
+                label.stylize(styles[kind], start, end)
+            labels.append(label)
+        if more > 0:
+            labels.append(Text(f"… {more:,} more lines", style="dim"))
+        return labels

@@ -44,7 +44,10 @@ class Pane(Vertical):
 class Banner(Static):
     """A one-line notice at the top of a pane (candidate read, fallback, error)."""
 
+    shown: tuple[str, str] = ("", "")  # (text, kind) of the last ``show``
+
     def show(self, text: str, kind: str = "") -> None:
+        self.shown = (text, kind)
         self.remove_class("-error", "-fallback")
         if kind:
             self.add_class(f"-{kind}")

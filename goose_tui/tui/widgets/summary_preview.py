@@ -28,6 +28,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import ContentSwitcher
 
+from goose_tui.tui.highlight import markdown_with_languages
 from goose_tui.tui.inert import inert
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
@@ -74,7 +75,10 @@ class MarkdownLines(ScrollView, can_focus=True):
         self._rendered_width = -1  # the width self._strips were rendered at
 
     def set_markdown(self, text: str) -> None:
-        self._sections = split_sections(inert(text)) if text.strip() else []
+        # Fences get the language of the file heading above them (key_code), so Rich
+        # highlights them; the source view and everything saved keep the text as it is.
+        shown = markdown_with_languages(inert(text)) if text.strip() else ""
+        self._sections = split_sections(shown) if shown else []
         self._rendered_width = -1
         if self.is_mounted and self._width:
             self._render_lines(self._width)  # now, so the virtual size is right at once
@@ -108,7 +112,10 @@ class MarkdownLines(ScrollView, can_focus=True):
         # ~0.15 s of the first screen, which shows no summary yet.
         from rich.markdown import Markdown as RichMarkdown
 
-        markdown = RichMarkdown(section, hyperlinks=False)
+        dark = self.app.current_theme.dark if self.app.current_theme else True
+        markdown = RichMarkdown(
+            section, hyperlinks=False, code_theme="github-dark" if dark else "friendly"
+        )
         options = self.app.console_options.update(width=width, height=None, highlight=False)
         lines = self.app.console.render_lines(markdown, options, style=self.rich_style)
         # Rich writes a blank line before a block when the block before it asks for one
@@ -162,7 +169,7 @@ class SummaryPreview(Vertical, can_focus=False):
     def compose(self) -> ComposeResult:
         with ContentSwitcher(initial="preview-markdown"):
             yield MarkdownLines(id="preview-markdown", placeholder="no summary yet")
-            yield TextViewer(id="preview-source", placeholder="no summary yet")
+            yield TextViewer(id="preview-source", placeholder="no summary yet", syntax="markdown")
 
     def set_markdown(self, text: str) -> None:
         self._markdown = text

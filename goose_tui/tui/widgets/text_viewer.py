@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
+from itertools import accumulate
 
 from rich.segment import Segment
 from rich.style import Style as RichStyle
@@ -15,12 +16,28 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from goose_tui.tui.highlight import highlight_lines, syntax_classes, syntax_css
 from goose_tui.tui.inert import inert
 
 # (start, end, component class) for one line.
 Spans = list[tuple[int, int, str]]
 Highlighter = Callable[[str], Spans]
 MAX_MATCHES = 10_000
+WORD_WRAP_CHARS = 2_000_000
+
+
+def _word_breaks(line: str, width: int) -> list[int]:
+    """Where each row of ``line`` starts when wrapped at spaces to ``width`` columns (a word
+    longer than the width is cut)."""
+    starts = [0]
+    start = 0
+    while len(line) - start > width:
+        cut = line.rfind(" ", start, start + width + 1)
+        end = cut + 1 if cut > start else start + width
+        starts.append(end)
+        start = end
+    return starts
+
 
 _ROLE = re.compile(r"^\[(user|assistant|system)\]: ")
 _TOOL = re.compile(r"\b(tool_request|tool_response|tool_confirmation_request|action_required)\b")
@@ -46,7 +63,7 @@ class TextViewer(ScrollView, can_focus=True):
     TextViewer > .text-viewer--match { background: $warning 40%; }
     TextViewer > .text-viewer--current-match { background: $warning; color: $background; }
     TextViewer > .text-viewer--placeholder { color: $text-muted; text-style: italic; }
-    """
+    """ + syntax_css("TextViewer", "text-viewer")
     COMPONENT_CLASSES = {
         "text-viewer--role",
         "text-viewer--tool",
@@ -54,7 +71,7 @@ class TextViewer(ScrollView, can_focus=True):
         "text-viewer--match",
         "text-viewer--current-match",
         "text-viewer--placeholder",
-    }
+    } | syntax_classes("text-viewer")
     BINDINGS = [
         Binding("n", "next_match", "Next match", id="viewer.next_match"),
         Binding("N", "previous_match", "Previous match", id="viewer.previous_match"),
@@ -68,11 +85,22 @@ class TextViewer(ScrollView, can_focus=True):
         *,
         placeholder: str = "",
         highlighter: Highlighter | None = None,
+        syntax: str | None = None,
+        wrap: bool = False,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(id=id, classes=classes)
         self._highlighter = highlighter
+        # A pygments language: the whole text is highlighted once per set_text (small texts).
+        self._syntax = syntax
+        self._syntax_spans: list[list[tuple[int, int, str]]] = []
+        # Soft wrap at the view's width: _row_starts[i] is the first visual row of line i.
+        self._wrap = wrap
+        self._row_starts: list[int] = []
+        self._row_total = 0
+        self._breaks: dict[int, list[int]] = {}  # line -> where each of its rows starts
+        self._wrapped_width = -1
         self._placeholder = placeholder
         self._text = ""
         self._lines: list[str] = []
@@ -106,7 +134,13 @@ class TextViewer(ScrollView, can_focus=True):
             return
         self._text = text
         # Lines are kept raw and made inert when drawn: a 50 MB prompt is never copied whole.
+        # A highlighted text is small: its lines are made inert now, so spans line up.
         self._lines = text.split("\n") if text else []
+        self._syntax_spans = []
+        if self._syntax and text:
+            shown = inert(text)
+            self._syntax_spans = highlight_lines(shown, self._syntax)
+            self._lines = shown.split("\n")
         self._update_size()
         self._find_matches()
         self.refresh()
@@ -127,8 +161,46 @@ class TextViewer(ScrollView, can_focus=True):
             self.scroll_end(animate=False, immediate=False, x_axis=False)
 
     def _update_size(self) -> None:
+        if self._wrap:
+            self._wrapped_width = -1
+            self._rewrap()
+            return
         width = max(map(len, self._lines), default=0)
         self.virtual_size = Size(width + 1, max(len(self._lines), 1))
+
+    @property
+    def _wrap_width(self) -> int:
+        return max(self.scrollable_content_region.width, 10)
+
+    def _rewrap(self) -> None:
+        """Where each line starts among the visual rows at the current width."""
+        if not self.scrollable_content_region.width:
+            return  # not laid out yet: wrapped when it is
+        width = self._wrap_width
+        if width == self._wrapped_width:
+            return
+        self._wrapped_width = width
+        # Word wrap (break after the last space that fits) for texts of a usual size; a
+        # prompt of tens of megabytes is cut at the width, which costs no loop per row.
+        self._breaks = {}
+        if len(self._text) <= WORD_WRAP_CHARS:
+            for number, line in enumerate(self._lines):
+                if len(line) > width:
+                    self._breaks[number] = _word_breaks(line, width)
+        counts = [
+            len(self._breaks[number])
+            if number in self._breaks
+            else ((len(line) - 1) // width + 1 if line else 1)
+            for number, line in enumerate(self._lines)
+        ]
+        self._row_starts = [0, *accumulate(counts)]
+        self._row_total = self._row_starts.pop()
+        self.virtual_size = Size(width, max(self._row_total, 1))
+
+    def on_resize(self) -> None:
+        if self._wrap:
+            self._rewrap()
+            self.refresh()
 
     def watch_search(self) -> None:
         self._find_matches()
@@ -165,6 +237,13 @@ class TextViewer(ScrollView, can_focus=True):
 
     def _show_current(self) -> None:
         line, column = self._matches[self._current]
+        if self._wrap and self._row_starts:
+            self._rewrap()
+            breaks = self._breaks.get(line)
+            part = bisect_right(breaks, column) - 1 if breaks else column // self._wrapped_width
+            row = self._row_starts[line] + part
+            self.scroll_to(y=max(row - self.size.height // 2, 0), animate=False)
+            return
         self.scroll_to(
             x=max(column - self.size.width // 2, 0),
             y=max(line - self.size.height // 2, 0),
@@ -193,6 +272,21 @@ class TextViewer(ScrollView, can_focus=True):
                 style = base + self.get_component_rich_style("text-viewer--placeholder")
                 return Strip([Segment(self._placeholder, style)]).crop_extend(0, width, base)
             return Strip.blank(width, base)
+        if self._wrap:
+            self._rewrap()
+            if self._wrapped_width < 0 or number >= self._row_total:
+                return Strip.blank(width, base)
+            line_no = bisect_right(self._row_starts, number) - 1
+            part = number - self._row_starts[line_no]
+            breaks = self._breaks.get(line_no)
+            if breaks:
+                start = breaks[part]
+                end = breaks[part + 1] if part + 1 < len(breaks) else len(self._lines[line_no])
+            else:
+                start = part * self._wrapped_width
+                end = start + self._wrapped_width
+            line = inert(self._lines[line_no][start:end])
+            return Strip(self._segments(line_no, line, start, base)).crop_extend(0, width, base)
         if number >= len(self._lines):
             return Strip.blank(width, base)
         # Style only the visible slice: a single line can be megabytes of tool output.
@@ -202,6 +296,12 @@ class TextViewer(ScrollView, can_focus=True):
 
     def _segments(self, number: int, line: str, offset: int, base: RichStyle) -> list[Segment]:
         spans = self._highlighter(line) if self._highlighter else []
+        if number < len(self._syntax_spans):
+            spans = [
+                (start - offset, end - offset, f"text-viewer--syn-{kind}")
+                for start, end, kind in self._syntax_spans[number]
+                if end > offset and start < offset + len(line)
+            ] + spans
         if self.search:
             current = self._matches[self._current] if self._current >= 0 else None
             size = len(self.search)

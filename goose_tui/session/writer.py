@@ -1,0 +1,282 @@
+"""Save a compacted session in a shape Goose itself reads, so a summary previewed and edited
+here can be continued in Goose.
+
+The conversation is the one Goose keeps after a compaction (``compact_messages`` in Goose's
+``crates/goose/src/context_mgmt/mod.rs``): every old message stays, marked not visible to
+the agent (its user visibility unchanged, so the history still shows), followed by the
+summary as a ``user`` message that only the agent sees. That summary is then the one
+message the agent reads when the session continues.
+
+Two files: Goose's legacy JSONL (a ``SessionMetadata`` line, then one ``Message`` per line;
+``crates/goose/src/session/legacy.rs`` reads it) and the ``goose session export`` JSON (the
+``Session`` of ``crates/goose/src/session/session_manager.rs`` with its ``conversation``,
+what Goose's session import takes).
+
+goose-tui never writes into Goose's own sessions folder or its ``sessions.db``: a running
+Goose owns them. Writes are atomic, never over an input, never over an existing file unless
+asked, and never onto anything but a regular file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from goose_tui.files import atomic_write_text, same_file
+from goose_tui.session.models import Message, Session
+
+SaveFormat = Literal["jsonl", "json"]
+SAVE_FORMATS: tuple[SaveFormat, ...] = ("jsonl", "json")
+
+
+class SaveRefused(Exception):
+    """The target is not a place goose-tui writes to; the message says why and what to do."""
+
+
+# --- where not to write -----------------------------------------------------------------
+
+
+def goose_data_dirs() -> list[Path]:
+    """Where Goose keeps its own data (its ``sessions/`` folder lives in each): the
+    ``GOOSE_PATH_ROOT`` override, the XDG data dir Goose uses on Linux, and the macOS and
+    Windows application-support folders."""
+    home = Path.home()
+    dirs = []
+    root = os.environ.get("GOOSE_PATH_ROOT")
+    if root:
+        dirs.append(Path(root).expanduser() / "data")
+    xdg = os.environ.get("XDG_DATA_HOME")
+    if xdg and Path(xdg).is_absolute():
+        dirs.append(Path(xdg) / "goose")
+    dirs.append(home / ".local" / "share" / "goose")
+    dirs.append(home / "Library" / "Application Support" / "Block.goose")
+    appdata = os.environ.get("APPDATA")
+    if appdata:
+        dirs.append(Path(appdata) / "Block" / "goose" / "data")
+    return dirs
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+def refuse_goose_targets(target: Path) -> None:
+    """Raise ``SaveRefused`` for Goose's ``sessions.db`` (anywhere) and for anything inside
+    Goose's own sessions folder."""
+    if target.name == "sessions.db" or target.name.startswith("sessions.db-"):
+        raise SaveRefused(
+            f"{target}: refusing to write a sessions.db: Goose owns its database; "
+            "save a .jsonl or .json elsewhere and import it into Goose"
+        )
+    for data in goose_data_dirs():
+        sessions = data / "sessions"
+        if _inside(target, sessions):
+            raise SaveRefused(
+                f"{target}: refusing to write into Goose's own sessions folder ({sessions}); "
+                "save it elsewhere and import it into Goose"
+            )
+
+
+def check_target(
+    target: Path, inputs: Iterable[Path | None] = (), *, overwrite: bool = False
+) -> None:
+    """Every reason not to write ``target``, as ``SaveRefused``: Goose's own files, an
+    input, a special file (a device, a pipe: an atomic rename would replace it), or an
+    existing file when ``overwrite`` was not given."""
+    refuse_goose_targets(target)
+    for source in inputs:
+        if source is not None and same_file(target, source):
+            raise SaveRefused(f"{target}: refusing to write over an input file")
+    if target.is_dir():
+        raise SaveRefused(f"{target}: is a folder")
+    if target.exists() or target.is_symlink():
+        if not target.is_file():
+            raise SaveRefused(f"{target}: not a regular file; refusing to replace it")
+        if not overwrite:
+            raise SaveRefused(f"{target}: already exists (pass --overwrite to replace it)")
+
+
+# --- the compacted conversation ----------------------------------------------------------
+
+
+def summary_message(summary_text: str, created: int | None = None) -> Message:
+    """The message that replaces the history for the agent: role ``user`` (Goose turns the
+    summarizer's reply into a user message), visible to the agent only
+    (``MessageMetadata::agent_only``)."""
+    return Message.model_validate(
+        {
+            "id": f"msg_{uuid.uuid4()}",
+            "role": "user",
+            "created": int(time.time()) if created is None else created,
+            "content": [{"type": "text", "text": summary_text}],
+            "metadata": {"userVisible": False, "agentVisible": True},
+        }
+    )
+
+
+def compacted_messages(
+    messages: Sequence[Message], summary_text: str, created: int | None = None
+) -> list[Message]:
+    """The old messages, each now hidden from the agent (``with_agent_invisible``: user
+    visibility kept), then the summary."""
+    hidden = [
+        m.model_copy(update={"metadata": m.metadata.model_copy(update={"agent_visible": False})})
+        for m in messages
+    ]
+    return [*hidden, summary_message(summary_text, created)]
+
+
+def agent_visible(messages: Sequence[Message]) -> list[Message]:
+    return [m for m in messages if m.metadata.agent_visible]
+
+
+def goose_message_dict(message: Message, fallback_created: int) -> dict[str, Any]:
+    """A Message as Goose serializes it: ``id`` (null allowed), ``role``, ``created`` (an
+    integer, required), ``content``, ``metadata`` with both flags. Fields that are ours
+    (the token count read from sessions.db) are left out."""
+    metadata = message.metadata.model_dump(mode="json", by_alias=True)
+    return {
+        "id": message.id,
+        "role": message.role,
+        "created": message.created if message.created is not None else fallback_created,
+        "content": message.content,
+        "metadata": metadata,
+    }
+
+
+def _message_dicts(messages: Sequence[Message], now: int) -> list[dict[str, Any]]:
+    # A message without a time (a chat-format input) takes the one before it, so the
+    # order Goose sorts by stays the order written.
+    out = []
+    last = None
+    for m in messages:
+        created = m.created if m.created is not None else (last if last is not None else now)
+        last = created
+        out.append(goose_message_dict(m, created))
+    return out
+
+
+def _name(session: Session) -> str:
+    return session.name or session.description or session.id or "compacted session"
+
+
+def jsonl_text(session: Session, messages: Sequence[Message], now: int | None = None) -> str:
+    """Goose's legacy session file. The last-reported token counts are left empty: they
+    describe the context before compaction, and Goose would compact again at once if it
+    read them; the accumulated counts (the session's spend) are kept."""
+    now = int(time.time()) if now is None else now
+    acc = session.accumulated_usage
+    metadata = {
+        "working_dir": session.working_dir or "",
+        "description": _name(session),
+        "schedule_id": None,
+        "message_count": len(messages),
+        "total_tokens": None,
+        "input_tokens": None,
+        "output_tokens": None,
+        "accumulated_total_tokens": acc.total_tokens,
+        "accumulated_input_tokens": acc.input_tokens,
+        "accumulated_output_tokens": acc.output_tokens,
+    }
+    lines = [json.dumps(metadata, ensure_ascii=False)]
+    lines += [json.dumps(m, ensure_ascii=False) for m in _message_dicts(messages, now)]
+    return "\n".join(lines) + "\n"
+
+
+def _rfc3339(value: datetime | None, now: int) -> str:
+    moment = value or datetime.fromtimestamp(now, UTC)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def export_dict(
+    session: Session, messages: Sequence[Message], now: int | None = None
+) -> dict[str, Any]:
+    """The ``goose session export --format json`` shape. ``name`` only (Goose reads
+    ``description`` as an alias of it, and both at once is a duplicate field); the token
+    counts of the last call are null for the reason given in ``jsonl_text``."""
+    now = int(time.time()) if now is None else now
+    acc = session.accumulated_usage
+    empty_usage = {"input_tokens": None, "output_tokens": None, "total_tokens": None}
+    data: dict[str, Any] = {
+        "id": session.id or f"goose-tui-{now}",
+        "working_dir": session.working_dir or "",
+        "name": _name(session),
+        "user_set_name": True,
+        "session_type": "user",
+        "created_at": _rfc3339(session.created_at, now),
+        "updated_at": _rfc3339(None, now),
+        "extension_data": {},
+        "total_tokens": None,
+        "input_tokens": None,
+        "output_tokens": None,
+        "accumulated_total_tokens": acc.total_tokens,
+        "accumulated_input_tokens": acc.input_tokens,
+        "accumulated_output_tokens": acc.output_tokens,
+        "schedule_id": None,
+        "recipe": None,
+        "user_recipe_values": None,
+        "usage": empty_usage,
+        "accumulated_usage": {
+            "input_tokens": acc.input_tokens,
+            "output_tokens": acc.output_tokens,
+            "total_tokens": acc.total_tokens,
+        },
+        "message_count": len(messages),
+        "conversation": _message_dicts(messages, now),
+    }
+    if session.provider_name:
+        data["provider_name"] = session.provider_name
+    model_config = session.model_config_.model_dump(mode="json", exclude_none=True)
+    if model_config:
+        data["model_config"] = model_config
+    return data
+
+
+def compacted_session_text(
+    session: Session, summary_text: str, fmt: SaveFormat, now: int | None = None
+) -> str:
+    now = int(time.time()) if now is None else now
+    messages = compacted_messages(session.messages, summary_text, created=now)
+    if fmt == "jsonl":
+        return jsonl_text(session, messages, now)
+    return json.dumps(export_dict(session, messages, now), ensure_ascii=False, indent=2) + "\n"
+
+
+def format_for(target: Path, fmt: str | None = None) -> SaveFormat:
+    """The explicit format, else ``json`` for a ``.json`` target and ``jsonl`` otherwise."""
+    if fmt is not None:
+        if fmt not in SAVE_FORMATS:
+            raise ValueError(f"unknown session format {fmt!r}: use jsonl or json")
+        return fmt  # type: ignore[return-value]
+    return "json" if target.suffix.lower() == ".json" else "jsonl"
+
+
+def save_compacted_session(
+    target: Path,
+    session: Session,
+    summary_text: str,
+    fmt: SaveFormat | None = None,
+    *,
+    inputs: Iterable[Path | None] = (),
+    overwrite: bool = False,
+) -> Path:
+    """Write the compacted session to ``target`` atomically; ``SaveRefused`` says why not."""
+    target = Path(target).expanduser()
+    inputs = [session.source_path, *inputs]
+    check_target(target, inputs, overwrite=overwrite)
+    atomic_write_text(
+        target, compacted_session_text(session, summary_text, format_for(target, fmt))
+    )
+    return target

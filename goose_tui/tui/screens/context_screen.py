@@ -1,0 +1,147 @@
+"""The gauge's detail: what fills the context, by kind of content, and the heaviest messages.
+
+``enter`` on a category goes back to the conversation with that category's messages
+highlighted (``n`` / ``N`` move between them there); ``enter`` on a message selects it.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+from textual.worker import Worker, WorkerState
+
+from goose_tui.analysis.breakdown import CATEGORY_LABELS, ContextBreakdown, context_breakdown
+from goose_tui.session.models import Session
+from goose_tui.tui.inert import inert
+from goose_tui.tui.screens.jump import show_message
+from goose_tui.tui.screens.retention_screen import score_bar
+from goose_tui.tui.widgets.conversation_view import ConversationView
+
+
+def _right(text: str, style: str = "") -> Text:
+    return Text(text, style=style, justify="right")
+
+
+class ContextScreen(Screen[None]):
+    DEFAULT_CSS = """
+    ContextScreen #context-title { height: 1; padding: 0 1; background: $primary-background; }
+    ContextScreen #context-categories { height: auto; max-height: 12; margin: 1 0 0 0; }
+    ContextScreen #context-hint { height: auto; padding: 0 1; color: $text-muted; }
+    ContextScreen #context-heaviest { height: 1fr; }
+    """
+    BINDINGS = [Binding("escape", "back", "Back", id="context.back")]
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.breakdown: ContextBreakdown | None = None
+
+    def compose(self) -> ComposeResult:
+        title = f"context · {self.session.title} · {len(self.session.messages):,} messages"
+        yield Static(Content(inert(title)), id="context-title")
+        yield DataTable(id="context-categories", cursor_type="row", zebra_stripes=True)
+        yield Static(Content("counting tokens…"), id="context-hint")
+        yield DataTable(id="context-heaviest", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#context-categories", DataTable)
+        table.add_columns("category", "tokens", "share", "", "messages")
+        heavy = self.query_one("#context-heaviest", DataTable)
+        heavy.add_columns("message", "role", "tokens", "share", "mostly", "text")
+        self.count()
+
+    @work(thread=True, exclusive=True, group="context", exit_on_error=False)
+    def count(self) -> None:
+        breakdown = context_breakdown(self.session)
+        self.app.call_from_thread(self._show, breakdown)
+
+    def _show(self, breakdown: ContextBreakdown) -> None:
+        self.breakdown = breakdown
+        table = self.query_one("#context-categories", DataTable)
+        table.clear()
+        for c in breakdown.categories:
+            if not c.recorded:
+                table.add_row(c.label, _right("—"), "", "", "not recorded by this session")
+                continue
+            count = "" if c.category == "framing" else f"{len(c.messages):,}"
+            table.add_row(
+                c.label,
+                _right(f"{c.tokens:,}"),
+                _right(f"{c.share:.1%}"),
+                score_bar(min(c.share, 1.0)),
+                _right(count),
+            )
+        table.add_row(
+            Text("total in context", style="bold"),
+            _right(f"{breakdown.total:,}", "bold"),
+            "",
+            "",
+            "",
+        )
+        hint = "enter on a category: highlight its messages · enter on a message: go to it"
+        if breakdown.reported_total is not None and breakdown.unaccounted is not None:
+            hint = (
+                f"the session reports {breakdown.reported_total:,} tokens: "
+                f"{breakdown.unaccounted:+,} are not in the stored messages (the system prompt "
+                f"and tool schemas Goose sent, the reply, the estimate's error)\n{hint}"
+            )
+        self.query_one("#context-hint", Static).update(Content(hint))
+        heavy = self.query_one("#context-heaviest", DataTable)
+        heavy.clear()
+        for h in breakdown.heaviest:
+            heavy.add_row(
+                _right(f"#{h.index + 1}"),
+                Text(inert(h.role)),
+                _right(f"{h.tokens:,}"),
+                _right(f"{h.share:.1%}"),
+                CATEGORY_LABELS[h.category] + (" (hidden)" if h.hidden else ""),
+                Text(inert(h.preview)),
+            )
+        table.focus()
+
+    @on(DataTable.RowSelected, "#context-categories")
+    def _category_selected(self, event: DataTable.RowSelected) -> None:
+        breakdown = self.breakdown
+        if breakdown is None or not 0 <= event.cursor_row < len(breakdown.categories):
+            return
+        category = breakdown.categories[event.cursor_row]
+        if not category.messages:
+            self.notify(f"no message has {category.label}", markup=False)
+            return
+        main = self.app.main  # type: ignore[attr-defined]
+        view = main.query_one(ConversationView)
+        show_message(self.app, category.messages[0])
+        view.highlight(category.messages)
+        self.notify(
+            f"{category.label}: {len(category.messages):,} messages highlighted · "
+            "n / N: next / previous",
+            markup=False,
+        )
+
+    @on(DataTable.RowSelected, "#context-heaviest")
+    def _message_selected(self, event: DataTable.RowSelected) -> None:
+        breakdown = self.breakdown
+        if breakdown is not None and 0 <= event.cursor_row < len(breakdown.heaviest):
+            show_message(self.app, breakdown.heaviest[event.cursor_row].index)
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "context" and event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.app.show_error("Counting failed", f"{type(error).__name__}: {error}")  # type: ignore[attr-defined]
+
+
+def open_context(main: Screen) -> None:
+    session = getattr(main, "session", None)
+    if session is None:
+        main.notify("no session loaded yet")
+        return
+    main.app.push_screen(ContextScreen(session))

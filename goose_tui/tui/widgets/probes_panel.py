@@ -1,0 +1,187 @@
+"""The Probes tab of the "what was lost" screen: can the agent still act from the summary?
+
+Scores per probe kind on top, every probe below with its expected answer and what the
+summary answered; enter on a probe goes to its source message. With the offline model the
+probes come from the session's structure; with a real model it writes, answers and judges
+them (each call's tokens and cost are summed in the hint line). Nothing runs until the tab
+is first shown: a model run costs money.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import DataTable, Static
+from textual.worker import Worker, WorkerState
+
+from goose_tui.analysis.probes import PROBE_LABELS, ProbeReport, format_probe_score
+from goose_tui.session.models import Message
+from goose_tui.tui.inert import inert
+
+CELL = 40
+
+
+def _one_line(text: str, width: int = CELL) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _bar(score: float | None, width: int = 20) -> str:
+    if score is None:
+        return ""
+    filled = round(score * width)
+    return "█" * filled + "·" * (width - filled)
+
+
+def _score_style(score: float | None) -> str:
+    if score is None:
+        return "dim"
+    return "green" if score >= 1 else ("yellow" if score > 0 else "bold red")
+
+
+class ProbesPanel(Vertical):
+    DEFAULT_CSS = """
+    ProbesPanel { height: 1fr; }
+    ProbesPanel #probe-hint { height: auto; padding: 0 1; color: $text-muted; }
+    ProbesPanel #probe-kinds { height: auto; max-height: 7; margin: 1 0 0 0; }
+    ProbesPanel #probe-items { height: 1fr; }
+    """
+
+    def __init__(
+        self,
+        messages: Sequence[Message],
+        summary: str,
+        model: str = "offline",
+        api_base: str | None = None,
+        working_dir: str | None = None,
+        *,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.messages = messages
+        self.summary = summary
+        self.model = model
+        self.api_base = api_base
+        self.working_dir = working_dir
+        self.report: ProbeReport | None = None
+        self.started = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content("probes run when this tab is shown"), id="probe-hint")
+        yield DataTable(id="probe-kinds", cursor_type="none", zebra_stripes=True)
+        yield DataTable(id="probe-items", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        kinds = self.query_one("#probe-kinds", DataTable)
+        kinds.add_columns("kind", "probes", "score", "")
+        kinds.can_focus = False  # nothing to select there; focus goes to the probes
+        self.query_one("#probe-items", DataTable).add_columns(
+            "score", "message", "kind", "question", "expected", "answered"
+        )
+
+    def start(self) -> None:
+        """Run the probes once (the tab calls this whenever it is shown)."""
+        if self.started:
+            self.focus_probes()
+            return
+        self.started = True
+        from goose_tui.analysis.probe_model import uses_a_model
+
+        who = f"{self.model} writes, answers and judges" if uses_a_model(self.model) else "offline"
+        self.query_one("#probe-hint", Static).update(Content(inert(f"probing ({who})…")))
+        self.run_probes()
+
+    @work(exclusive=True, group="probes", exit_on_error=False)
+    async def run_probes(self) -> None:
+        from goose_tui.analysis.probe_model import ProbeCache, run_probes, uses_a_model
+        from goose_tui.analysis.probes import offline_report
+
+        if uses_a_model(self.model):
+            report = await run_probes(
+                self.messages,
+                self.summary,
+                self.model,
+                api_base=self.api_base,
+                cache=ProbeCache(),
+                working_dir=self.working_dir,
+            )
+        else:
+            report = await asyncio.to_thread(
+                offline_report, self.messages, self.summary, self.working_dir
+            )
+        self._show(report)
+
+    def _show(self, report: ProbeReport) -> None:
+        self.report = report
+        kinds = self.query_one("#probe-kinds", DataTable)
+        kinds.clear()
+        for k in report.kinds:
+            kinds.add_row(
+                PROBE_LABELS[k.kind],
+                Text(str(k.probes), justify="right"),
+                Text(format_probe_score(k.score), justify="right"),
+                _bar(k.score),
+            )
+        kinds.add_row(
+            Text("overall", style="bold"),
+            Text(str(len(report.results)), justify="right"),
+            Text(format_probe_score(report.overall), style="bold", justify="right"),
+            _bar(report.overall),
+        )
+        items = self.query_one("#probe-items", DataTable)
+        items.clear()
+        for r in report.results:
+            source = "" if r.probe.message_index is None else f"#{r.probe.message_index + 1}"
+            items.add_row(
+                Text(format_probe_score(r.score), style=_score_style(r.score), justify="right"),
+                Text(source, justify="right"),
+                r.probe.kind,
+                Text(inert(_one_line(r.probe.question))),
+                Text(inert(_one_line(r.probe.expected))),
+                Text(inert(_one_line(r.answer or "(not in the summary)"))),
+            )
+        self.query_one("#probe-hint", Static).update(Content(inert(self._hint(report))))
+        self.focus_probes()
+
+    def focus_probes(self) -> None:
+        """Focus the probe list once it is shown (a pane being switched in is not yet)."""
+        items = self.query_one("#probe-items", DataTable)
+        if items.row_count:
+            self.call_after_refresh(items.focus)
+
+    def _hint(self, report: ProbeReport) -> str:
+        if report.mode == "offline":
+            head = "offline probes from the session's structure"
+        else:
+            head = f"probes by {report.writer}, judged by {report.judge}"
+            made = sum(1 for c in report.calls if not c.cached)
+            from goose_tui.analysis.compare import format_cost
+
+            head += (
+                f" · {len(report.calls)} calls ({made} made, {len(report.calls) - made} cached)"
+                f" · {report.tokens:,} tokens · cost {format_cost(report.cost_usd)}"
+            )
+        return f"{head} · enter: go to the source message"
+
+    @on(DataTable.RowSelected, "#probe-items")
+    def _probe_selected(self, event: DataTable.RowSelected) -> None:
+        from goose_tui.tui.screens.jump import show_message
+
+        event.stop()
+        if self.report is None or not 0 <= event.cursor_row < len(self.report.results):
+            return
+        index = self.report.results[event.cursor_row].probe.message_index
+        if index is not None:
+            show_message(self.app, index)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "probes" and event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.query_one("#probe-hint", Static).update(Content(inert(f"probes failed: {error}")))
+            self.app.show_error("Probes failed", f"{type(error).__name__}: {error}")  # type: ignore[attr-defined]

@@ -1,0 +1,247 @@
+"""Probes with a real model, end to end: litellm against the scripted loopback server writes
+the probes, answers each from the summary alone and judges each answer (issue 15).
+
+The scripted model is deterministic and reads its prompts: asked to write probes it returns
+a fixed set; asked to answer it quotes the expected text only when the summary in its
+prompt contains it (else "NOT IN SUMMARY"); asked to judge it gives 1 for an answer equal
+to the reference and 0 otherwise. So every score depends on what travelled through the
+templates, the HTTP path and the parsers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goose_tui.analysis.probe_model import (
+    ProbeCache,
+    model_probe_report,
+    numbered_history,
+    parse_judgement,
+    parse_probes,
+    run_probes,
+)
+from goose_tui.compaction.summarize import summarize
+from goose_tui.compaction.templates import load_templates
+from goose_tui.llm import make_summarizer
+from goose_tui.session.loader import load_session
+from tests.conftest import ROOT, SAMPLES
+from tests.loopback import LoopbackServer, Reply
+
+SAMPLE = SAMPLES / "long_session.jsonl"
+LAST_ERROR = "ValueError: invalid literal for int() with base 10: '10.0'"
+PROBES = [
+    {
+        "kind": "recall",
+        "question": "What error did the CSV import raise?",
+        "expected": LAST_ERROR,
+        "message": 22,
+    },
+    {
+        "kind": "recall",
+        "question": "Which quantity string broke it?",
+        "expected": "10.0",
+        "message": 22,
+    },
+    {
+        "kind": "artifact",
+        "question": "Which file parses the CSV?",
+        "expected": "csv_import.py",
+        "message": 26,
+    },
+    {
+        "kind": "continuation",
+        "question": "What version goes in the CHANGELOG?",
+        "expected": "0.4.2",
+        "message": 43,
+    },
+    {
+        "kind": "decision",
+        "question": "Which number type replaced float?",
+        "expected": "Decimal",
+        "message": 10,
+    },
+    {"kind": "bogus", "question": "dropped: unknown kind", "expected": "x", "message": 1},
+]
+USAGE = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+
+
+def _between(text: str, start: str, end: str | None) -> str:
+    tail = text.split(start, 1)[1]
+    return tail.split(end, 1)[0].strip() if end else tail.strip()
+
+
+def scripted_model(body: Any) -> Reply:
+    system = body["messages"][0]["content"]
+    if "preparing an exam" in system:  # prompts/probe_write.md
+        assert "#23 [user]: tool_response:" in system  # numbered history
+        return Reply.ok(f"Here they are.\n```json\n{json.dumps(PROBES)}\n```", USAGE)
+    if "## Your summary" in system:  # prompts/probe_answer.md
+        summary = _between(system, "## Your summary", "## Question")
+        question = _between(system, "## Question", "Answer from the summary only")
+        probe = next(p for p in PROBES if p["question"] == question)
+        return Reply.ok(
+            probe["expected"] if probe["expected"] in summary else "NOT IN SUMMARY", USAGE
+        )
+    if "You grade" in system:  # prompts/probe_judge.md
+        reference = _between(system, "Reference answer:", "Agent's answer:")
+        answer = _between(system, "Agent's answer:", "Score from 0 to 1")
+        score = 1 if answer == reference else 0
+        return Reply.ok(json.dumps({"score": score, "reason": f"match={score}"}), USAGE)
+    if "handing this session over" in system:  # prompts/compaction.md: the app compacts
+        summary = {"errors_and_fixes": [f"{LAST_ERROR}: fixed in csv_import.py"]}
+        return Reply.ok(f"```json\n{json.dumps(summary)}\n```", USAGE)
+    return Reply.http_error(400, "unexpected prompt")
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-not-a-secret")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+@pytest.fixture(scope="module")
+def sample():
+    session = load_session(SAMPLE)
+    result = asyncio.run(summarize(session.messages, make_summarizer("offline"), load_templates()))
+    return session, result.summary
+
+
+def _server() -> LoopbackServer:
+    return LoopbackServer(responder=scripted_model)
+
+
+async def test_write_answer_judge_end_to_end(sample, tmp_path: Path) -> None:
+    session, summary = sample
+    with _server() as server:
+        api = f"{server.url}/v1"
+        writer = make_summarizer("openai/probe-writer", api_base=api)
+        judge = make_summarizer("openai/probe-judge", api_base=api)
+        report = await model_probe_report(
+            session.messages, summary, writer, judge, cache=ProbeCache(tmp_path / "c")
+        )
+        bodies = server.bodies()
+    assert report.mode == "model" and report.writer == "openai/probe-writer"
+    assert report.judge == "openai/probe-judge"
+    assert [r.probe.kind for r in report.results] == [
+        "recall", "recall", "artifact", "continuation", "decision"
+    ]  # fmt: skip
+    assert [r.probe.message_index for r in report.results] == [21, 21, 25, 42, 9]
+    assert all(r.score == 1.0 and r.answer == r.probe.expected for r in report.results)
+    assert report.overall == 1.0
+    # 1 write + 5 answers + 5 judgements, each with the provider's usage
+    assert len(bodies) == 11
+    assert [b["model"] for b in bodies].count("probe-judge") == 5
+    stages = [c.stage for c in report.calls]
+    assert stages.count("write") == 1 and stages.count("answer") == stages.count("judge") == 5
+    assert all(c.total_tokens == 110 and not c.cached for c in report.calls)
+    assert report.tokens == 11 * 110
+    assert report.cost_usd is None  # loopback models have no price
+
+
+async def test_a_summary_without_the_last_error_scores_lower_on_recall(sample) -> None:
+    session, summary = sample
+    dropped = "\n".join(line for line in summary.splitlines() if "10.0" not in line)
+    with _server() as server:
+        api = f"{server.url}/v1"
+        keep = await run_probes(session.messages, summary, "openai/m", api_base=api)
+        lose = await run_probes(session.messages, dropped, "openai/m", api_base=api)
+    assert keep.kind("recall").score == 1.0
+    assert lose.kind("recall").score == 0.0
+    assert lose.results[0].answer == "NOT IN SUMMARY" and lose.results[0].score == 0.0
+    assert lose.kind("artifact").score == keep.kind("artifact").score == 1.0
+
+
+async def test_a_hand_edit_re_asks_only_what_changed(sample, tmp_path: Path) -> None:
+    session, summary = sample
+    cache = ProbeCache(tmp_path / "cache")
+    edited = summary.replace("Decimal", "decimal numbers")
+    with _server() as server:
+        api = f"{server.url}/v1"
+        first = await run_probes(session.messages, summary, "openai/m", api_base=api, cache=cache)
+        assert len(server.requests) == 11
+        again = await run_probes(session.messages, summary, "openai/m", api_base=api, cache=cache)
+        assert len(server.requests) == 11  # everything from the cache
+        after_edit = await run_probes(
+            session.messages, edited, "openai/m", api_base=api, cache=cache
+        )
+        # the probes are not rewritten (same history), the 5 answers are re-asked (new
+        # summary), and only the one answer that changed is judged again
+        assert len(server.requests) == 11 + 5 + 1
+    assert all(c.cached for c in again.calls) and again.tokens == 0 and again.cost_usd == 0.0
+    assert [r.score for r in again.results] == [r.score for r in first.results]
+    decision = after_edit.kind("decision")
+    assert decision.score == 0.0 and after_edit.kind("recall").score == 1.0
+    assert sum(1 for c in after_edit.calls if not c.cached) == 6
+
+
+def test_parsers_are_lenient_but_never_invent() -> None:
+    probes = parse_probes(
+        '{"probes": [{"kind": "Recall", "question": "q?", "expected": 3, "message": 99}]}', 10
+    )
+    assert len(probes) == 1 and probes[0].kind == "recall" and probes[0].expected == "3"
+    assert probes[0].message_index is None  # 99 is outside the history
+    assert parse_probes("no json here", 10) == []
+    assert parse_judgement('```json\n{"score": 1.7, "reason": "ok"}\n```') == (1.0, "ok")
+    assert parse_judgement("I'd say 0.5 overall")[0] == 0.5
+    assert parse_judgement("no idea") == (None, "the judge's reply held no score")
+
+
+def test_numbered_history_names_messages_as_the_app_does(sample) -> None:
+    session, _ = sample
+    text = numbered_history(session.messages)
+    assert text.startswith("#1 [user]: Our accountant flagged")
+    assert f"\n#{len(session.messages)} [user]: Perfect. Next:" in text
+
+
+def test_cli_probe_with_model_and_judge(tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    summary.write_text(f"The CSV import failed: {LAST_ERROR}. Fixed in csv_import.py.\n")
+    with _server() as server:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "goose_tui.cli",
+                "probe",
+                str(SAMPLE),
+                "--summary",
+                str(summary),
+                "--model",
+                "openai/w",
+                "--judge",
+                "openai/j",
+                "--api-base",
+                f"{server.url}/v1",
+                "--json",
+            ],  # fmt: skip
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["mode"] == "model" and data["writer"] == "openai/w" and data["judge"] == "openai/j"
+    scores = {k["kind"]: k["score"] for k in data["kinds"]}
+    assert scores == {"recall": 1.0, "artifact": 1.0, "continuation": 0.0, "decision": 0.0}
+    assert data["calls_made"] == 11 and data["tokens"] == 11 * 110
+    assert all(
+        set(c) >= {"stage", "model", "total_tokens", "cost_usd", "cached"} for c in data["calls"]
+    )
+
+
+def test_cli_probe_judge_needs_a_model() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "goose_tui.cli", "probe", str(SAMPLE), "--judge", "openai/j"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "--judge needs --model" in done.stderr

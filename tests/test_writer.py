@@ -1,0 +1,231 @@
+"""Saving a compacted session for Goose (issue 15, part 2).
+
+The shapes checked here are the ones Goose's source defines:
+- the conversation after a compaction: ``compact_messages`` in
+  block/goose crates/goose/src/context_mgmt/mod.rs (old messages
+  ``metadata.with_agent_invisible()``, the summary ``MessageMetadata::agent_only()`` with
+  role user);
+- a Message: ``struct Message {id: Option<String>, role, created: i64, content,
+  metadata}`` with ``MessageMetadata {user_visible, agent_visible}`` renamed camelCase, in
+  crates/goose/src/conversation/message.rs;
+- the legacy file: crates/goose/src/session/legacy.rs ``read_messages`` (line 1 parsed as
+  ``SessionMetadata``, every other line a Message); ``SessionMetadata``'s reader in
+  crates/goose/src/session/storage.rs requires ``description: String`` and
+  ``message_count: usize``, the rest optional;
+- the export: ``struct Session`` in crates/goose/src/session/session_manager.rs (``id``,
+  ``working_dir``, ``name`` with alias ``description``, ``created_at``/``updated_at`` as
+  RFC 3339, ``extension_data``, optional token counts, ``conversation``,
+  ``message_count``), read back by its ``import_session``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from goose_tui.compaction.summarize import summarize
+from goose_tui.compaction.templates import load_templates
+from goose_tui.llm import make_summarizer
+from goose_tui.session.loader import load_session
+from goose_tui.session.writer import (
+    SaveRefused,
+    agent_visible,
+    check_target,
+    compacted_session_text,
+    save_compacted_session,
+)
+from tests.conftest import ROOT, SAMPLES
+
+SAMPLE = SAMPLES / "long_session.jsonl"
+RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")
+MESSAGE_KEYS = {"id", "role", "created", "content", "metadata"}
+
+
+def _offline_summary(session) -> str:
+    result = asyncio.run(summarize(session.messages, make_summarizer("offline"), load_templates()))
+    return result.summary
+
+
+@pytest.fixture(scope="module")
+def sample():
+    session = load_session(SAMPLE)
+    return session, _offline_summary(session)
+
+
+def _check_goose_message(obj: dict) -> None:
+    assert set(obj) == MESSAGE_KEYS
+    assert obj["id"] is None or isinstance(obj["id"], str)
+    assert obj["role"] in ("user", "assistant")
+    assert isinstance(obj["created"], int) and not isinstance(obj["created"], bool)
+    assert isinstance(obj["content"], list)
+    assert all(
+        isinstance(item, dict) and isinstance(item.get("type"), str) for item in obj["content"]
+    )
+    assert isinstance(obj["metadata"]["userVisible"], bool)
+    assert isinstance(obj["metadata"]["agentVisible"], bool)
+
+
+def _check_conversation(messages: list[dict], original, summary: str) -> None:
+    assert len(messages) == len(original.messages) + 1
+    for saved, old in zip(messages, original.messages, strict=False):
+        _check_goose_message(saved)
+        assert saved["metadata"]["agentVisible"] is False
+        assert saved["metadata"]["userVisible"] is old.metadata.user_visible
+        assert saved["content"] == old.content and saved["role"] == old.role
+    last = messages[-1]
+    _check_goose_message(last)
+    assert last["role"] == "user"
+    assert last["metadata"] == {"userVisible": False, "agentVisible": True}
+    assert last["content"] == [{"type": "text", "text": summary}]
+
+
+def test_jsonl_has_the_legacy_shape_goose_reads(sample, tmp_path: Path) -> None:
+    session, summary = sample
+    target = save_compacted_session(tmp_path / "out.jsonl", session, summary, "jsonl")
+    lines = target.read_text(encoding="utf-8").splitlines()
+    meta = json.loads(lines[0])
+    assert "role" not in meta and "content" not in meta
+    assert isinstance(meta["description"], str) and meta["description"]
+    assert meta["message_count"] == len(lines) - 1
+    assert isinstance(meta["working_dir"], str)
+    # The last call's counts describe the context before compaction: Goose would compact
+    # again at once if it read them (check_if_compaction_needed uses session.total_tokens).
+    assert meta["total_tokens"] is None and meta["input_tokens"] is None
+    for key in ("accumulated_total_tokens", "accumulated_input_tokens", "schedule_id"):
+        assert meta[key] is None or isinstance(meta[key], (int, str))
+    _check_conversation([json.loads(line) for line in lines[1:]], session, summary)
+
+
+def test_export_has_the_session_shape_goose_imports(sample, tmp_path: Path) -> None:
+    session, summary = sample
+    target = save_compacted_session(tmp_path / "out.json", session, summary)  # by suffix
+    data = json.loads(target.read_text(encoding="utf-8"))
+    assert isinstance(data["id"], str) and data["id"]
+    assert isinstance(data["working_dir"], str)
+    assert isinstance(data["name"], str) and data["name"]
+    assert "description" not in data  # an alias of name: both at once is a duplicate field
+    assert RFC3339.match(data["created_at"]) and RFC3339.match(data["updated_at"])
+    assert isinstance(data["extension_data"], dict)
+    assert data["session_type"] == "user"
+    for key in ("total_tokens", "input_tokens", "output_tokens"):
+        assert data[key] is None
+    assert data["message_count"] == len(data["conversation"])
+    _check_conversation(data["conversation"], session, summary)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json"])
+def test_reloads_with_the_summary_as_the_one_message_the_agent_sees(
+    sample, tmp_path: Path, fmt: str
+) -> None:
+    session, summary = sample
+    target = save_compacted_session(tmp_path / f"out.{fmt}", session, summary, fmt)  # type: ignore[arg-type]
+    loaded = load_session(target)
+    assert loaded.source_format == ("jsonl" if fmt == "jsonl" else "export")
+    assert loaded.warnings == []
+    visible = agent_visible(loaded.messages)
+    assert len(visible) == 1
+    assert visible[0].role == "user"
+    assert visible[0].content == [{"type": "text", "text": summary}]
+    assert visible[0].metadata.user_visible is False
+    # The history is all there, for the user's eyes, in order.
+    assert [m.content for m in loaded.messages[:-1]] == [m.content for m in session.messages]
+
+
+def test_compacting_the_saved_session_again_summarizes_only_what_the_agent_sees(
+    sample, tmp_path: Path
+) -> None:
+    """What Goose does on its next compaction (do_compact keeps agent-visible messages)."""
+    from goose_tui.compaction.format import format_messages
+
+    session, summary = sample
+    target = save_compacted_session(tmp_path / "out.jsonl", session, summary)
+    loaded = load_session(target)
+    text = format_messages(agent_visible(loaded.messages))
+    assert text == f"[user]: {summary}"
+
+
+def test_created_is_always_an_integer(tmp_path: Path) -> None:
+    chat = tmp_path / "chat.json"
+    chat.write_text(
+        json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}])
+    )
+    session = load_session(chat)
+    assert all(m.created is None for m in session.messages)
+    text = compacted_session_text(session, "summary", "jsonl", now=1_700_000_000)
+    lines = [json.loads(line) for line in text.splitlines()[1:]]
+    assert [m["created"] for m in lines] == [1_700_000_000] * 3
+
+
+def test_refuses_goose_own_folder_and_database(sample, tmp_path: Path, monkeypatch) -> None:
+    session, summary = sample
+    goose_root = tmp_path / "goose-root"
+    monkeypatch.setenv("GOOSE_PATH_ROOT", str(goose_root))
+    for target in (
+        goose_root / "data" / "sessions" / "mine.jsonl",
+        Path.home() / ".local" / "share" / "goose" / "sessions" / "x.json",
+        tmp_path / "elsewhere" / "sessions.db",
+    ):
+        with pytest.raises(SaveRefused, match="refusing"):
+            save_compacted_session(target, session, summary)
+        assert not target.exists()
+
+
+def test_never_replaces_without_asking(sample, tmp_path: Path) -> None:
+    session, summary = sample
+    target = tmp_path / "out.jsonl"
+    target.write_text("keep me")
+    with pytest.raises(SaveRefused, match="already exists"):
+        save_compacted_session(target, session, summary)
+    assert target.read_text() == "keep me"
+    save_compacted_session(target, session, summary, overwrite=True)
+    assert agent_visible(load_session(target).messages)[0].content[0]["text"] == summary
+
+
+def test_never_writes_over_an_input_or_a_special_file(sample, tmp_path: Path) -> None:
+    session, summary = sample
+    with pytest.raises(SaveRefused, match="input"):
+        check_target(SAMPLE, [SAMPLE], overwrite=True)
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(SaveRefused, match="not a regular file"):
+        save_compacted_session(fifo, session, summary, overwrite=True)
+    assert fifo.is_fifo()
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    assert leftovers == []
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "goose_tui.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+
+
+def test_cli_compact_save_session(tmp_path: Path) -> None:
+    target = tmp_path / "compacted.json"
+    done = _cli("compact", str(SAMPLE), "--save-session", str(target), "--save-format", "json")
+    assert done.returncode == 0, done.stderr
+    loaded = load_session(target)
+    visible = agent_visible(loaded.messages)
+    assert len(visible) == 1 and visible[0].content[0]["text"] == done.stdout.rstrip("\n")
+    datetime.fromisoformat(json.loads(target.read_text())["created_at"])
+
+    again = _cli("compact", str(SAMPLE), "--save-session", str(target))
+    assert again.returncode == 2 and "already exists" in again.stderr
+    assert again.stdout == ""  # refused before compacting
+    forced = _cli("compact", str(SAMPLE), "--save-session", str(target), "--overwrite")
+    assert forced.returncode == 0, forced.stderr
+
+    refused = _cli("compact", str(SAMPLE), "--save-session", str(tmp_path / "sessions.db"))
+    assert refused.returncode == 2 and "sessions.db" in refused.stderr

@@ -1,0 +1,144 @@
+"""Syntax highlighting and readable text (issue 14): pygments spans in the theme's colours,
+expanded tool items with real newlines and pretty JSON, the coloured compare diff, and the
+input pane wrapping at its width."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+from textual.color import Color
+
+from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.highlight import highlight_lines, lexer_name, markdown_with_languages
+from goose_tui.tui.screens.compare_screen import diff_content
+from goose_tui.tui.widgets.code_editor import CodeEditor
+from goose_tui.tui.widgets.conversation_view import ConversationView
+from goose_tui.tui.widgets.text_viewer import TextViewer
+
+from .conftest import settle
+
+
+def test_json_spans_mark_keys_strings_and_numbers() -> None:
+    text = '{\n  "path": "a.py",\n  "count": 3,\n  "ok": true\n}'
+    spans = highlight_lines(text, "json")
+    lines = text.split("\n")
+    kinds = {lines[n][a:b]: k for n, line in enumerate(spans) for a, b, k in line}
+    assert kinds['"a.py"'] == "string" and kinds["3"] == "number"
+    assert kinds["true"] == "constant"
+    assert '"path"' in kinds  # keys are coloured too
+    assert highlight_lines(text, None) == [[] for _ in lines]
+
+
+def test_key_code_language_comes_from_the_file_heading() -> None:
+    assert lexer_name(path="src/app/totals.py") == "python"
+    assert lexer_name(path="notes/readme-without-extension") is None
+    text = "### src/totals.py\nsummary\n```\nx = 1\n```\n### web/app.ts\n````\nlet a\n````"
+    shown = markdown_with_languages(text)
+    assert "```python\nx = 1\n```" in shown
+    assert "````typescript\nlet a\n````" in shown
+    assert markdown_with_languages("```json\n{}\n```") == "```json\n{}\n```"  # kept
+
+
+def test_diff_lines_take_the_error_and_success_colours() -> None:
+    diff = "--- A\n+++ B\n@@ -1 +1 @@\n-old line\n+new line\n same"
+    content = diff_content(diff)
+    styled = {diff[s.start : s.end]: str(s.style) for s in content.spans}
+    assert styled["-old line"] == "$text-error"
+    assert styled["+new line"] == "$text-success"
+    assert styled["--- A"] == "bold" and " same" not in styled
+
+
+async def test_expanded_tool_items_have_real_newlines_and_pretty_json(tmp_path: Path) -> None:
+    payload = {"files": ["a.py", "b.py"], "count": 2}
+    session = tmp_path / "s.jsonl"
+    lines = [
+        {"description": "x"},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "toolRequest",
+                    "id": "c1",
+                    "toolCall": {
+                        "status": "success",
+                        "value": {"name": "shell", "arguments": {"command": "ls\npwd"}},
+                    },
+                }
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "toolResponse",
+                    "id": "c1",
+                    "toolResult": {
+                        "status": "success",
+                        "value": {
+                            "content": [
+                                {"type": "text", "text": "line one\nline two"},
+                                {"type": "text", "text": json.dumps(payload)},
+                            ]
+                        },
+                    },
+                }
+            ],
+        },
+    ]
+    session.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    app = GooseTUI(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = app.main.query_one(ConversationView)
+        view.focus()
+        await pilot.press("enter", "down", "enter")
+        await settle(pilot)
+        rows = [view.row_text(i) for i in range(view.row_count)]
+        assert "  line one" in rows and "  line two" in rows  # not one escaped line
+        assert '    "count": 2' in rows  # the JSON text pretty-printed
+        assert '    "command": "ls\\npwd"' in rows  # tool arguments as pretty JSON
+        pretty_row = rows.index('    "count": 2')
+        spans = view._row(pretty_row)[3]
+        assert {kind for _, _, kind in spans} >= {"number"}
+
+
+class EditorApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield CodeEditor('{\n  "user_intent": ["fix it"],\n  "n": 1\n}', syntax="json")
+
+
+async def test_json_editor_highlights_in_theme_colours() -> None:
+    app = EditorApp()
+    async with app.run_test(size=(60, 10)) as pilot:
+        await pilot.pause()
+        editor = app.query_one(CodeEditor)
+        names = {name for spans in editor._highlights.values() for _, _, name in spans}
+        assert {"string", "number"} <= names
+        styles = editor._themes[editor.theme].syntax_styles
+        assert styles["string"].color == Color.parse(app.theme_variables["success"]).rich_color
+        await pilot.press("end", "x")  # an edit re-highlights
+        assert editor._highlights
+
+
+async def test_input_pane_wraps_at_its_width_in_the_four_pane_layout(session_file: Path) -> None:
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        viewer = app.main.query_one("#input-view", TextViewer)
+        width = viewer.scrollable_content_region.width
+        rows = [
+            "".join(seg.text for seg in viewer.render_line(y)).rstrip()
+            for y in range(viewer.size.height)
+        ]
+        assert all(len(row) <= width for row in rows)
+        first_line = viewer.text.split("\n", 1)[0]
+        assert len(first_line) > width  # the case the issue saw cut
+        assert viewer.virtual_size.width == width  # nothing to scroll sideways
+        joined = []
+        for row in rows:
+            joined.append(row)
+            if len(" ".join(joined).split()) >= len(first_line.split()):
+                break
+        assert " ".join(" ".join(joined).split()) == " ".join(first_line.split())

@@ -1,0 +1,47 @@
+"""The app shows every message, and marks what the summarizer does not receive (issue 10):
+agent-invisible history, turn-context messages, user-only content items (Goose's
+agent_visible_content, crates/goose/src/conversation/message.rs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.widgets.conversation_view import ConversationView
+from goose_tui.tui.widgets.text_viewer import TextViewer
+from tests.tui.conftest import settle
+
+V13 = Path(__file__).parents[1] / "fixtures" / "goose" / "sessions-v13.db"
+
+
+async def test_hidden_messages_and_items_are_shown_marked_not_sent() -> None:
+    app = GooseTUI(V13, session_id="20251009_1")
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        view = app.main.query_one(ConversationView)
+        rows = [view.row_text(i) for i in range(view.row_count)]
+        headers = [r for r in rows if r.startswith("#")]
+        assert len(headers) == 10  # every message is shown
+        assert sum("(not agent-visible: not sent)" in h for h in headers) == 2
+        assert sum("(turn context: not sent)" in h for h in headers) == 1
+        assert any("The rounding test fails, can you look?" in r for r in rows)
+        # The doubled shell output: the tool response row carries the mark, because its
+        # user copy is cut before the summarizer sees it.
+        assert sum("(user only: not sent)" in r for r in rows) == 1
+        prompt = app.main.query_one("#input-view", TextViewer).text
+        assert prompt.count("test_rounding FAILED") == 1
+        assert "<turn-context>" not in prompt
+        assert "The rounding test fails, can you look?" not in prompt
+
+
+async def test_picker_lists_what_goose_session_list_shows() -> None:
+    app = GooseTUI(V13)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        picker = app.screen
+        assert type(picker).__name__ == "SessionPicker"
+        assert [s.id for s in picker.sessions] == ["20251009_1", "20251009_2"]
+    app = GooseTUI(V13, all_sessions=True)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        assert len(app.screen.sessions) == 5

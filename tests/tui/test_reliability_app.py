@@ -1,0 +1,400 @@
+"""Issue 11, the app's part: the user's files and edits are never lost, a slow template never
+freezes the app, and no file name, path, toast or dialog sends a byte to the terminal unasked.
+Real keys on the real app; waits are ``settle`` (or a condition), never a time."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, TextArea
+
+from goose_tui.samples import samples_dir
+from goose_tui.session.models import Session
+from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.inert import inert, restore
+from goose_tui.tui.saving import default_target
+from goose_tui.tui.screens.confirm import ConfirmScreen
+from goose_tui.tui.screens.error_modal import ErrorModal
+from goose_tui.tui.screens.save_dialog import SaveDialog
+from goose_tui.tui.screens.template_editor import TemplateEditor
+from goose_tui.tui.widgets.summary_preview import SummaryPreview
+
+from .conftest import settle, wait_until
+
+RE_RENDERED = "edited by hand: read leniently and re-rendered"
+
+
+def _banner(app: GooseTUI) -> str:
+    return str(app.main.query_one("#fields-banner").render())
+
+
+async def _compacted(pilot) -> None:
+    await settle(pilot)
+    await pilot.press("c")
+    await settle(pilot)
+
+
+# -- saving ------------------------------------------------------------------------------
+
+
+async def test_save_asks_before_replacing_an_existing_file(
+    session_file: Path, reply_file: Path
+) -> None:
+    existing = session_file.with_name("small_session.summary.json")
+    existing.write_text("keep me\n")
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _compacted(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        await pilot.press("enter")  # the default target: the file that already exists
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert str(existing) in app.screen.question and "Replace" in app.screen.question
+        await pilot.press("escape")  # no: the file is kept
+        await settle(pilot)
+        assert app.screen is app.main
+        assert existing.read_text() == "keep me\n"
+
+        await pilot.press("s")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert '"reviewer": "extra field kept"' in existing.read_text()
+
+
+async def test_save_default_is_never_inside_the_package_or_the_samples(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, session_file: Path
+) -> None:
+    """No argument opens the bundled sample; its folder ships with goose-tui (inside the
+    installed package for a wheel), so the default goes to the current directory. A session
+    in a writable folder of the user's keeps its own folder."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    app = GooseTUI()
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        assert app.main.session is not None
+        assert app.main.session.source_path.parent == samples_dir()
+        await pilot.press("s")
+        await settle(pilot)
+        target = Path(app.screen.query_one("#save-path", Input).value)
+        assert target == work / "long_session.summary.json"
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        target = Path(app.screen.query_one("#save-path", Input).value)
+        assert target.parent == session_file.parent
+
+
+def _unwritable_folder(tmp_path: Path) -> Path | None:
+    """A folder this process cannot write: a read-only one of its own, or (as root, who may
+    write anywhere chmod allows) a read-only mount if the machine has one."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    if not os.access(folder, os.W_OK):
+        return folder
+    for candidate in (Path("/proc/sys"), Path("/sys/fs")):
+        if candidate.is_dir() and not os.access(candidate, os.W_OK):
+            return candidate
+    return None
+
+
+def test_save_default_leaves_an_unwritable_session_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _unwritable_folder(tmp_path)
+    if folder is None:
+        pytest.skip("no folder this process cannot write (root, and no read-only mount)")
+    monkeypatch.chdir(tmp_path)
+    session = Session(id="s1", source_path=folder / "s1.jsonl")
+    assert default_target(session, "json") == tmp_path / "s1.summary.json"
+
+
+async def test_save_dialog_does_not_start_with_its_path_selected(session_file: Path) -> None:
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        field = app.screen.query_one("#save-path", Input)
+        default = field.value
+        assert app.focused is field
+        await pilot.press("x")  # one key must not wipe the path
+        assert field.value == default + "x"
+
+
+# -- editors and quitting ------------------------------------------------------------------
+
+
+async def test_escape_leaves_every_editor_without_typing_into_it(
+    session_file: Path, reply_file: Path
+) -> None:
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _compacted(pilot)
+        main = app.main
+        for key, editor_id in (("e", "#json-editor"), ("r", "#reply-editor")):
+            editor = main.query_one(editor_id, TextArea)
+            before = editor.text
+            await pilot.press(key)
+            assert app.focused is editor
+            await pilot.press("escape")
+            assert not isinstance(app.focused, TextArea)
+            await pilot.press("m")  # a key after escape is a command again, not text
+            assert editor.text == before
+            await settle(pilot)
+        await pilot.press("t")
+        assert isinstance(app.screen, TemplateEditor)
+        assert isinstance(app.focused, TextArea)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is main
+        assert app.templates.summary.source.origin == "built-in"
+
+
+async def test_quit_with_an_unsaved_hand_edit_asks_first(
+    session_file: Path, reply_file: Path
+) -> None:
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _compacted(pilot)
+        await pilot.press("e", "end", "enter", "space")  # a hand edit of the JSON
+        await settle(pilot)
+        await pilot.press("escape", "q")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "hand-edited summary JSON" in app.screen.question
+        await pilot.press("escape")  # no: keep working
+        await settle(pilot)
+        assert app.screen is app.main and app.is_running
+        await pilot.press("s")
+        await settle(pilot)
+        await pilot.press("enter")  # saved: nothing is lost by quitting now
+        await settle(pilot)
+        assert session_file.with_name("small_session.summary.json").is_file()
+        assert app.return_code is None
+        await pilot.press("q")
+        assert app.return_code == 0  # quit at once, without asking
+
+
+async def test_undo_back_to_valid_json_clears_the_invalid_banner_at_once(
+    session_file: Path, reply_file: Path
+) -> None:
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _compacted(pilot)
+        loaded_banner = _banner(app)
+        good = app.main.query_one(SummaryPreview).markdown
+        await pilot.press("e", "end", "backspace")  # drop the opening brace
+        await settle(pilot)
+        assert _banner(app).startswith("invalid JSON")
+        await pilot.press("ctrl+z")
+        await pilot.pause()  # the key handled, no debounce or render waited for
+        assert not _banner(app).startswith("invalid JSON")
+        await settle(pilot)
+        assert _banner(app) == loaded_banner
+        assert app.main.query_one(SummaryPreview).markdown == good
+
+        # An edit that renders, broken, then undone to the edit: valid again at once.
+        await pilot.press("end", "enter", "space")
+        await settle(pilot)
+        assert _banner(app) == RE_RENDERED
+        await pilot.press("backspace", "backspace", "backspace")
+        await settle(pilot)
+        assert _banner(app).startswith("invalid JSON")
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert not _banner(app).startswith("invalid JSON")
+
+
+# -- a slow summary template ---------------------------------------------------------------
+
+# About two million loop steps: a second or two on a quiet machine, in Jinja's sandbox or in
+# Goose's engine (where the sandbox's fuel budget may stop it first: then the render ends in a
+# template error, as slow to reach; either way the loop must answer while it runs).
+SLOW_TEMPLATE = (
+    "{% set s = 'x' * 1500 %}{% for a in s %}{% for b in s %}{% if b == a ~ a %}!{% endif %}"
+    "{% endfor %}{% endfor %}# Slow {{ next_step }}"
+)
+SLOW_RENDER = "# Slow Write the changelog entry"
+
+
+class LoopWatch:
+    """Ticks of a 20 ms timer on the app's event loop: the longest gap between two is how
+    long the loop did not answer."""
+
+    def __init__(self, app: GooseTUI) -> None:
+        self.ticks: list[float] = [time.monotonic()]
+        self.timer = app.set_interval(0.02, lambda: self.ticks.append(time.monotonic()))
+
+    def assert_answered(self) -> None:
+        self.timer.stop()
+        marks = [*self.ticks, time.monotonic()]
+        gap = max(b - a for a, b in zip(marks, marks[1:], strict=False))
+        watched = marks[-1] - marks[0]
+        # The slow render is most of the time watched, and a loop held by it stalls for all
+        # of it (1.4 s of 2 s before the fix); answering all along, the longest gap is a tick
+        # or a frame, with room for a machine shared with other work.
+        assert gap < min(1.0, watched / 3), f"the loop stalled {gap:.2f} s of {watched:.2f} s"
+
+
+async def test_a_slow_summary_template_renders_off_the_ui_thread(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
+    """The override changes on disk; while the summary renders with it (a thread worker),
+    the event loop keeps answering: its timer ticks, and a key toggles the preview."""
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _compacted(pilot)
+        preview = app.main.query_one(SummaryPreview)
+        watch = LoopWatch(app)
+        (prompts / "compaction_summary.md").write_text(SLOW_TEMPLATE, encoding="utf-8")
+
+        def done() -> bool:
+            return preview.markdown == SLOW_RENDER or _banner(app).startswith("template error")
+
+        await wait_until(pilot, done, timeout=120)
+        watch.assert_answered()
+        if preview.markdown == SLOW_RENDER:
+            assert app.templates.summary.source.path == prompts / "compaction_summary.md"
+
+
+async def test_a_slow_template_freezes_neither_the_compaction_nor_hand_edits(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "compaction_summary.md").write_text(SLOW_TEMPLATE, encoding="utf-8")
+    app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        preview = app.main.query_one(SummaryPreview)
+        watch = LoopWatch(app)
+        await pilot.press("c")
+        # Goose's engine stops this template at goose-tui's instruction budget on a slow
+        # machine, and then the compaction fails with that reason, as Goose's would with any
+        # template error; on a fast one it finishes. Either way the loop kept answering.
+        await wait_until(
+            pilot,
+            lambda: app.main.result is not None or isinstance(app.screen, ErrorModal),
+            timeout=120,
+        )
+        watch.assert_answered()
+        if isinstance(app.screen, ErrorModal):
+            assert "budget exhausted" in str(app.screen.message)
+            await pilot.press("escape")
+            await settle(pilot)
+        else:
+            stopped = "the summary template failed" in _banner(app)  # by a budget
+            assert stopped or preview.markdown == SLOW_RENDER
+
+        watch = LoopWatch(app)
+        await pilot.press("e", "end", "enter", "space", "escape")
+        await wait_until(
+            pilot,
+            lambda: _banner(app).startswith((RE_RENDERED, "template error")),
+            timeout=120,
+        )
+        watch.assert_answered()
+
+
+# -- nothing reaches the terminal unasked --------------------------------------------------
+
+ESCAPES = {
+    "folder": "F\x1b]0;FOLDER-TITLE\x07\u2066",
+    "name": "N\x1b[2J\u202eLSNOJ\u200b",
+    "prompts": "P\x1b]52;c;SEFDS0VE\x07\u2067",
+}
+FORBIDDEN = [
+    "\x1b]0;FOLDER",
+    "N\x1b[2J",
+    "\x1b]52;c;SEFDS0VE",
+    "\u202e",
+    "\u2066",
+    "\u2067",
+    "\u2068",
+    "\u2069",
+    "\u200b",
+]
+
+
+def test_inert_shows_bidi_and_zero_width_characters() -> None:
+    text = "a\u202eb\u2066c\u2067d\u2068e\u2069f\u200bg\u200dh\ufeffi\x1bj"
+    shown = inert(text)
+    assert shown == ("a<U+202E>b<U+2066>c<U+2067>d<U+2068>e<U+2069>f<U+200B>g<U+200D>h<U+FEFF>i␛j")
+    assert restore(shown) == text
+
+
+async def test_paths_toasts_inputs_titles_and_modals_are_inert(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, session_file: Path, reply_file: Path
+) -> None:
+    from textual.drivers.headless_driver import HeadlessDriver
+
+    folder = tmp_path / ESCAPES["folder"]
+    folder.mkdir()
+    session = folder / f"{ESCAPES['name']}.jsonl"
+    text = session_file.read_text().replace("Can you fix it?", "Can you fix it? \u202eevil\u2069")
+    session.write_text(text)
+    prompts = tmp_path / ESCAPES["prompts"]
+    prompts.mkdir()
+    (prompts / "compaction.md").write_text("{% for x in %}\n")  # broken: a toast names it
+    reply = folder / "reply.md"
+    reply.write_text(reply_file.read_text().replace("Add a changelog", "Add a\u2068 changelog"))
+
+    frames: list[str] = []
+    monkeypatch.setattr(HeadlessDriver, "write", lambda self, data: frames.append(data))
+    monkeypatch.setattr(HeadlessDriver, "is_headless", property(lambda self: False))
+    app = GooseTUI(session, model=f"replay:{reply}", prompts_dir=prompts)
+    app.NOTIFICATION_TIMEOUT = 3600  # every toast is still there to look at in the end
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _compacted(pilot)
+        await pilot.press("e", "escape")  # the JSON editor shown, with the reply's U+2068
+        await settle(pilot)
+        assert "Add a\\u2068 changelog" in app.main.query_one("#json-editor", TextArea).text
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, SaveDialog)
+        value = app.screen.query_one("#save-path", Input).value
+        assert "<U+202E>" in value and "\u202e" not in value and "\x1b" not in value
+        await pilot.press("enter")  # saved: a toast names the file
+        await settle(pilot)
+        saved = folder / f"{ESCAPES['name']}.summary.json"
+        assert saved.is_file()  # the real name, not the one shown
+        await pilot.press("s")
+        await settle(pilot)
+        await pilot.press("enter")  # it exists now: the question names it
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        app.screen.query_one("#save-path", Input).value = inert(str(session))
+        await pilot.press("enter")  # the input itself: the error modal names it
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        await pilot.press("escape")
+        await settle(pilot)
+        # The toasts still up, as handed to Textual ("saved …", the broken override).
+        toasts = [(n.title, n.message, n.markup) for n in app._notifications]
+    output = "".join(frames)
+    assert "<U+202E>" in output and "FOLDER-TITLE" in output and "Replace it?" in output
+    assert any(message.startswith("saved ") for _, message, _ in toasts)
+    for title, message, markup in toasts:
+        assert not markup and inert(title) == title and inert(message) == message
+        assert "<U+202E>LSNOJ" in message or "<U+2067>" in message
+    for sequence in FORBIDDEN:
+        assert sequence not in output, repr(sequence)
