@@ -161,6 +161,19 @@ def _add_usage_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_profile_arg(p: argparse.ArgumentParser) -> None:
+    from goose_tui.compaction.profiles import DEFAULT_PROFILE, PROFILES
+
+    p.add_argument(
+        "--goose-profile",
+        choices=PROFILES,
+        default=DEFAULT_PROFILE,
+        help="which Goose version's conversation format to use: goose-sdk-wheel ([role]: "
+        "lines, the installed reference and released Goose; the default) or goose-main "
+        "(one JSON record per message, Goose's main branch)",
+    )
+
+
 def _add_focus(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--focus",
@@ -208,6 +221,7 @@ def build_app_parser() -> argparse.ArgumentParser:
     _add_session_args(p, optional=True)
     _add_model_args(p)
     _add_prompts_dir(p)
+    _add_profile_arg(p)
     p.add_argument("--threshold", type=float, metavar="T", help="compaction threshold (0.8)")
     p.add_argument("--context-limit", type=int, metavar="N", help="context window in tokens")
     return p
@@ -220,11 +234,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("format", help="print the text that fills {{ messages }}")
     _add_session_args(s)
+    _add_profile_arg(s)
     _add_raw(s)
 
     s = sub.add_parser("prompt", help="print the rendered compaction system prompt")
     _add_session_args(s)
     _add_prompts_dir(s)
+    _add_profile_arg(s)
     _add_focus(s)
     _add_raw(s)
 
@@ -259,6 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_session_args(s)
     _add_model_args(s)
     _add_prompts_dir(s)
+    _add_profile_arg(s)
     _add_focus(s)
     _add_raw(s)
     s.add_argument("--json", action="store_true", help="print one JSON object with every step")
@@ -325,12 +342,14 @@ def _template_failure(exc: Exception) -> CliError:
 
 
 def cmd_format(args: argparse.Namespace) -> int:
-    from goose_tui.compaction.format import format_messages
+    from goose_tui.compaction.profiles import format_for_profile
     from goose_tui.compaction.visibility import summarizer_messages
 
     session = _load(args)
-    # Exactly what fills {{ messages }}: the messages (and items) the summarizer receives.
-    sys.stdout.write(format_messages(summarizer_messages(session.messages)) + "\n")
+    # Exactly what fills {{ messages }}: the messages (and items) the summarizer receives,
+    # in the chosen Goose version's format.
+    messages = summarizer_messages(session.messages)
+    sys.stdout.write(format_for_profile(messages, args.goose_profile) + "\n")
     return 0
 
 
@@ -341,7 +360,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     session = _load(args)
     templates = _templates(args)
     try:
-        request = build_request(session.messages, templates, focus=args.focus)
+        request = build_request(session.messages, templates, args.focus, profile=args.goose_profile)
     except TemplateError as exc:
         raise _template_failure(exc) from exc
     sys.stdout.write(request.system_prompt + "\n")
@@ -555,10 +574,11 @@ def check_output_arg(target: Path | None, inputs: list[Path | None], flag: str =
         raise CliError(f"{flag} {problem}", EXIT_UNUSABLE)
 
 
-def _compact_json(result: Any) -> dict[str, Any]:
+def _compact_json(result: Any, goose_profile: str) -> dict[str, Any]:
     ex = result.extraction
     return {
         "model": result.model,
+        "goose_profile": goose_profile,
         "focus": result.focus,
         "system_prompt": result.request.system_prompt,
         "request": [m.model_dump() for m in result.request.messages],
@@ -598,7 +618,15 @@ def cmd_compact(args: argparse.Namespace) -> int:
     # Before the model is called: a refused path must not cost a (paid) compaction.
     check_output_arg(args.output, compaction_inputs(args.session, spec, templates))
 
-    result = run_compaction(summarize(session.messages, summarizer, templates, focus=args.focus))
+    result = run_compaction(
+        summarize(
+            session.messages,
+            summarizer,
+            templates,
+            focus=args.focus,
+            profile=args.goose_profile,
+        )
+    )
     problem = reply_problem(result.raw_response, result.extraction.structured is not None)
     if problem is not None:
         raise CliError(problem, EXIT_FAILED)
@@ -612,7 +640,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
     if args.save_session is not None:
         _save_session(args, session, result.summary)
     if args.json:
-        print_json(_compact_json(result))
+        print_json(_compact_json(result, args.goose_profile))
     elif args.output is None or write_failure is not None:
         if result.extraction.fallback:
             print(
@@ -729,6 +757,7 @@ def run_app_from_args(argv: Sequence[str]) -> int:
         context_limit=args.context_limit,
         theme=settings.theme,
         keymap=settings.keymap,
+        goose_profile=args.goose_profile,
     )
     return 0
 

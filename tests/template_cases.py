@@ -95,11 +95,27 @@ CASES: dict[str, tuple[str, str | Err]] = {
         "{% if %}{% macro %}",
         Err("syntax error: unexpected end of block", 1),
     ),
+    # goose-tui edits the source (code_fence's argument, see engine.scan); the first error
+    # in the user's text still wins.
+    "edit_then_macro_then_error": (
+        "{{ x | code_fence }}{% macro %}{% if %}",
+        Err("syntax error: unknown statement macro", 1),
+    ),
+    "edit_then_error_then_macro": (
+        "{{ x | code_fence }}{% if %}{% macro %}",
+        Err("syntax error: unexpected end of block", 1),
+    ),
     "macro_inside_raw_is_text": ("{% raw %}{% macro %}{% endraw %}ok", "{% macro %}ok"),
     "macro_inside_comment": ("{# {% macro %} #}ok", "ok"),
     "macro_inside_string": ('{{ "{% macro %}" }}', "{% macro %}"),
     "self_is_undefined": ("[{{ self }}]", "[]"),
-    # Unknown filters fail only when they run (jinja2 refused the template when compiling).
+    # Names the context lacks are undefined, also those of a Python dict's methods (the
+    # binding hands a Python context over as the dict; engine.py never passes one).
+    "dict_method_names_are_undefined": ("[{{ items }}]|{{ keys is defined }}", "[]|False"),
+    "dict_method_call": ("{{ keys() }}", Err("unknown function: keys is unknown", 1)),
+    # Unknown filters fail only when they run (jinja2 refused them when compiling, outside
+    # an if: in a loop body that never runs, for one).
+    "unknown_filter_in_empty_loop": ("{% for x in [] %}{{ x | nosuch }}{% endfor %}ok", "ok"),
     "unknown_filter_in_dead_branch": ("{% if false %}{{ x | nosuch }}{% endif %}ok", "ok"),
     "unknown_filter_in_dead_ternary": ("{{ x | upper if false else 1 }}", "1"),
     "unknown_filter": ("{{ messages | upper }}", Err("unknown filter: filter upper is unknown", 1)),

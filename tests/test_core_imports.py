@@ -18,6 +18,8 @@ CORE_MODULES = [
     "goose_tui.session.hostile",
     "goose_tui.compaction.format",
     "goose_tui.compaction.templates",
+    "goose_tui.compaction.engine",
+    "goose_tui.compaction.profiles",
     "goose_tui.compaction.structured",
     "goose_tui.compaction.extract",
     "goose_tui.compaction.summarize",

@@ -63,7 +63,7 @@ def test_a_summary_template_that_crashes_fails_the_compaction(tmp_path: Path) ->
 
 # --- sandbox budgets (docs/reliability.md) ------------------------------------------------------
 
-BUDGET_SECONDS = 10  # generous for a loaded 2-core machine; ~0.5-2.5 s measured
+BUDGET_SECONDS = 30  # generous for a loaded 2-core machine; 0.2-1.1 s measured unloaded
 
 
 @pytest.mark.parametrize(
@@ -194,3 +194,32 @@ def test_template_files_are_read_without_newline_translation(tmp_path: Path) -> 
     templates = load_templates(tmp_path)
     assert templates.compaction.text == "a\r\n{{ messages }}\r\nb"
     assert render_template(templates.compaction, {"messages": "m"}) == "a\r\nm\r\nb"
+
+
+def test_lone_surrogates_never_escape_as_python_errors() -> None:
+    """A reply's JSON may hold "\\ud800" (Python's json reads it); the binding turns it into
+    U+FFFD whether the value is passed directly or written as a literal."""
+    assert render("{{ x }}|{{ y }}", {"x": "\ud800", "y": ["\ud800"]}) == (
+        '\ufffd\ufffd\ufffd|["\ufffd\ufffd\ufffd"]'
+    )
+    with pytest.raises(EngineError, match="lone surrogate"):
+        Compiled("\ud800{{ x }}")
+
+
+def test_renders_of_one_template_from_several_threads() -> None:
+    """The app renders from worker threads; one compiled template serves them one at a time
+    (the binding releases the GIL while rendering, and the finalizer takes it back)."""
+    import threading
+
+    compiled = Compiled("{% for a in messages %}{{ a }}{% endfor %}")
+    results: list[int] = []
+
+    def run() -> None:
+        results.append(len(compiled.render({"messages": "x" * 20_000})))
+
+    threads = [threading.Thread(target=run) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert results == [20_000] * 6

@@ -21,10 +21,11 @@ compiled with more features; what those add is taken away again here:
 - ``preserve_order``: maps are sorted by key. Maps from the context are sorted before they
   are handed over; a map literal whose keys are all string literals is reordered in the
   source (same text, same lines).
-- Python objects: a list or dict passed from Python stays a Python object inside the
-  binding (printed by Python's ``str``, with Python's methods). Context lists and maps are
-  therefore written as template literals (``{% set x = [...] %}``) in a wrapper that
-  includes the user's template, so they are the engine's own values, as in Goose.
+- Python objects: a list, a dict, or the context itself passed from Python stays a Python
+  object inside the binding (printed by Python's ``str``, with Python's methods; a name
+  the context lacks found the dict's ``items``). Every context value is therefore written
+  as a template literal (``{% set x = [...] %}``) in a wrapper that includes the user's
+  template, so values are the engine's own, as in Goose, and the context is native.
 
 Sandbox (docs/reliability.md): every render runs on a fuel budget (minijinja counts
 instructions) and an output cap; either one exhausted stops the render with a
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +46,7 @@ TEMPLATE_NAME = "template"  # the name Goose gives every template it renders
 WRAPPER_NAME = "\x00goose-tui context"
 
 # Budgets: a render that loops or prints without end stops here (see docs/reliability.md).
-FUEL = 4_000_000  # minijinja instructions per render
+FUEL = 2_000_000  # minijinja instructions per render
 OUTPUT_CAP = 64 * 1024 * 1024  # characters of output per render
 
 # Filters, tests and globals the Python binding registers (minijinja built-ins and
@@ -70,6 +72,7 @@ _RESERVED = frozenset(
     "kwargs recursive with without context ignore missing import from as".split()
 )
 _ASCII_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_INCLUDE = '{% include "' + TEMPLATE_NAME + '" %}'
 
 
 class EngineError(Exception):
@@ -411,7 +414,13 @@ def literal(value: Any) -> str:
             return "1e999" if value > 0 else "(-1e999)"
         return repr(value) if value >= 0 or repr(value) == "-0.0" else f"({value!r})"
     if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        if not value.isascii():  # a lone surrogate becomes U+FFFD, as the binding makes it
+            value = value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        if "\\" in value:
+            value = value.replace("\\", "\\\\")
+        if '"' in value:
+            value = value.replace('"', '\\"')
+        return '"' + value + '"'
     if hasattr(value, "model_dump"):
         # A Rust struct serializes its fields in declaration order (FileEntry in Goose).
         fields = value.model_dump()
@@ -422,12 +431,6 @@ def literal(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[" + ", ".join(literal(item) for item in value) + "]"
     return literal(str(value))
-
-
-def _is_native(value: Any) -> bool:
-    if isinstance(value, bool) or value is None or isinstance(value, str | float):
-        return True
-    return isinstance(value, int) and -(2**63) <= value < 2**63
 
 
 # --- the environment -----------------------------------------------------------------------------
@@ -484,6 +487,9 @@ class Compiled:
         self.fuel = max(100, min(FUEL, OUTPUT_CAP // loop_data))
         self._env: Any = None
         self._output = 0
+        # One render at a time per template (the app renders from worker threads): the
+        # output count is per render. Waiting on it releases the GIL.
+        self._lock = threading.Lock()
         self._env_or_error()
 
     def _make_env(self) -> Any:
@@ -530,44 +536,62 @@ class Compiled:
         goose = self.scan.goose_error
         try:
             env.add_template(TEMPLATE_NAME, self.source)
+        except UnicodeEncodeError:
+            raise EngineError(
+                "the template holds a lone surrogate code point, which is not text Goose can "
+                "read (a UTF-8 file cannot hold one)",
+                None,
+                kind="syntax",
+            ) from None
         except minijinja.TemplateError as exc:
             message, line = _goose_reason(exc)
             span = getattr(exc, "range", None)
-            if goose is None or (span is not None and span[0] < goose[0]):
+            if goose is None or (span is not None and self._original(span[0]) < goose[0]):
                 raise EngineError(message, line, kind="syntax") from None
         if goose is not None:
             raise EngineError(goose[2], goose[1], kind="syntax")
         self._env = env
         return env
 
+    def _original(self, offset: int) -> int:
+        """An offset in the edited source as an offset in the user's text (the edits that
+        insert text come before it; reordered map pairs keep the length)."""
+        shift = 0
+        for start, end, new in sorted(self.scan.edits):
+            if offset < start + shift:
+                break
+            shift += len(new) - (end - start)
+        return offset - shift
+
     def render(self, context: dict[str, Any]) -> str:
         import minijinja
 
-        env = self._env_or_error()
-        try:
-            text = self._render(env, context)
-        except BaseException as exc:  # pyo3's PanicException derives from BaseException
-            if type(exc).__name__ != "PanicException":
-                raise
-            self._env = None  # a panic poisons the environment
-            info = minijinja._lowlevel.get_panic_info()
-            raise _crash(info[0] if info else str(exc), None) from None
+        with self._lock:
+            env = self._env_or_error()
+            try:
+                text = self._render(env, context)
+            except BaseException as exc:  # pyo3's PanicException derives from BaseException
+                if type(exc).__name__ != "PanicException":
+                    raise
+                self._env = None  # a panic poisons the environment
+                info = minijinja._lowlevel.get_panic_info()
+                raise _crash(info[0] if info else str(exc), None) from None
         return _rust_trim(text)
 
     def _render(self, env: Any, context: dict[str, Any]) -> str:
         import minijinja
 
-        direct = {k: v for k, v in context.items() if _is_native(v) or not _settable(k)}
-        literals = {k: v for k, v in context.items() if k not in direct}
+        # Every value is written into the wrapper as a literal and nothing is passed from
+        # Python: the binding hands a Python context over as the dict itself, whose methods
+        # then answer for the names it lacks ({{ items }} printed a bound method, {{ keys() }}
+        # called it; in Goose both are "unknown"). A name that is not an identifier is
+        # unreachable in Goose too.
+        sets = "".join(
+            f"{{% set {k} = {literal(v)} %}}" for k, v in sorted(context.items()) if _settable(k)
+        )
         self._output = 0
         try:
-            if literals:
-                sets = "".join(
-                    f"{{% set {k} = {literal(v)} %}}" for k, v in sorted(literals.items())
-                )
-                wrapper = sets + '{% include "' + TEMPLATE_NAME + '" %}'
-                return env.render_str(wrapper, WRAPPER_NAME, **direct)
-            return env.render_template(TEMPLATE_NAME, **direct)
+            return env.render_str(sets + _INCLUDE, WRAPPER_NAME)
         except _OutputCapReached:
             raise EngineError(
                 f"output budget exhausted: the render passed {OUTPUT_CAP:,} characters "

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from goose_tui.compaction.extract import Extraction, extract_summary
-from goose_tui.compaction.format import format_messages
+from goose_tui.compaction.profiles import DEFAULT_PROFILE, GooseProfile, format_for_profile
 from goose_tui.compaction.templates import (
     TemplateError,
     Templates,
@@ -119,17 +119,24 @@ def remove_tool_responses(messages: Sequence[Message], percent: int) -> tuple[li
 
 
 def build_request(
-    messages: Sequence[Message], templates: Templates, focus: str | None = None
+    messages: Sequence[Message],
+    templates: Templates,
+    focus: str | None = None,
+    profile: GooseProfile = DEFAULT_PROFILE,
 ) -> CompactionRequest:
-    """The request for a session's messages: first cut to what the summarizer receives."""
-    return _request(summarizer_messages(messages), templates, focus)
+    """The request for a session's messages, as the Goose version ``profile`` builds it
+    (profiles.py): first cut to what the summarizer receives."""
+    return _request(summarizer_messages(messages), templates, focus, profile)
 
 
 def _request(
-    visible: Sequence[Message], templates: Templates, focus: str | None = None
+    visible: Sequence[Message],
+    templates: Templates,
+    focus: str | None = None,
+    profile: GooseProfile = DEFAULT_PROFILE,
 ) -> CompactionRequest:
     """The request for messages already cut to what the summarizer receives."""
-    system_prompt = render_compaction_prompt(templates, format_messages(visible), focus)
+    system_prompt = render_compaction_prompt(templates, format_for_profile(visible, profile), focus)
     return CompactionRequest(
         system_prompt=system_prompt,
         messages=[
@@ -193,11 +200,15 @@ def summary_message(summary: str) -> Message:
 
 
 def _build_attempt(
-    history: Sequence[Message], percent: int, templates: Templates, focus: str | None
+    history: Sequence[Message],
+    percent: int,
+    templates: Templates,
+    focus: str | None,
+    profile: GooseProfile = DEFAULT_PROFILE,
 ) -> tuple[int, CompactionRequest]:
     """One rung's request: (messages removed, the request)."""
     kept, removed = remove_tool_responses(history, percent)
-    return removed, _request(kept, templates, focus)
+    return removed, _request(kept, templates, focus, profile)
 
 
 class _ChunkSink:
@@ -235,6 +246,7 @@ async def summarize(
     on_attempt: Callable[[Attempt], None] | None = None,
     on_chunk: OnChunk | None = None,
     focus: str | None = None,
+    profile: GooseProfile = DEFAULT_PROFILE,
 ) -> CompactionResult:
     """Run the ladder of SPEC §7. Raises ``CompactionFailed`` when every rung overflows (or
     the first does with nothing to remove); any other model error propagates unchanged, and
@@ -264,7 +276,7 @@ async def summarize(
         # the attempt is reported, then the chunks that came meanwhile are delivered, in
         # the order they always came: attempt first.
         removed, request = await asyncio.to_thread(
-            _build_attempt, history, percent, templates, focus
+            _build_attempt, history, percent, templates, focus, profile
         )
         counting = asyncio.ensure_future(asyncio.to_thread(request_tokens, request))
         sink = _ChunkSink(on_chunk)

@@ -13,6 +13,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
 
+from goose_tui.compaction.profiles import DEFAULT_PROFILE, DESCRIPTIONS, GooseProfile
 from goose_tui.compaction.templates import (
     Template,
     TemplateError,
@@ -75,8 +76,10 @@ class GooseTUI(App[None]):
         clock: Callable[[], float] = time.monotonic,
         theme: str | None = None,
         keymap: dict[str, str] | None = None,
+        goose_profile: GooseProfile = DEFAULT_PROFILE,
     ) -> None:
         super().__init__()
+        self.goose_profile: GooseProfile = goose_profile
         # From the settings file (goose_tui/settings.py): user keymaps by binding id, and the
         # theme; a theme picked later is saved back there.
         if keymap:
@@ -538,6 +541,11 @@ class GooseTUI(App[None]):
             files.append(Path(self.model[7:]))
         return files
 
+    def set_goose_profile(self, profile: GooseProfile) -> None:
+        self.goose_profile = profile
+        self.notify(f"Goose format: {profile} ({DESCRIPTIONS[profile]})", timeout=4)
+        self.main.profile_changed()
+
     def unsaved_edits(self) -> list[str]:
         edits = self.main.unsaved_edits()
         for template in (self.templates.compaction, self.templates.summary):
@@ -578,6 +586,7 @@ def run_app(
     context_limit: int | None = None,
     theme: str | None = None,
     keymap: dict[str, str] | None = None,
+    goose_profile: GooseProfile = DEFAULT_PROFILE,
 ) -> None:
     GooseTUI(
         session_path,
@@ -590,6 +599,7 @@ def run_app(
         context_limit=context_limit,
         theme=theme,
         keymap=keymap,
+        goose_profile=goose_profile,
     ).run()
 
 

@@ -1,6 +1,6 @@
 """Command-palette entries: every action of the screen the palette was opened on (its
 bindings, its focused widget's and the app's, with their keys), opening another session,
-and switching the summarizer model."""
+and switching the summarizer model and the Goose version."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from goose_tui.compaction.profiles import DESCRIPTIONS, PROFILES
 
 if TYPE_CHECKING:
     from goose_tui.tui.app import GooseTUI
@@ -31,6 +33,14 @@ class ModelCommands(Provider):
                 "Model: litellm model string…",
                 "e.g. openai/gpt-4o-mini, anthropic/claude-3-5-haiku, ollama/llama3",
                 app.ask_litellm_model,
+            ),
+            *(
+                (
+                    f"Goose version: {profile}",
+                    DESCRIPTIONS[profile],
+                    partial(app.set_goose_profile, profile),
+                )
+                for profile in PROFILES
             ),
         ]
 

@@ -258,3 +258,62 @@ def test_an_override_through_goose_tui_compact_matches_the_wheel(tmp_path: Path)
     assert '{"a": [1, "b"], "z": 1}|-4,1|&lt;&#x2f;x&gt;' in theirs["messages"][0]["content"]
     assert json.loads(stdout)["summary"] == reference.text
     assert reference.text.startswith('{"a": {"b": 2, "y": 1}, "z": [1.0, None]}|')
+
+
+# --- our built-in summary template, rendered by Goose ---------------------------------------------
+
+BUILTIN_REPLIES = [
+    json.dumps(
+        {
+            "user_intent": ["ship it", "keep {{ x }} literal"],
+            "technical_concepts": ["minijinja"],
+            "files": [
+                {"path": "a.py", "summary": "s", "key_code": "x = 1\n```\n"},
+                {"path": "", "summary": "no path"},
+            ],
+            "errors_and_fixes": ["E1"],
+            "problem_solving": [],
+            "user_messages": ["u1", "u2"],
+            "pending_tasks": ["p"],
+            "current_work": "work\nmore",
+            "next_step": "next",
+        }
+    ),
+    json.dumps({"current_work": "only this"}),
+    json.dumps({"user_intent": ["a"], "next_step": "n", "extra": {"b": 1}}),
+    json.dumps({"files": [{"path": "p", "summary": "", "key_code": "````"}], "current_work": ""}),
+]
+
+
+@pytest.mark.parametrize("reply", BUILTIN_REPLIES, ids=range(len(BUILTIN_REPLIES)))
+def test_goose_renders_our_builtin_summary_template_to_our_bytes(
+    reply: str, server: ScriptedServer
+) -> None:
+    """prompts/compaction_summary.md invites copying it into ~/.config/goose/prompts/: the
+    wheel, given it as its summary template, renders exactly what goose-tui renders."""
+    ours = load_templates()
+    compaction = goose.default_compaction_templates().compaction
+    server.script = Script(reply=reply)
+    theirs = run_reference(
+        server,
+        Case("builtin", SHORT, reply),
+        goose.CompactionTemplates(compaction=compaction, summary=ours.summary.text),
+    ).text
+    extraction, mine = finish(reply, ours)
+    assert extraction.structured is not None  # rendered, not the raw-reply fallback
+    assert mine == theirs
+
+
+def test_the_binding_is_the_minijinja_version_compiled_into_the_wheel() -> None:
+    """The wheel's library names the crate it was built from (``minijinja-2.24.0`` in its
+    panic paths); pyproject pins the Python binding of that same version."""
+    import mmap
+    from importlib.metadata import version
+
+    from goose_tui.compaction.engine import GOOSE_MINIJINJA_VERSION
+
+    library = Path(goose.__file__).with_name("libgoose_sdk.so")
+    with library.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        found = set(re.findall(rb"minijinja-(\d+\.\d+\.\d+)/", m))
+    assert found == {GOOSE_MINIJINJA_VERSION.encode()}
+    assert version("minijinja") == GOOSE_MINIJINJA_VERSION

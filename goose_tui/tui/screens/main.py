@@ -20,6 +20,7 @@ from textual.widgets._tabs import Tab
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from goose_tui.compaction.extract import Extraction
+from goose_tui.compaction.profiles import next_profile
 from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.compaction.summarize import Attempt, CompactionFailed, CompactionResult
 from goose_tui.compaction.templates import Template, TemplateError, Templates, render_summary
@@ -74,6 +75,7 @@ class MainScreen(Screen[None]):
         Binding("g", "timeline", "Timeline", id="main.timeline"),
         Binding("u", "context", "Context", id="main.context"),
         Binding("k", "ask_focus", "Focus", id="main.focus"),
+        Binding("p", "switch_profile", "Goose version", id="main.profile", show=False),
     ]
 
     def __init__(self) -> None:
@@ -148,6 +150,7 @@ class MainScreen(Screen[None]):
         self.query_one("#search").display = False
         self.query_one(FieldsTree).show_summary(None)
         self.query_one(CompactionStatus).model = self.tui.model
+        self.query_one(CompactionStatus).profile = self.tui.goose_profile
         self._layout_for(self.size.width)
         self._show_template_origin()
 
@@ -249,7 +252,12 @@ class MainScreen(Screen[None]):
         from goose_tui.compaction.summarize import build_request
 
         assert self.session is not None
-        request = build_request(self.session.messages, self.tui.templates, focus=self.focus_text)
+        request = build_request(
+            self.session.messages,
+            self.tui.templates,
+            self.focus_text,
+            profile=self.tui.goose_profile,
+        )
         self.app.call_from_thread(self._show_prompt, request.system_prompt, "as it will be sent")
 
     def _show_prompt(self, prompt: str, note: str) -> None:
@@ -322,6 +330,7 @@ class MainScreen(Screen[None]):
                 on_attempt=on_attempt,
                 on_chunk=on_chunk,
                 focus=self.focus_text,
+                profile=self.tui.goose_profile,
             )
             problem = reply_problem(result.raw_response, result.extraction.structured is not None)
             if problem is not None:
@@ -692,6 +701,16 @@ class MainScreen(Screen[None]):
         from goose_tui.tui.screens.retention_screen import open_retention
 
         open_retention(self)
+
+    def action_switch_profile(self) -> None:
+        """The next Goose version's conversation format (profiles.py); the input pane is
+        rendered again so the user sees what changed."""
+        self.tui.set_goose_profile(next_profile(self.tui.goose_profile))
+
+    def profile_changed(self) -> None:
+        self.query_one(CompactionStatus).profile = self.tui.goose_profile
+        if self.session is not None:
+            self.build_prompt()
 
     def action_timeline(self) -> None:
         from goose_tui.tui.screens.timeline_screen import open_timeline

@@ -20,6 +20,7 @@ class CompactionStatus(Widget):
     """
 
     model: reactive[str] = reactive("offline")
+    profile: reactive[str] = reactive("goose-sdk-wheel")  # profiles.py; p switches
     state: reactive[str] = reactive("idle")  # idle, running, done, failed, cancelled
     attempt: reactive[Attempt | None] = reactive(None)
     elapsed: reactive[float] = reactive(0.0)
@@ -32,7 +33,7 @@ class CompactionStatus(Widget):
             self.add_class(f"-{state}")
 
     def render(self) -> Content:
-        parts = [f"model {inert(self.model)}"]
+        parts = [f"model {inert(self.model)}", f"format {self.profile}"]
         if self.state == "idle":
             parts.append("press c to compact")
         else:
