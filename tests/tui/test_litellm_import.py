@@ -11,9 +11,10 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 CHILD = r"""
-import asyncio, json, sys, time
+import asyncio, json, sys, threading, time
 from pathlib import Path
 
+import goose_tui.llm.litellm_backend as backend
 from goose_tui.llm.litellm_backend import litellm_ready
 from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.screens.help import HelpScreen
@@ -23,6 +24,20 @@ from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from tests.loopback import LoopbackServer, Reply
 
 session, reply = Path(sys.argv[1]), Path(sys.argv[2]).read_text(encoding="utf-8")
+
+# The real import, held back until the keys were pressed: on a fast machine it can finish
+# before the second key arrives, on a slow one long after; either way the test must see the
+# import still running when it presses them.
+release = threading.Event()
+real_import = backend._import_in_background
+
+
+def held_import():
+    release.wait(120)
+    real_import()
+
+
+backend._import_in_background = held_import
 
 
 async def main():
@@ -39,6 +54,7 @@ async def main():
             await pilot.press("question_mark")
             out["help_open"] = isinstance(app.screen, HelpScreen)
             out["help_open_during_import"] = out["help_open"] and not litellm_ready()
+            release.set()
             deadline = time.monotonic() + 240
             while status.state == "running" and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
