@@ -146,6 +146,11 @@ def test_real_app_in_a_pty_sends_no_session_escape_sequences(tmp_path: Path) -> 
         "COLORTERM": "truecolor",
         "TEXTUAL_ANIMATIONS": "none",
     }
+    # pytest-xdist workers run with COLUMNS=80 and LINES=24, and the terminal size read from
+    # them wins over the pty's: the app then lays out for 80 columns, shows the panes as tabs
+    # and never paints the summary. The pty's own size (set below) must decide.
+    env.pop("COLUMNS", None)
+    env.pop("LINES", None)
     argv = [sys.executable, "-m", "goose_tui.cli", str(session), "--model", f"replay:{reply}"]
     pid, fd = pty.fork()
     if pid == 0:  # the child: size the terminal, then become the app
