@@ -256,8 +256,10 @@ class LoopWatch:
         # The slow render is most of the time watched, and a loop held by it stalls for all
         # of it (2.8 s of 3.8 s, 2.4 s of 2.7 s with the render on the loop). Answering, the
         # longest gap is a tick or a frame; a bound relative to the time watched holds on a
-        # machine slowed by other work too (1.9 s of 9.8 s seen at a load average of 17).
-        assert gap < watched / 3, f"the loop stalled {gap:.2f} s of {watched:.2f} s"
+        # machine slowed by other work too (1.9 s of 9.8 s seen at a load average of 17, and
+        # 0.65 s of 1.53 s beside the suite's other worker on 2 cores): a held loop stalls
+        # for over 70% of it, an answering one for well under 60%.
+        assert gap < watched * 0.6, f"the loop stalled {gap:.2f} s of {watched:.2f} s"
 
 
 async def test_a_slow_summary_template_renders_off_the_ui_thread(
