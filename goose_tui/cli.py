@@ -162,16 +162,33 @@ def _add_usage_args(p: argparse.ArgumentParser) -> None:
 
 
 def _add_profile_arg(p: argparse.ArgumentParser) -> None:
-    from goose_tui.compaction.profiles import DEFAULT_PROFILE, PROFILES
+    from goose_tui.compaction.profiles import PROFILES
 
     p.add_argument(
         "--goose-profile",
         choices=PROFILES,
-        default=DEFAULT_PROFILE,
+        default=None,
         help="which Goose version's conversation format to use: goose-sdk-wheel ([role]: "
         "lines, the installed reference and released Goose; the default) or goose-main "
-        "(one JSON record per message, Goose's main branch)",
+        "(one JSON record per message, Goose's main branch); the app also reads "
+        "goose_profile from the settings file",
     )
+
+
+def _resolve_profile(args: argparse.Namespace, from_settings: str | None = None) -> None:
+    """--goose-profile, else the settings file's (the app), else the installed wheel's."""
+    from goose_tui.compaction.profiles import DEFAULT_PROFILE, PROFILES
+
+    if not hasattr(args, "goose_profile") or args.goose_profile is not None:
+        return
+    if from_settings is not None and from_settings not in PROFILES:
+        print(
+            f"goose-tui: settings ignored: goose_profile {from_settings!r} is not one of "
+            f"{', '.join(PROFILES)}",
+            file=sys.stderr,
+        )
+        from_settings = None
+    args.goose_profile = from_settings or DEFAULT_PROFILE
 
 
 def _add_focus(p: argparse.ArgumentParser) -> None:
@@ -738,6 +755,7 @@ def run_app_from_args(argv: Sequence[str]) -> int:
         print(f"goose-tui: settings ignored: {problem}", file=sys.stderr)
     if args.model is None and args.replay is None and settings.model:
         args.model = settings.model
+    _resolve_profile(args, settings.goose_profile)
     threshold = args.threshold
     if threshold is None and THRESHOLD_ENV not in os.environ:
         threshold = settings.threshold
@@ -772,6 +790,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args = build_parser().parse_args(argv)
                 handler = getattr(args, "handler", None) or COMMANDS[args.command]
                 check_limits(args)
+                _resolve_profile(args)
                 # Data commands keep the exact bytes with --raw; everything else on a
                 # terminal shows control characters visibly.
                 with guarded_streams(() if getattr(args, "raw", False) else ("stdout",)):

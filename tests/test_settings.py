@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from goose_tui.settings import config_path, load_settings, save_theme
+from tests.conftest import SAMPLES
 from tests.test_cli import run
 
 CONFIG = """# my settings
@@ -54,3 +57,22 @@ def test_saving_the_theme_keeps_the_rest_of_the_file(tmp_path: Path) -> None:
     assert text == CONFIG.replace('theme = "nord"  # the old one', 'theme = "dracula"')
     assert load_settings(path)[0].keymap == {"main.compact": "C"}
     assert not list(path.parent.glob(".*.tmp"))  # written atomically, nothing left over
+
+
+def test_the_app_takes_goose_profile_from_settings_unless_the_flag_says_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import goose_tui.tui.app as app_module
+    from goose_tui import cli
+
+    seen: list[str] = []
+    monkeypatch.setattr(app_module, "run_app", lambda *a, **kw: seen.append(kw["goose_profile"]))
+    session = SAMPLES / "long_session.jsonl"
+    config = tmp_path / ".config" / "goose-tui" / "config.toml"
+    config.parent.mkdir(parents=True)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
+    assert cli.main([str(session)]) == 0
+    config.write_text('goose_profile = "goose-main"\n', encoding="utf-8")
+    assert cli.main([str(session)]) == 0
+    assert cli.main([str(session), "--goose-profile", "goose-sdk-wheel"]) == 0
+    assert seen == ["goose-sdk-wheel", "goose-main", "goose-sdk-wheel"]
