@@ -118,7 +118,7 @@ async def test_retention_before_any_summary_says_so(session_file: Path) -> None:
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         await pilot.press("l")
-        await pilot.pause()
+        await settle(pilot)  # the toast is a message the app handles after the key
         assert app.screen is app.main
         assert any("compact first" in str(n.message) for n in app._notifications)
 

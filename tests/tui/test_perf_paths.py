@@ -122,7 +122,8 @@ async def test_override_that_appears_broken_falls_back_then_is_used_once_fixed(
         _bump(broken, broken.read_text())
         await wait_until(pilot, lambda: "override broken" in str(pane.border_subtitle))
         assert app.templates.compaction.source.origin == "built-in"
-        assert any(f"{broken}:4" in n.message for n in app._notifications)
+        # A toast is a message the app handles after the subtitle was set: wait for it too.
+        await wait_until(pilot, lambda: any(f"{broken}:4" in n.message for n in app._notifications))
         _bump(broken, "FIXED\n{{ messages }}")
         viewer = app.main.query_one("#input-view", TextViewer)
         await wait_until(pilot, lambda: viewer.text.startswith("FIXED\n[user]:"))
