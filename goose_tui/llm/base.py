@@ -1,4 +1,5 @@
-"""The one protocol every summarizer backend implements. STUB (issue 3, part 2)."""
+"""The one protocol every summarizer backend implements (litellm, replay, offline), and the
+messages, usage and errors they exchange with the pipeline."""
 
 from __future__ import annotations
 
