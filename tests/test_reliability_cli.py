@@ -6,9 +6,6 @@ cut off at once. Special files are made in tmp_path, never written under /dev.""
 from __future__ import annotations
 
 import os
-import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,8 +15,10 @@ from goose_tui.compaction.summarize import summarize
 from goose_tui.compaction.templates import load_templates
 from goose_tui.llm.base import ChatMessage, ContextLengthExceeded, ModelError
 from goose_tui.llm.litellm_backend import LiteLLMSummarizer, scrub_secrets
-from tests.conftest import ROOT, SAMPLES
+from tests.conftest import SAMPLES
 from tests.loopback import LoopbackServer, Reply, closed_port
+from tests.test_reliability_output import one_line
+from tests.test_reliability_output import run as run_cli
 from tests.test_summarize import session_with_tools
 
 SHORT = SAMPLES / "short.jsonl"
@@ -30,23 +29,7 @@ PROMPT = [ChatMessage(role="system", content="be brief"), ChatMessage(role="user
 
 
 def run(*args: str, env: dict[str, str] | None = None, timeout: float = 60):
-    return subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=timeout,
-        env={**os.environ, **(env or {})},
-    )
-
-
-def one_line(err: str) -> str:
-    """The one line on stderr, with every temporary path replaced by PATH: a path holds the
-    test's name, so a word checked in the raw line could be found in the path alone."""
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert "internal error" not in err and "Traceback" not in err
-    return re.sub(r"/\S*pytest-of-\S*", "PATH", lines[0])
+    return run_cli(*args, env=env, timeout=timeout)
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,25 @@ if TYPE_CHECKING:
     from goose_tui.tui.app import GooseTUI
 
 
-class ModelCommands(Provider):
+class _EntryCommands(Provider):
+    """A provider whose commands are a list of (name, help, callback) entries."""
+
+    def _entries(self) -> list[tuple[str, str, object]]:
+        raise NotImplementedError
+
+    async def discover(self) -> Hits:
+        for name, help_text, callback in self._entries():
+            yield DiscoveryHit(name, callback, help=help_text)  # type: ignore[arg-type]
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, help_text, callback in self._entries():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), callback, help=help_text)  # type: ignore[arg-type]
+
+
+class ModelCommands(_EntryCommands):
     def _entries(self) -> list[tuple[str, str, object]]:
         app: GooseTUI = self.app  # type: ignore[assignment]
         return [
@@ -44,19 +62,8 @@ class ModelCommands(Provider):
             ),
         ]
 
-    async def discover(self) -> Hits:
-        for name, help_text, callback in self._entries():
-            yield DiscoveryHit(name, callback, help=help_text)  # type: ignore[arg-type]
 
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for name, help_text, callback in self._entries():
-            score = matcher.match(name)
-            if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, help=help_text)  # type: ignore[arg-type]
-
-
-class ActionCommands(Provider):
+class ActionCommands(_EntryCommands):
     """Every binding with a description that is active on the screen under the palette, so
     the palette and the footer can never disagree; plus the app's own entries."""
 
@@ -91,14 +98,3 @@ class ActionCommands(Provider):
 
     def _run(self, node: object, action: str) -> None:
         self.app.call_later(self.app.run_action, action, node)  # type: ignore[arg-type]
-
-    async def discover(self) -> Hits:
-        for name, help_text, callback in self._entries():
-            yield DiscoveryHit(name, callback, help=help_text)  # type: ignore[arg-type]
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for name, help_text, callback in self._entries():
-            score = matcher.match(name)
-            if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, help=help_text)  # type: ignore[arg-type]
