@@ -560,13 +560,13 @@ def run_compaction(coro: Any) -> Any:
 
 def prepare_model_from_args(args: argparse.Namespace) -> None:
     """Start importing the model's client (litellm: seconds) while the session loads."""
-    from goose_tui.llm import prepare_model
+    from goose_tui.llm.spec import ModelSpec
 
     try:
-        spec = _model_spec(args)
-    except CliError:
+        spec = ModelSpec.parse(_model_spec(args))
+    except (CliError, ValueError):
         return  # reported in order, after the session's own errors
-    prepare_model(spec)
+    spec.prepare()
 
 
 def compaction_inputs(session_path: Path | None, spec: str, templates: Any) -> list[Path | None]:

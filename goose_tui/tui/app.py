@@ -260,9 +260,9 @@ class GooseTUI(App[None]):
         return make_summarizer(self.model, api_base=self.api_base)
 
     def _prepare_model(self) -> None:
-        from goose_tui.llm import prepare_model
+        from goose_tui.llm.spec import ModelSpec
 
-        prepare_model(self.model)
+        ModelSpec.parse(self.model).prepare()
 
     def set_model(self, model: str) -> None:
         self.model = model

@@ -352,9 +352,9 @@ class MainScreen(Screen[None]):
 
     def _client_importing(self) -> bool:
         """Whether the model's client (litellm) is still being imported in the background."""
-        from goose_tui.llm import is_litellm_spec
+        from goose_tui.llm.spec import ModelSpec
 
-        if not is_litellm_spec(self.tui.model):
+        if not ModelSpec.parse(self.tui.model).is_litellm:
             return False
         from goose_tui.llm.litellm_backend import litellm_ready
 

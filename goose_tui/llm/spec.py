@@ -1,0 +1,154 @@
+"""Which summarizer to call, parsed once from what the user typed: the built-in offline
+summarizer, a reply file to replay, or a litellm model with its api base.
+
+Everything that used to look at the model string (the ``replay:`` prefix, whether the reply
+file exists, which model's window the gauge measures, which files a run reads) asks the
+``ModelSpec`` instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from goose_tui.llm.base import Summarizer
+
+REPLAY_PREFIX = "replay:"
+OFFLINE = "offline"
+USAGE = "offline, replay:FILE or a litellm model string"
+
+ModelKind = Literal["offline", "replay", "litellm"]
+
+
+class ModelSpec(BaseModel):
+    """A parsed model choice. Build it with ``parse`` or ``from_options``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: ModelKind
+    model: str | None = None  # the litellm model string
+    reply_file: Path | None = None
+    api_base: str | None = None  # litellm only
+    offline_context_limit: int | None = None  # offline only
+
+    @classmethod
+    def parse(
+        cls,
+        text: str,
+        *,
+        api_base: str | None = None,
+        offline_context_limit: int | None = None,
+    ) -> ModelSpec:
+        """``offline``, ``replay:FILE`` or a litellm model string. Raises ``ValueError``
+        with a message fit for the user when ``text`` cannot name a model."""
+        text = text.strip()
+        if not text:
+            raise ValueError(f"no model given: use {USAGE}")
+        if offline_context_limit is not None and text != OFFLINE:
+            raise ValueError("--offline-context-limit goes with the offline model")
+        if text == OFFLINE:
+            return cls(kind="offline", offline_context_limit=offline_context_limit)
+        if text.startswith(REPLAY_PREFIX):
+            path = text[len(REPLAY_PREFIX) :]
+            if not path:
+                raise ValueError("replay: needs a file, as in replay:reply.txt")
+            return cls(kind="replay", reply_file=Path(path).expanduser())
+        return cls(kind="litellm", model=text, api_base=api_base)
+
+    @classmethod
+    def from_options(
+        cls,
+        model: str | None,
+        replay: Path | None = None,
+        *,
+        api_base: str | None = None,
+        offline_context_limit: int | None = None,
+    ) -> ModelSpec:
+        """The command line's ``--model TEXT`` / ``--replay FILE`` (offline when neither)."""
+        if replay is not None:
+            if model:
+                raise ValueError("give either --model or --replay, not both")
+            if offline_context_limit is not None:
+                raise ValueError("--offline-context-limit goes with the offline model")
+            return cls(kind="replay", reply_file=replay.expanduser())
+        return cls.parse(
+            model or OFFLINE, api_base=api_base, offline_context_limit=offline_context_limit
+        )
+
+    @classmethod
+    def offline(cls) -> ModelSpec:
+        return cls(kind="offline")
+
+    def with_text(self, text: str) -> ModelSpec:
+        """Another model typed by the user, keeping this one's api base."""
+        return ModelSpec.parse(text, api_base=self.api_base)
+
+    @property
+    def name(self) -> str:
+        """As the user would type it, and as results record it."""
+        if self.kind == "replay":
+            return f"{REPLAY_PREFIX}{self.reply_file}"
+        if self.kind == "litellm":
+            assert self.model is not None
+            return self.model
+        return OFFLINE
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_litellm(self) -> bool:
+        return self.kind == "litellm"
+
+    @property
+    def usage_model(self) -> str | None:
+        """The model whose context window applies: a real model, else none (the gauge then
+        uses the session's own model)."""
+        return self.model if self.kind == "litellm" else None
+
+    def input_files(self) -> list[Path]:
+        """The files a compaction with this model reads (for the output-path check)."""
+        return [self.reply_file] if self.reply_file is not None else []
+
+    def problem(self) -> str | None:
+        """Why calling this model would fail before any work, or None: a reply file that is
+        missing or not a regular file."""
+        if self.reply_file is None:
+            return None
+        if not self.reply_file.exists():
+            return f"{self.reply_file}: no such reply file"
+        if not self.reply_file.is_file():
+            return f"{self.reply_file}: the reply file is not a regular file"
+        return None
+
+    def summarizer(self, *, api_key: str | None = None, timeout: float | None = None) -> Summarizer:
+        """The backend for this model. Raises ``ValueError`` with ``problem()``'s message."""
+        problem = self.problem()
+        if problem is not None:
+            raise ValueError(problem)
+        if self.kind == "offline":
+            from goose_tui.llm.offline import OfflineSummarizer
+
+            return OfflineSummarizer(context_limit=self.offline_context_limit)
+        if self.kind == "replay":
+            from goose_tui.llm.replay import ReplaySummarizer
+
+            assert self.reply_file is not None
+            return ReplaySummarizer(self.reply_file)
+        from goose_tui.llm.litellm_backend import DEFAULT_TIMEOUT, LiteLLMSummarizer
+
+        assert self.model is not None
+        return LiteLLMSummarizer(
+            self.model, api_base=self.api_base, api_key=api_key, timeout=timeout or DEFAULT_TIMEOUT
+        )
+
+    def prepare(self) -> None:
+        """Start what calling this model will need, in the background (litellm's import takes
+        seconds); returns at once, and does nothing for the built-in models."""
+        if self.is_litellm:
+            from goose_tui.llm.litellm_backend import prepare_litellm
+
+            prepare_litellm()
