@@ -61,8 +61,16 @@ def _one_run(number: int, folder: Path, tests: list[str]) -> tuple[int, list[str
     if report.exists():
         for case in ET.parse(report).getroot().iter("testcase"):
             total += 1
-            if case.find("failure") is not None or case.find("error") is not None:
-                failed.append(f"{case.get('classname')}::{case.get('name')}")
+            problem = case.find("failure")
+            if problem is None:
+                problem = case.find("error")
+            if problem is not None:
+                name = f"{case.get('classname')}::{case.get('name')}"
+                failed.append(name)
+                # The end of the report: the assertion, and what the test printed about the
+                # screen (tests/tui/conftest.py's wait_until shows it as text).
+                tail = (problem.text or problem.get("message") or "").splitlines()[-60:]
+                print(f"--- run {number}: {name}", *tail, sep="\n", flush=True)
     else:
         failed.append("<pytest produced no report>")
     return total, failed, elapsed

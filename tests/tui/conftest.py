@@ -54,10 +54,32 @@ async def settle(pilot: Pilot) -> None:
 
 
 async def wait_until(pilot: Pilot, condition, timeout: float = 10.0) -> None:
+    """Poll ``condition`` until it holds. The timeout only bounds a test that would hang; on
+    failure the message shows the screen as text and the toasts, so a stress run says why."""
     import time
 
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
+            raise AssertionError("condition not met in time\n" + screen_report(pilot.app))
         await pilot.pause(0.05)
+
+
+def screen_text(app) -> list[str]:
+    """The rows of the current screen as plain text (from Textual's own SVG export)."""
+    import html
+    import re
+
+    svg = app.export_screenshot()
+    rows: dict[int, list[tuple[float, str]]] = {}
+    pattern = (
+        r'<text[^>]*?x="([\d.]+)"[^>]*?clip-path="url\(#[^)]*?-line-(\d+)\)"[^>]*>(.*?)</text>'
+    )
+    for x, line, body in re.findall(pattern, svg):
+        rows.setdefault(int(line), []).append((float(x), html.unescape(body)))
+    return ["".join(t for _, t in sorted(parts)) for _, parts in sorted(rows.items())]
+
+
+def screen_report(app) -> str:
+    toasts = [str(n.message) for n in getattr(app, "_notifications", [])]
+    return "\n".join([*screen_text(app), f"toasts: {toasts}", f"screen: {app.screen!r}"])
