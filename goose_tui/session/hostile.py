@@ -24,7 +24,7 @@ import re
 import sys
 from typing import Any
 
-from goose_tui.compaction.structured import serde_number
+from goose_tui.session.serde import serde_number
 
 # A lone surrogate escape: a high one not followed by a low one, or a low one alone.
 _LONE_ESCAPE = re.compile(
