@@ -152,7 +152,7 @@ def context_breakdown(
         if text is None:
             recorded[name] = False
         else:
-            tokens[name] = count_tokens(text)  # type: ignore[index]
+            tokens[name] = count_tokens(text)
     for index, (message, split) in enumerate(zip(messages, parts, strict=True)):
         if not message.metadata.agent_visible:
             tokens["hidden"] += sum(split.values())

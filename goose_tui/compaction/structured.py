@@ -109,7 +109,9 @@ class StructuredSummary(BaseModel):
         return summary
 
     def normalized(self) -> StructuredSummary:
-        lists = {name: [s for s in getattr(self, name) if not is_blank(s)] for name in LIST_FIELDS}
+        lists: dict[str, Any] = {
+            name: [s for s in getattr(self, name) if not is_blank(s)] for name in LIST_FIELDS
+        }
         files = []
         for entry in self.files:
             key_code = _optional(entry.key_code)

@@ -18,6 +18,7 @@ surrogate becomes the visible text ``\\ud800``, and each change is reported with
 
 from __future__ import annotations
 
+import builtins
 import json
 import math
 import re
@@ -64,7 +65,7 @@ class _Hooks:
         self.bad = True
         return _BadNumber(text)
 
-    def int(self, text: str) -> int | float | _BadNumber:
+    def int(self, text: str) -> int | builtins.float | _BadNumber:
         # Goose reads a 64-bit integer exactly and a wider one as a double (the formatter
         # writes that double from the digits kept here); past the double's range, or the
         # 4,300 digits Python converts at all, no writer meant a count or a time.

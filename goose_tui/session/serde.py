@@ -134,7 +134,9 @@ def serde_number(literal: str) -> int | float:
     return -magnitude if negative else magnitude
 
 
-def _serde_float(int_digits: str, frac_digits: str, exp_sign: str | None, exp_digits: str | None):
+def _serde_float(
+    int_digits: str, frac_digits: str, exp_sign: str | None, exp_digits: str | None
+) -> float:
     significand, used = _accumulate(0, int_digits)
     exponent = len(int_digits) - used  # digits past u64 range only scale the value
     if frac_digits:
