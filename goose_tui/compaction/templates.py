@@ -34,13 +34,6 @@ TemplateOrigin = Literal["prompts-dir", "goose-path-root", "xdg-config", "built-
 COMPACTION: TemplateName = "compaction.md"
 SUMMARY: TemplateName = "compaction_summary.md"
 
-# Rust's char::is_whitespace (Unicode White_Space). Python's str.strip() also strips
-# U+001C..U+001F, which Goose keeps.
-RUST_WHITESPACE = (
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
-
 
 class TemplateSource(BaseModel):
     name: TemplateName
