@@ -15,33 +15,37 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-# C0 controls map to the Unicode "control pictures" (U+2400..U+241F), DEL to U+2421; C1
-# controls have no pictures and are spelled \x80..\x9f. Newline and tab keep their meaning.
-_TABLE: dict[int, str] = {code: chr(0x2400 + code) for code in range(0x20)}
-_TABLE[0x7F] = "\u2421"
-_TABLE.update({code: f"\\x{code:02x}" for code in range(0x80, 0xA0)})
-del _TABLE[ord("\n")], _TABLE[ord("\t")]
-# Bidi embeddings/overrides/isolates and marks, and zero-width characters: shown by name.
-_SHOWN_BY_CODE = (
-    *range(0x202A, 0x202F),
-    *range(0x2066, 0x206A),
-    0x200E,
-    0x200F,
-    0x061C,
-    0x200B,
-    0x200C,
-    0x200D,
-    0x2060,
-    0xFEFF,
+# Bidi controls (ALM, LRM, RLM, LRE..RLO, LRI..PDI) and zero-width or invisible characters
+# (ZWSP, ZWNJ, ZWJ, word joiner, invisible operators, the deprecated format characters,
+# ZWNBSP/BOM, the Mongolian vowel separator): shown by name, as ``<U+202E>``.
+INVISIBLE: frozenset[int] = frozenset(
+    (
+        0x061C,
+        *range(0x200B, 0x2010),
+        *range(0x202A, 0x202F),
+        *range(0x2060, 0x2065),
+        *range(0x2066, 0x2070),
+        0x180E,
+        0xFEFF,
+    )
 )
-_TABLE.update({code: f"<U+{code:04X}>" for code in _SHOWN_BY_CODE})
+
+# The one table of stand-ins, for the CLI on a terminal and for the app (tui/inert.py): C0
+# controls map to the Unicode "control pictures" (U+2400..U+241F), DEL to U+2421; C1
+# controls have no pictures and are spelled \x80..\x9f; invisible characters by name.
+# Newline and tab keep their meaning (the app lays a tab out as spaces).
+VISIBLE_TABLE: dict[int, str] = {code: chr(0x2400 + code) for code in range(0x20)}
+VISIBLE_TABLE[0x7F] = "\u2421"
+VISIBLE_TABLE.update({code: f"\\x{code:02x}" for code in range(0x80, 0xA0)})
+del VISIBLE_TABLE[ord("\n")], VISIBLE_TABLE[ord("\t")]
+VISIBLE_TABLE.update({code: f"<U+{code:04X}>" for code in INVISIBLE})
 
 
 # In JSON text: the same characters (and lone surrogates) as \\u escapes, which any JSON
 # reader turns back into the same string; json.dumps escapes C0 itself.
 _JSON_ESCAPES: dict[int, str] = {
     code: f"\\u{code:04x}"
-    for code in (0x7F, *range(0x80, 0xA0), *_SHOWN_BY_CODE, *range(0xD800, 0xE000))
+    for code in (0x7F, *range(0x80, 0xA0), *INVISIBLE, *range(0xD800, 0xE000))
 }
 
 
@@ -54,7 +58,7 @@ def json_text(value: Any) -> str:
 def visible(text: str) -> str:
     """``text`` with every control, bidi and zero-width character replaced by a visible
     stand-in (newlines and tabs kept)."""
-    return text.translate(_TABLE)
+    return text.translate(VISIBLE_TABLE)
 
 
 class VisibleStream:

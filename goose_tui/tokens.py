@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from goose_tui.compaction.format import compact_json, tool_response_texts
+from goose_tui.session.content import tool_response_texts
 from goose_tui.session.models import Message, Session, content_type
+from goose_tui.session.serde import compact_json
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor

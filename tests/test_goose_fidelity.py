@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from goose_tui.cli import main
-from goose_tui.compaction.format import compact_json, format_messages
+from goose_tui.compaction.format import format_messages
 from goose_tui.compaction.summarize import (
     CompactionFailed,
     build_request,
@@ -23,6 +23,7 @@ from goose_tui.compaction.visibility import summarizer_messages
 from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded
 from goose_tui.session.loader import list_sessions, load_session
 from goose_tui.session.models import Message
+from goose_tui.session.serde import compact_json
 
 FIXTURES = Path(__file__).parent / "fixtures" / "goose"
 V13 = FIXTURES / "sessions-v13.db"

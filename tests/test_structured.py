@@ -20,10 +20,10 @@ import pytest
 from goose_tui.compaction.structured import (
     FileEntry,
     StructuredSummary,
-    format_float,
     loads_json,
     stringify,
 )
+from goose_tui.session.serde import format_float
 
 
 def read(text: str) -> StructuredSummary:

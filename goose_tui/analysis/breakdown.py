@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from goose_tui.compaction.format import compact_json
 from goose_tui.session.models import Message, Session, content_type
+from goose_tui.session.serde import compact_json
 from goose_tui.tokens import REPLY_PRIMER, TOKENS_PER_MESSAGE, count_tokens, item_token_texts
 
 Category = Literal[
@@ -152,7 +152,7 @@ def context_breakdown(
         if text is None:
             recorded[name] = False
         else:
-            tokens[name] = count_tokens(text)  # type: ignore[index]
+            tokens[name] = count_tokens(text)
     for index, (message, split) in enumerate(zip(messages, parts, strict=True)):
         if not message.metadata.agent_visible:
             tokens["hidden"] += sum(split.values())

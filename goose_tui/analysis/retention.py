@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from goose_tui.compaction.format import tool_result_contents
+from goose_tui.session.content import tool_result_contents
 from goose_tui.session.models import ContentItem, Message, content_type
 
 Category = Literal["user_messages", "files", "errors", "commands", "identifiers"]

@@ -197,12 +197,12 @@ def scan(text: str) -> Scan:
             raw = re.match(rb"[ \t\n\r\x0c]*raw[ \t\n\r\x0c]*[-+]?%}", src[pos + skip :])
             if raw is not None:
                 body = pos + skip + raw.end()
-                end = _ENDRAW.search(src, body)
-                if end is None:
+                endraw = _ENDRAW.search(src, body)
+                if endraw is None:
                     return result
                 if loop_depth:
-                    result.max_data_in_loop = max(result.max_data_in_loop, end.start() - body)
-                pos = end.end()
+                    result.max_data_in_loop = max(result.max_data_in_loop, endraw.start() - body)
+                pos = endraw.end()
                 continue
         tokens.append(Token("block_start" if marker == "%" else "var_start", pos, pos + skip))
         pos += skip
@@ -242,18 +242,21 @@ def scan(text: str) -> Scan:
                     i += 1
                 if i >= n:
                     return result  # unexpected end of string: both engines say so
-                body = src[pos + 1 : i].decode("utf-8", "surrogatepass")
-                tokens.append(Token("str", pos, i + 1, _unescape(body)))
+                literal_text = src[pos + 1 : i].decode("utf-8", "surrogatepass")
+                tokens.append(Token("str", pos, i + 1, _unescape(literal_text)))
                 pos = i + 1
             elif 0x30 <= c <= 0x39:
                 m = re.match(rb"0[bBoOxX][0-9a-fA-F_]*|[0-9_]*", src[pos:])
+                assert m is not None  # the second alternative matches the empty string
                 end = pos + m.end()
                 # ".5" after digits is a fraction unless an identifier follows the dot
                 if src[end : end + 1] == b"." and not re.match(rb"[A-Za-z_]", src[end + 1 :]):
                     m2 = re.match(rb"\.[0-9_]*([eE][+-]?[0-9_]*)?", src[end:])
+                    assert m2 is not None  # the dot is there
                     end += m2.end()
                 elif re.match(rb"[eE]", src[end : end + 1]):
                     m2 = re.match(rb"[eE][+-]?[0-9_]*", src[end:])
+                    assert m2 is not None  # the e is there
                     end += m2.end()
                 tokens.append(Token("num", pos, end))
                 pos = end
@@ -414,13 +417,14 @@ def literal(value: Any) -> str:
             return "1e999" if value > 0 else "(-1e999)"
         return repr(value) if value >= 0 or repr(value) == "-0.0" else f"({value!r})"
     if isinstance(value, str):
-        if not value.isascii():  # a lone surrogate becomes U+FFFD, as the binding makes it
-            value = value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-        if "\\" in value:
-            value = value.replace("\\", "\\\\")
-        if '"' in value:
-            value = value.replace('"', '\\"')
-        return '"' + value + '"'
+        text = value
+        if not text.isascii():  # a lone surrogate becomes U+FFFD, as the binding makes it
+            text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        if "\\" in text:
+            text = text.replace("\\", "\\\\")
+        if '"' in text:
+            text = text.replace('"', '\\"')
+        return '"' + text + '"'
     if hasattr(value, "model_dump"):
         # A Rust struct serializes its fields in declaration order (FileEntry in Goose).
         fields = value.model_dump()
@@ -574,7 +578,8 @@ class Compiled:
                 if type(exc).__name__ != "PanicException":
                     raise
                 self._env = None  # a panic poisons the environment
-                info = minijinja._lowlevel.get_panic_info()
+                # In the compiled binding, not in its stubs.
+                info = minijinja._lowlevel.get_panic_info()  # type: ignore[attr-defined]
                 raise _crash(info[0] if info else str(exc), None) from None
         return _rust_trim(text)
 
@@ -591,7 +596,8 @@ class Compiled:
         )
         self._output = 0
         try:
-            return env.render_str(sets + _INCLUDE, WRAPPER_NAME)
+            rendered: str = env.render_str(sets + _INCLUDE, WRAPPER_NAME)
+            return rendered
         except _OutputCapReached:
             raise EngineError(
                 f"output budget exhausted: the render passed {OUTPUT_CAP:,} characters "

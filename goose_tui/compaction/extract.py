@@ -229,22 +229,27 @@ class _Search:
         if later is not None and _unescaped_quotes(self.reply, start, later) % 2 == 0:
             # The next terminator would sit outside every string of this object: either it
             # is outside the object (count check) or the object does not parse.
-            return self._fail(kind, start, "count")
+            self._fail(kind, start, "count")
+            return None
         parsed = self._parse(start)
         if parsed is None:
-            return self._fail(kind, start, "parse")
+            self._fail(kind, start, "parse")
+            return None
         value, end = parsed
         # Every later terminator must be inside the object (quoted by the summary itself).
         if later is not None and self.last_terminator_end > end:
-            return self._fail(kind, start, "count")
+            self._fail(kind, start, "count")
+            return None
         if isinstance(value, dict) and SUMMARY_FIELDS.isdisjoint(value):
             # Extras never make a summary usable; no need to build one to learn that.
-            return self._fail(kind, start, "unusable", [str(k) for k in value])
+            self._fail(kind, start, "unusable", [str(k) for k in value])
+            return None
         summary = StructuredSummary.parse(value)
         normalized = summary.normalized() if summary is not None else None
         if normalized is None or not normalized.has_content():
             extras = list(normalized.extras) if normalized else []
-            return self._fail(kind, start, "unusable", extras)
+            self._fail(kind, start, "unusable", extras)
+            return None
         # Counted only now: the search itself never needs to read the whole reply.
         number = self.reply.count(TERMINATOR, 0, cut) if cut else 0
         candidate = Candidate(kind=kind, start=start, end=end, cut=cut, cut_number=number)
@@ -256,7 +261,6 @@ class _Search:
         self.failures += 1
         if self.first_failure is None:
             self.first_failure = _Failure(kind=kind, start=start, why=why, extras=extras or [])
-        return None
 
     def _parse(self, start: int) -> tuple[Any, int] | None:
         if self.last_parse is None or self.last_parse[0] != start:

@@ -6,15 +6,14 @@ written by an older or newer Goose must format, never raise.
 
 from __future__ import annotations
 
-import json
-import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from goose_tui.compaction.structured import format_float, serde_number
+from goose_tui.session.content import ok_value, tool_response_texts
 from goose_tui.session.models import ContentItem, Message, content_type
+from goose_tui.session.serde import compact_json
 
 INVALID_JSON = "<<invalid json>>"
 
@@ -24,69 +23,6 @@ INVALID_JSON = "<<invalid json>>"
 DROPPED_TYPES = frozenset(
     {"thinking", "redactedThinking", "reasoning", "contextLengthExceeded", "summarizationRequested"}
 )
-
-
-_I64_MIN = -(2**63)
-_U64_MAX = 2**64 - 1
-
-
-def compact_json(value: Any) -> str:
-    """JSON as serde_json::to_string writes it: no spaces, non-ASCII kept, key order kept,
-    and numbers as serde_json prints them (``0.00001``, ``1e-7``, ``1e+16``; an integer
-    beyond 64 bits was read as a float, ``1.2345678901234568e+29``). Python's own float
-    text differs (``1e-05``), so numbers are written here and everything else by ``json``.
-
-    NaN and infinities are not JSON (serde refuses them), so they count as unserializable."""
-    if isinstance(value, dict) and all(map(_flat_plain, value.values())):
-        # Most tool arguments: strings and small integers, which json writes as serde does.
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    pieces: list[str] = []
-    _write_json(value, pieces)
-    return "".join(pieces)
-
-
-def _flat_plain(value: Any) -> bool:
-    return (
-        isinstance(value, str)
-        or value is None
-        or isinstance(value, bool)
-        or (type(value) is int and _I64_MIN <= value <= _U64_MAX)
-    )
-
-
-def _write_json(value: Any, out: list[str]) -> None:
-    if isinstance(value, str) or value is None or isinstance(value, bool):
-        out.append(json.dumps(value, ensure_ascii=False))
-    elif isinstance(value, int):
-        out.append(str(value) if _I64_MIN <= value <= _U64_MAX else _wide_int(value))
-    elif isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError("NaN and infinities are not JSON")
-        out.append(format_float(value))
-    elif isinstance(value, dict):
-        out.append("{")
-        for number, (key, item) in enumerate(value.items()):
-            if not isinstance(key, str):
-                raise TypeError(f"a JSON object key must be a string, not {type(key).__name__}")
-            out.append(("," if number else "") + json.dumps(key, ensure_ascii=False) + ":")
-            _write_json(item, out)
-        out.append("}")
-    elif isinstance(value, list | tuple):
-        out.append("[")
-        for number, item in enumerate(value):
-            if number:
-                out.append(",")
-            _write_json(item, out)
-        out.append("]")
-    else:
-        raise TypeError(f"{type(value).__name__} is not JSON")
-
-
-def _wide_int(value: int) -> str:
-    # serde_json (without arbitrary_precision) holds such a literal as the f64 its own
-    # parser makes of the digits; the text of a Python int is that literal.
-    number = serde_number(str(value))
-    return format_float(float(number))
 
 
 def _text(value: Any) -> str:
@@ -109,20 +45,8 @@ def _first(item: dict[str, Any], *keys: str) -> Any:
     return None
 
 
-def _ok_value(result: Any) -> tuple[bool, Any]:
-    """(succeeded, value) of a serialized Rust ``Result``: ``{status, value}``/``{status, error}``.
-
-    A missing status with a value present is read as success, an older/looser shape."""
-    if not isinstance(result, dict):
-        return False, None
-    status = result.get("status")
-    if status == "success" or (status is None and "value" in result and "error" not in result):
-        return True, result.get("value")
-    return False, None
-
-
 def _tool_request(item: ContentItem) -> str:
-    ok, call = _ok_value(item.get("toolCall"))
+    ok, call = ok_value(item.get("toolCall"))
     if not ok or not isinstance(call, dict):
         return "tool_request: [error]"
     try:
@@ -130,25 +54,6 @@ def _tool_request(item: ContentItem) -> str:
     except (TypeError, ValueError):
         arguments = INVALID_JSON
     return f"tool_request({_text(call.get('name'))}): {arguments}"
-
-
-def tool_result_contents(value: Any) -> list[Any]:
-    """The content list of a successful tool result: ``{content: [...]}`` or a bare list."""
-    if isinstance(value, dict):
-        value = value.get("content")
-    return value if isinstance(value, list) else []
-
-
-def tool_response_texts(item: ContentItem) -> list[str] | None:
-    """The text items of a tool response; None when the call failed."""
-    ok, value = _ok_value(item.get("toolResult"))
-    if not ok:
-        return None
-    return [
-        part["text"]
-        for part in tool_result_contents(value)
-        if content_type(part) == "text" and isinstance(part.get("text"), str)
-    ]
 
 
 def _document(item: ContentItem) -> str:
@@ -176,7 +81,7 @@ def _action_required(item: ContentItem) -> str:
 
 
 def _frontend_tool_request(item: ContentItem) -> str:
-    ok, call = _ok_value(item.get("toolCall"))
+    ok, call = ok_value(item.get("toolCall"))
     if not ok or not isinstance(call, dict):
         return "frontend_tool_request: [error]"
     return f"frontend_tool_request: {_text(call.get('name'))}"

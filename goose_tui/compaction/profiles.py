@@ -22,11 +22,11 @@ from typing import Literal, get_args
 
 from goose_tui.compaction.format import (
     _item_pieces,
-    compact_json,
     format_messages,
     normalize_text,
 )
 from goose_tui.session.models import Message
+from goose_tui.session.serde import compact_json
 
 GooseProfile = Literal["goose-sdk-wheel", "goose-main"]
 PROFILES: tuple[GooseProfile, ...] = get_args(GooseProfile)

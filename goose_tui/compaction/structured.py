@@ -9,12 +9,12 @@ nesting deeper than 127 are errors. Checked against the goose-sdk wheel (tests/t
 from __future__ import annotations
 
 import json
-import math
 import re
-from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, Field
+
+from goose_tui.session.serde import JsonValueError, format_float, serde_number
 
 LIST_FIELDS = (
     "user_intent",
@@ -46,9 +46,6 @@ RUST_WHITESPACE = (
 )
 
 MAX_DEPTH = 127  # serde_json's recursion limit: 128 nested arrays/objects fail
-_U64_MAX = 2**64 - 1
-_I32_MAX = 2**31 - 1
-_POW10 = [float(f"1e{i}") for i in range(309)]  # correctly rounded, like serde's table
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -112,7 +109,9 @@ class StructuredSummary(BaseModel):
         return summary
 
     def normalized(self) -> StructuredSummary:
-        lists = {name: [s for s in getattr(self, name) if not is_blank(s)] for name in LIST_FIELDS}
+        lists: dict[str, Any] = {
+            name: [s for s in getattr(self, name) if not is_blank(s)] for name in LIST_FIELDS
+        }
         files = []
         for entry in self.files:
             key_code = _optional(entry.key_code)
@@ -178,112 +177,7 @@ def stringify(value: Any) -> str:
     return str(value)
 
 
-def format_float(value: float) -> str:
-    """A float as serde_json writes it: shortest round-trip digits, `1000.0`, `0.00001`,
-    `1e-6`, `1e+16` (decimal notation while 1e-5 <= |v| < 1e16)."""
-    if not math.isfinite(value):
-        return ""  # serde_json cannot hold NaN/inf: it turns them into null
-    if value == 0:
-        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    sign = "-" if value < 0 else ""
-    parts = Decimal(repr(abs(value))).normalize().as_tuple()
-    digits = "".join(map(str, parts.digits))
-    exponent = int(parts.exponent)
-    length = len(digits)
-    point = length + exponent  # 10^(point-1) <= |value| < 10^point
-    if exponent >= 0 and point <= 16:
-        return f"{sign}{digits}{'0' * exponent}.0"
-    if 0 < point <= 16:
-        return f"{sign}{digits[:point]}.{digits[point:]}"
-    if -5 < point <= 0:
-        return f"{sign}0.{'0' * -point}{digits}"
-    exp = point - 1
-    exp_text = f"e+{exp}" if exp >= 0 else f"e{exp}"
-    mantissa = digits if length == 1 else f"{digits[0]}.{digits[1:]}"
-    return f"{sign}{mantissa}{exp_text}"
-
-
 # --- reading JSON text as serde_json does ---------------------------------------------------
-
-
-class JsonValueError(ValueError):
-    """JSON that Python accepts but Goose's reader rejects (or that is too deep)."""
-
-    def __init__(self, message: str, pos: int | None = None):
-        super().__init__(message)
-        self.msg, self.pos = message, pos
-
-
-_NUMBER = re.compile(r"(-?)(\d+)(?:\.(\d+))?(?:[eE]([-+]?)(\d+))?")
-
-
-def serde_number(literal: str) -> int | float:
-    """The value serde_json gives a JSON number literal (without its float_roundtrip
-    feature): u64/i64 integers stay exact, anything else goes through its fast float path,
-    which is not always correctly rounded (`1.5e-300` reads as 1.4999999999999998e-300)."""
-    match = _NUMBER.fullmatch(literal)
-    if match is None:
-        raise JsonValueError(f"invalid number {literal[:40]!r}")
-    negative = match.group(1) == "-"
-    int_digits, frac_digits, exp_sign, exp_digits = match.group(2, 3, 4, 5)
-    if frac_digits is None and exp_digits is None and len(int_digits) <= 20:
-        whole = int(int_digits)
-        if whole <= _U64_MAX:
-            if not negative:
-                return whole
-            return -whole if 0 < whole <= 2**63 else -float(whole)
-    magnitude = _serde_float(int_digits, frac_digits or "", exp_sign, exp_digits)
-    return -magnitude if negative else magnitude
-
-
-def _serde_float(int_digits: str, frac_digits: str, exp_sign: str | None, exp_digits: str | None):
-    significand, used = _accumulate(0, int_digits)
-    exponent = len(int_digits) - used  # digits past u64 range only scale the value
-    if frac_digits:
-        stripped = frac_digits.lstrip("0") if significand == 0 else frac_digits
-        exponent -= len(frac_digits) - len(stripped)
-        significand, used = _accumulate(significand, stripped)
-        exponent -= used  # fraction digits past u64 range are ignored, as serde does
-    if exp_digits is not None:
-        exp_value = exp_digits.lstrip("0") or "0"
-        if len(exp_value) > 10 or int(exp_value) > _I32_MAX:
-            if significand != 0 and exp_sign != "-":
-                raise JsonValueError("number out of range")
-            return 0.0
-        step = int(exp_value)
-        exponent = exponent - step if exp_sign == "-" else exponent + step
-        exponent = max(-(2**31), min(_I32_MAX, exponent))  # i32 saturating arithmetic
-    return _from_parts(significand, exponent)
-
-
-def _accumulate(significand: int, digits: str) -> tuple[int, int]:
-    """Append digits while the significand stays within u64; how many were taken."""
-    used = 0
-    for char in digits:
-        candidate = significand * 10 + ord(char) - 48
-        if candidate > _U64_MAX:
-            break
-        significand, used = candidate, used + 1
-    return significand, used
-
-
-def _from_parts(significand: int, exponent: int) -> float:
-    value = float(significand)
-    while True:
-        if abs(exponent) <= 308:
-            if exponent >= 0:
-                value *= _POW10[exponent]
-                if math.isinf(value):
-                    raise JsonValueError("number out of range")
-            else:
-                value /= _POW10[-exponent]
-            return value
-        if value == 0.0:
-            return value
-        if exponent >= 0:
-            raise JsonValueError("number out of range")
-        value /= 1e308
-        exponent += 308
 
 
 def _reject_constant(name: str) -> Any:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from goose_tui.compaction.engine import code_fence  # noqa: F401  (the filter Goose registers)
 from goose_tui.compaction.structured import FileEntry, StructuredSummary
+from goose_tui.llm.prompt_layout import PromptLayout, use_prompt_layout
 
 if TYPE_CHECKING:
     from goose_tui.compaction.engine import Compiled, EngineError
@@ -32,13 +33,6 @@ TemplateOrigin = Literal["prompts-dir", "goose-path-root", "xdg-config", "built-
 
 COMPACTION: TemplateName = "compaction.md"
 SUMMARY: TemplateName = "compaction_summary.md"
-
-# Rust's char::is_whitespace (Unicode White_Space). Python's str.strip() also strips
-# U+001C..U+001F, which Goose keeps.
-RUST_WHITESPACE = (
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
 
 
 class TemplateSource(BaseModel):
@@ -234,6 +228,25 @@ def render_compaction_prompt(
     if prompt != render_template(templates.compaction, {"messages": messages_text}):
         return prompt
     return f"{prompt}\n\n{focus_paragraph(focus)}"
+
+
+_MESSAGES_SENTINEL = "\u0000GOOSE_TUI_MESSAGES\u0000"
+
+
+def builtin_prompt_layout() -> PromptLayout:
+    """The built-in compaction prompt's text around the conversation, for the offline
+    summarizer to read the conversation back out of a prompt."""
+    prefix = suffix = ""
+    try:
+        rendered = render_compaction_prompt(load_templates(None), _MESSAGES_SENTINEL)
+        if _MESSAGES_SENTINEL in rendered:
+            prefix, suffix = rendered.split(_MESSAGES_SENTINEL, 1)
+    except Exception:  # noqa: BLE001 - without the frame the line heuristic still works
+        pass
+    return PromptLayout(prefix=prefix, suffix=suffix, focus_heading=FOCUS_HEADING)
+
+
+use_prompt_layout(builtin_prompt_layout)
 
 
 def _file_entries(files: Any) -> Any:

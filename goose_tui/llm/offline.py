@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded, OnChunk
+from goose_tui.llm.prompt_layout import prompt_layout
 from goose_tui.llm.replay import stream_text
 
 _ROLE_LINE = re.compile(r"^\[(user|assistant|system)\]: ", re.MULTILINE)
@@ -27,7 +28,6 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 _MAX_QUOTE_LINES = 6
 _MAX_KEY_CODE_LINES = 20
 _MAX_TEXT = 400
-_MESSAGES_SENTINEL = "\u0000GOOSE_TUI_MESSAGES\u0000"
 
 _VIEW = {"view", "read", "read_file", "cat", "open", "view_file"}
 _CREATE = {"write", "create", "write_file", "create_file"}
@@ -115,36 +115,17 @@ def conversation_text(system_prompt: str) -> str:
     """The formatted conversation inside the prompt. When the prompt is the built-in
     template, its exact prose around ``{{ messages }}`` is cut off; with another template,
     everything from the first ``[role]:`` line on is taken."""
-    from goose_tui.compaction.templates import FOCUS_HEADING
-
-    # A focus appended after the template's text is not part of the conversation.
-    cut = system_prompt.rfind("\n\n" + FOCUS_HEADING)
-    if cut != -1:
-        system_prompt = system_prompt[:cut]
-    prefix, suffix = _builtin_frame()
-    if prefix and system_prompt.startswith(prefix) and system_prompt.endswith(suffix):
-        return system_prompt[len(prefix) : len(system_prompt) - len(suffix)]
+    layout = prompt_layout()
+    if layout is not None:
+        # A focus appended after the template's text is not part of the conversation.
+        cut = system_prompt.rfind("\n\n" + layout.focus_heading)
+        if cut != -1:
+            system_prompt = system_prompt[:cut]
+        prefix, suffix = layout.prefix, layout.suffix
+        if prefix and system_prompt.startswith(prefix) and system_prompt.endswith(suffix):
+            return system_prompt[len(prefix) : len(system_prompt) - len(suffix)]
     first = _ROLE_LINE.search(system_prompt)
     return system_prompt[first.start() :] if first else ""
-
-
-_frame_cache: tuple[str, str] | None = None
-
-
-def _builtin_frame() -> tuple[str, str]:
-    global _frame_cache
-    if _frame_cache is None:
-        _frame_cache = ("", "")
-        try:
-            from goose_tui.compaction.templates import load_templates, render_compaction_prompt
-
-            rendered = render_compaction_prompt(load_templates(None), _MESSAGES_SENTINEL)
-            if _MESSAGES_SENTINEL in rendered:
-                head, tail = rendered.split(_MESSAGES_SENTINEL, 1)
-                _frame_cache = (head, tail)
-        except Exception:  # noqa: BLE001 - without the frame the line heuristic still works
-            pass
-    return _frame_cache
 
 
 def parse_conversation(system_prompt: str) -> list[ParsedMessage]:

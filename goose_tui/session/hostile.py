@@ -18,13 +18,14 @@ surrogate becomes the visible text ``\\ud800``, and each change is reported with
 
 from __future__ import annotations
 
+import builtins
 import json
 import math
 import re
 import sys
 from typing import Any
 
-from goose_tui.compaction.structured import serde_number
+from goose_tui.session.serde import serde_number
 
 # A lone surrogate escape: a high one not followed by a low one, or a low one alone.
 _LONE_ESCAPE = re.compile(
@@ -64,7 +65,7 @@ class _Hooks:
         self.bad = True
         return _BadNumber(text)
 
-    def int(self, text: str) -> int | float | _BadNumber:
+    def int(self, text: str) -> int | builtins.float | _BadNumber:
         # Goose reads a 64-bit integer exactly and a wider one as a double (the formatter
         # writes that double from the digits kept here); past the double's range, or the
         # 4,300 digits Python converts at all, no writer meant a count or a time.

@@ -305,7 +305,8 @@ def _messages(
     wanted = [name for name in _MESSAGE_COLUMNS if name in columns]
     # Goose's get_conversation orders by created_timestamp, then id for messages created in
     # the same second (crates/goose/src/session/session_manager.rs).
-    order = [name for name in ("created_timestamp", "id") if name in columns] or ["rowid"]
+    order: list[str] = [name for name in ("created_timestamp", "id") if name in columns]
+    order = order or ["rowid"]
     cursor = connection.execute(
         f"SELECT rowid, {', '.join(wanted)} FROM messages WHERE session_id = ? "
         f"ORDER BY {', '.join(order)}",

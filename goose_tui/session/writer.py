@@ -259,7 +259,7 @@ def format_for(target: Path, fmt: str | None = None) -> SaveFormat:
     if fmt is not None:
         if fmt not in SAVE_FORMATS:
             raise ValueError(f"unknown session format {fmt!r}: use jsonl or json")
-        return fmt  # type: ignore[return-value]
+        return fmt
     return "json" if target.suffix.lower() == ".json" else "jsonl"
 
 

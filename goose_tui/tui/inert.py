@@ -11,35 +11,17 @@ isolates reorder what is drawn after them (a file name ``evil<U+202E>gpj.exe`` r
 
 from __future__ import annotations
 
-# C0 controls map to the Unicode "control pictures" block (U+2400..U+241F), DEL to U+2421;
-# C1 controls have no pictures, so they are spelled out as \x80..\x9f.
-_TABLE: dict[int, str] = {code: chr(0x2400 + code) for code in range(0x20)}
-_TABLE[0x7F] = "\u2421"
-_TABLE.update({code: f"\\x{code:02x}" for code in range(0x80, 0xA0)})
-# Newlines and tabs keep their layout meaning.
-del _TABLE[ord("\n")]
-_TABLE[ord("\t")] = "    "
+from goose_tui.terminal import INVISIBLE, VISIBLE_TABLE
 
-# Bidi controls (ALM, LRM, RLM, LRE..RLO, LRI..PDI) and zero-width or invisible characters
-# (ZWSP, ZWNJ, ZWJ, word joiner, invisible operators, the deprecated format characters,
-# ZWNBSP/BOM, the Mongolian vowel separator).
-INVISIBLE: frozenset[int] = frozenset(
-    (
-        0x061C,
-        *range(0x200B, 0x2010),
-        *range(0x202A, 0x202F),
-        *range(0x2060, 0x2065),
-        *range(0x2066, 0x2070),
-        0x180E,
-        0xFEFF,
-    )
-)
-_TABLE.update({code: f"<U+{code:04X}>" for code in INVISIBLE})
+# Tabs are laid out as spaces; everything else as the CLI shows it on a terminal.
+_TABLE: dict[int, str] = VISIBLE_TABLE | {ord("\t"): "    "}
 
-_REVERSE: dict[int, str] = {0x2400 + code: chr(code) for code in range(0x20)}
-_REVERSE[0x2421] = "\x7f"
-del _REVERSE[0x2400 + ord("\n")]
-del _REVERSE[0x2400 + ord("\t")]
+# The C0 and DEL pictures back to their characters (newline and tab have none).
+_REVERSE: dict[int, str] = {
+    ord(picture): chr(code)
+    for code, picture in VISIBLE_TABLE.items()
+    if code < 0x20 or code == 0x7F
+}
 
 
 def inert(text: str) -> str:

@@ -1,0 +1,55 @@
+"""One table of visible stand-ins (goose_tui/terminal.py) for the CLI on a terminal and for
+the app (goose_tui/tui/inert.py): both show the same characters the same way, tabs aside."""
+
+from __future__ import annotations
+
+import json
+
+from goose_tui.terminal import INVISIBLE, json_text, visible
+from goose_tui.tui.inert import inert, restore
+
+# Every code point of the Basic Multilingual Plane but the surrogates, and the planes above
+# sampled (nothing there is in the table).
+CHARACTERS = [
+    chr(code) for code in (*range(0xD800), *range(0xE000, 0x10000), 0x10000, 0xE0001, 0x10FFFF)
+]
+SHOWN = {
+    *(set(range(0x20)) - {ord("\n"), ord("\t")}),
+    0x7F,
+    *range(0x80, 0xA0),
+    # Bidi controls, zero-width and invisible format characters.
+    0x061C,
+    0x180E,
+    *range(0x200B, 0x2010),
+    *range(0x202A, 0x202F),
+    *range(0x2060, 0x2065),
+    *range(0x2066, 0x2070),
+    0xFEFF,
+}
+
+
+def test_the_cli_and_the_app_show_the_same_characters() -> None:
+    assert {ord(c) for c in CHARACTERS if visible(c) != c} == SHOWN
+    assert all(inert(c) == visible(c) for c in CHARACTERS if c != "\t")
+    assert visible("\t") == "\t" and inert("\t") == "    "
+    assert visible("\n") == inert("\n") == "\n"
+
+
+def test_the_stand_ins() -> None:
+    assert visible("\x1b[2J\x07") == "\u241b[2J\u2407"
+    assert visible("\x7f\x9b") == "\u2421\\x9b"
+    assert visible("evil\u202egpj.exe") == "evil<U+202E>gpj.exe"
+    assert visible("a\u180eb\u2064c") == "a<U+180E>b<U+2064>c"
+
+
+def test_json_text_escapes_the_same_invisible_characters() -> None:
+    text = "".join(chr(code) for code in sorted(INVISIBLE))
+    out = json_text({"v": text})
+    assert not any(chr(code) in out for code in INVISIBLE)
+    assert json.loads(out) == {"v": text}
+
+
+def test_restore_undoes_inert_for_pictures_and_invisible_characters() -> None:
+    text = "".join(chr(code) for code in sorted(SHOWN) if code < 0x80) + "\u202e\u180e\n"
+    assert restore(inert(text)) == text
+    assert restore(inert("a\tb")) == "a    b"  # a tab stays the spaces the user saw
