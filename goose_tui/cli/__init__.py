@@ -70,7 +70,7 @@ headless sub-commands (run `goose-tui COMMAND --help` for each):
   compare SESSION       two summaries side by side (two models, two templates, a saved one)
   timeline SESSION      how the context grew turn by turn and where compaction triggers
   batch DIR_OR_DB       compact many sessions and write one report
-  schema [NAME]         the JSON Schema of the --json outputs (README: JSON output)
+  schema [NAME]         print the JSON Schema of the --json outputs (all, or one by name)
 
 models (--model): `offline` (default; built in, no network), `replay:FILE` (the reply is
 the file's text), or any litellm model string such as `openai/gpt-4o-mini`,

@@ -22,7 +22,7 @@ from goose_tui.analysis.probes import KindScore, ProbeCall, ProbeReport, ProbeRe
 from goose_tui.analysis.retention import Category, RetentionItem, RetentionReport
 from goose_tui.analysis.timeline import Timeline
 from goose_tui.compaction.extract import Extraction
-from goose_tui.compaction.summarize import CompactionResult
+from goose_tui.compaction.summarize import Attempt, CompactionResult
 from goose_tui.llm.base import ChatMessage, TokenUsage
 from goose_tui.session.models import SessionInfo
 from goose_tui.tokens import ContextUsage, LimitSource, UsedSource
@@ -57,13 +57,10 @@ class ExtractionReport(BaseModel):
         }
 
 
-class AttemptReport(BaseModel):
-    """One request of the compaction ladder (SPEC §7)."""
+class AttemptReport(Attempt):
+    """One request of the compaction ladder (SPEC §7), without its error (in the message)."""
 
-    removed_percent: int
-    removed_messages: int
-    outcome: str
-    tokens_sent: int
+    error: str | None = Field(default=None, exclude=True)
 
 
 class CategoryReport(BaseModel):
@@ -153,7 +150,7 @@ class CompactOutput(ExtractionReport, CompactRequestReport):
             request=result.request.messages,
             raw_response=result.raw_response,
             **cls.fields_of(result.extraction, result.summary),
-            attempts=[AttemptReport(**a.model_dump(exclude={"error"})) for a in result.attempts],
+            attempts=[AttemptReport(**dict(a)) for a in result.attempts],
             usage=result.usage,
             reported_usage=result.reported_usage,
         )
