@@ -21,9 +21,9 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.probes import PROBE_LABELS, ProbeReport, format_probe_score
+from goose_tui.inert import inert
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
-from goose_tui.tui.inert import inert
 
 CELL = 40
 
