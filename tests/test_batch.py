@@ -12,6 +12,7 @@ import pytest
 
 from goose_tui.analysis.batch import collect_jobs, run_batch, to_markdown
 from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded, OnChunk
+from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.schema import create_schema, insert_session
 from goose_tui.tokens import TokenCounter
 from tests.conftest import REALDATA
@@ -80,7 +81,12 @@ def test_collect_jobs_from_a_folder(corpus: Path) -> None:
 def test_one_broken_file_fails_alone_and_the_rest_are_summarized(corpus: Path) -> None:
     seen: list[str] = []
     report = asyncio.run(
-        run_batch(corpus, "offline", concurrency=2, on_entry=lambda e: seen.append(e.source))
+        run_batch(
+            corpus,
+            ModelSpec.offline().summarizer(),
+            concurrency=2,
+            on_entry=lambda e: seen.append(e.source),
+        )
     )
     by_source = {e.source: e for e in report.entries}
     broken = by_source[str(corpus / "broken.jsonl")]
@@ -142,7 +148,7 @@ class Gate:
 
 def test_concurrency_is_bounded_and_a_model_failure_is_recorded(corpus: Path) -> None:
     gate = Gate()
-    report = asyncio.run(run_batch(corpus, "gate", concurrency=2, summarizer=gate))
+    report = asyncio.run(run_batch(corpus, gate, concurrency=2))
     assert gate.peak == 2
     failed = {e.source: e for e in report.entries if not e.ok}
     db_failure = failed[f"{corpus / 'sessions.db'}#20251002_1"]
@@ -153,7 +159,7 @@ def test_concurrency_is_bounded_and_a_model_failure_is_recorded(corpus: Path) ->
 
 def test_bad_concurrency_is_refused(corpus: Path) -> None:
     with pytest.raises(ValueError):
-        asyncio.run(run_batch(corpus, "offline", concurrency=0))
+        asyncio.run(run_batch(corpus, ModelSpec.offline().summarizer(), concurrency=0))
 
 
 def test_cli_batch_writes_json_and_markdown(corpus: Path, tmp_path: Path, capsys) -> None:

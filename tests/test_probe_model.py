@@ -29,6 +29,7 @@ from goose_tui.analysis.probe_model import (
 from goose_tui.compaction.summarize import summarize
 from goose_tui.compaction.templates import load_templates
 from goose_tui.llm import make_summarizer
+from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.loader import load_session
 from tests.conftest import ROOT, SAMPLES
 from tests.loopback import LoopbackServer, Reply
@@ -149,8 +150,12 @@ async def test_a_summary_without_the_last_error_scores_lower_on_recall(sample) -
     dropped = "\n".join(line for line in summary.splitlines() if "10.0" not in line)
     with _server() as server:
         api = f"{server.url}/v1"
-        keep = await run_probes(session.messages, summary, "openai/m", api_base=api)
-        lose = await run_probes(session.messages, dropped, "openai/m", api_base=api)
+        keep = await run_probes(
+            session.messages, summary, ModelSpec.parse("openai/m", api_base=api)
+        )
+        lose = await run_probes(
+            session.messages, dropped, ModelSpec.parse("openai/m", api_base=api)
+        )
     assert keep.kind("recall").score == 1.0
     assert lose.kind("recall").score == 0.0
     assert lose.results[0].answer == "NOT IN SUMMARY" and lose.results[0].score == 0.0
@@ -163,12 +168,16 @@ async def test_a_hand_edit_re_asks_only_what_changed(sample, tmp_path: Path) -> 
     edited = summary.replace("Decimal", "decimal numbers")
     with _server() as server:
         api = f"{server.url}/v1"
-        first = await run_probes(session.messages, summary, "openai/m", api_base=api, cache=cache)
+        first = await run_probes(
+            session.messages, summary, ModelSpec.parse("openai/m", api_base=api), cache=cache
+        )
         assert len(server.requests) == 11
-        again = await run_probes(session.messages, summary, "openai/m", api_base=api, cache=cache)
+        again = await run_probes(
+            session.messages, summary, ModelSpec.parse("openai/m", api_base=api), cache=cache
+        )
         assert len(server.requests) == 11  # everything from the cache
         after_edit = await run_probes(
-            session.messages, edited, "openai/m", api_base=api, cache=cache
+            session.messages, edited, ModelSpec.parse("openai/m", api_base=api), cache=cache
         )
         # the probes are not rewritten (same history), the 5 answers are re-asked (new
         # summary), and only the one answer that changed is judged again
@@ -255,7 +264,9 @@ async def test_every_call_reports_its_cost_for_a_priced_model(sample) -> None:
     assert prices is not None
     with _server() as server:
         report = await run_probes(
-            session.messages, summary, "openai/gpt-4o-mini", api_base=f"{server.url}/v1"
+            session.messages,
+            summary,
+            ModelSpec.parse("openai/gpt-4o-mini", api_base=f"{server.url}/v1"),
         )
     each = 100 * prices[0] + 10 * prices[1]
     assert len(report.calls) == 11
@@ -286,7 +297,10 @@ async def test_probe_templates_are_overridden_like_the_compaction_ones(
 
     with LoopbackServer(responder=responder) as server:
         report = await run_probes(
-            session.messages, summary, "openai/m", api_base=f"{server.url}/v1", prompts_dir=folder
+            session.messages,
+            summary,
+            ModelSpec.parse("openai/m", api_base=f"{server.url}/v1"),
+            prompts_dir=folder,
         )
         answer_prompts = [
             b["messages"][0]["content"] for b in server.bodies() if "## Question" in str(b)

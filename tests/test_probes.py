@@ -211,11 +211,12 @@ def test_compare_reports_probe_scores_for_two_templates(tmp_path) -> None:
 
 async def test_batch_reports_probe_scores_per_session(tmp_path) -> None:
     from goose_tui.analysis.batch import run_batch, to_markdown
+    from goose_tui.llm.spec import ModelSpec
 
     folder = tmp_path / "sessions"
     folder.mkdir()
     (folder / "long.jsonl").write_bytes(SAMPLE.read_bytes())
-    report = await run_batch(folder, "offline")
+    report = await run_batch(folder, ModelSpec.offline().summarizer())
     entry = report.entries[0]
     assert entry.ok and entry.probes is not None and 0 < entry.probes <= 1
     assert set(entry.probe_kinds or {}) == set(PROBE_KINDS)

@@ -234,8 +234,8 @@ def test_cli_compact_save_session(tmp_path: Path) -> None:
 def test_the_app_never_proposes_a_target_in_goose_own_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from goose_tui.saving import default_target
     from goose_tui.session.models import Session
-    from goose_tui.tui.saving import default_target
 
     sessions = Path.home() / ".local" / "share" / "goose" / "sessions"
     monkeypatch.chdir(tmp_path)

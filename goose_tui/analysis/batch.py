@@ -19,7 +19,6 @@ from goose_tui.analysis.probes import offline_report
 from goose_tui.analysis.retention import format_score, retention_report
 from goose_tui.compaction.summarize import summarize
 from goose_tui.compaction.templates import Templates, load_templates
-from goose_tui.llm import make_summarizer
 from goose_tui.llm.base import Summarizer
 from goose_tui.session.loader import detect_format, list_sessions, load_session
 from goose_tui.tokens import TokenCounter, count_tokens, not_smaller
@@ -179,21 +178,19 @@ def totals(entries: Sequence[BatchEntry]) -> BatchTotals:
 
 async def run_batch(
     paths_or_db: Path | Sequence[Path],
-    model_spec: str,
+    summarizer: Summarizer,
     concurrency: int = DEFAULT_CONCURRENCY,
     prompts_dir: Path | None = None,
-    api_base: str | None = None,
     *,
-    summarizer: Summarizer | None = None,
     on_entry: Callable[[BatchEntry], None] | None = None,
 ) -> BatchReport:
-    """Compact every session under ``paths_or_db``, at most ``concurrency`` at a time. Rows
-    come back in input order; ``on_entry`` hears of each as it finishes (for a progress bar).
-    Raises only for a problem that would fail every session: a bad model spec or templates."""
+    """Compact every session under ``paths_or_db`` with ``summarizer`` (the report names it
+    by its ``name``), at most ``concurrency`` at a time. Rows come back in input order;
+    ``on_entry`` hears of each as it finishes (for a progress bar). Raises only for a problem
+    that would fail every session: bad templates."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     templates = load_templates(prompts_dir)
-    summarizer = summarizer or make_summarizer(model_spec, api_base=api_base)
     jobs = collect_jobs(paths_or_db)
     gate = asyncio.Semaphore(concurrency)
     counter = TokenCounter()
@@ -207,7 +204,7 @@ async def run_batch(
 
     entries = list(await asyncio.gather(*(run(job) for job in jobs)))
     return BatchReport(
-        model=model_spec,
+        model=summarizer.name,
         prompts_dir=str(prompts_dir) if prompts_dir else None,
         entries=entries,
         totals=totals(entries),

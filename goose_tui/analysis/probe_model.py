@@ -18,7 +18,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel
 
@@ -37,10 +37,13 @@ from goose_tui.compaction.templates import Template, load_template, render_templ
 from goose_tui.compaction.visibility import summarizer_messages
 from goose_tui.files import atomic_write_text
 from goose_tui.llm.base import ChatMessage, Summarizer, TokenUsage
+from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
 from goose_tui.tokens import count_tokens
 
-WRITE, ANSWER, JUDGE = "probe_write.md", "probe_answer.md", "probe_judge.md"
+WRITE: Final = "probe_write.md"
+ANSWER: Final = "probe_answer.md"
+JUDGE: Final = "probe_judge.md"
 CONCURRENCY = 4
 _REQUESTS = {
     "write": "Write the probes for the session in the system prompt.",
@@ -206,7 +209,7 @@ def parse_probes(text: str, history_length: int) -> list[Probe]:
             index = number - 1
         probes.append(
             Probe(
-                kind=kind,  # type: ignore[arg-type]
+                kind=kind,
                 question=question.strip(),
                 expected=expected if isinstance(expected, str) else json.dumps(expected),
                 message_index=index,
@@ -315,26 +318,24 @@ async def model_probe_report(
     )
 
 
-def uses_a_model(spec: str | None) -> bool:
-    """A spec that can answer questions: not ``offline`` and not a replayed reply."""
-    return bool(spec) and spec != "offline" and not str(spec).startswith("replay:")
+def uses_a_model(spec: ModelSpec | None) -> bool:
+    """A model that can answer questions: not ``offline`` and not a replayed reply."""
+    return spec is not None and spec.is_litellm
 
 
 async def run_probes(
     messages: Sequence[Message],
     summary: str,
-    model: str = "offline",
-    judge: str | None = None,
+    model: ModelSpec | None = None,
+    judge: ModelSpec | None = None,
     *,
-    api_base: str | None = None,
     prompts_dir: Path | None = None,
     cache: ProbeCache | None = None,
     working_dir: str | None = None,
 ) -> ProbeReport:
-    """Offline probes for ``offline`` or a replay; written, answered and judged by models
-    otherwise (``judge`` defaults to ``model``)."""
+    """Offline probes without a model that can answer (none, ``offline``, a replay); written,
+    answered and judged by models otherwise (``judge`` defaults to ``model``)."""
     from goose_tui.analysis.probes import offline_report
-    from goose_tui.llm import make_summarizer
 
     if not uses_a_model(model):
         if judge is not None:
@@ -342,13 +343,12 @@ async def run_probes(
         return offline_report(messages, summary, working_dir)
     if judge is not None and not uses_a_model(judge):
         raise ValueError(f"{judge} cannot judge answers: give a real model")
-    writer = make_summarizer(model, api_base=api_base)
-    judge_model = make_summarizer(judge, api_base=api_base) if judge else None
+    assert model is not None  # uses_a_model said so
     return await model_probe_report(
         messages,
         summary,
-        writer,
-        judge_model,
+        model.summarizer(),
+        judge.summarizer() if judge is not None else None,
         templates=load_probe_templates(prompts_dir),
         cache=cache,
     )

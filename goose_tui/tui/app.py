@@ -23,12 +23,12 @@ from goose_tui.compaction.templates import (
     override_dirs,
 )
 from goose_tui.files import OverwriteRefused
+from goose_tui.inert import inert
 from goose_tui.llm.base import Summarizer
 from goose_tui.samples import bundled_sample
 from goose_tui.session.models import SessionInfo
 from goose_tui.session.writer import SaveFormat
 from goose_tui.tui.commands import ActionCommands, ModelCommands
-from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.screens.error_modal import ErrorModal
 from goose_tui.tui.screens.help import HelpScreen
@@ -368,7 +368,7 @@ class GooseTUI(App[None]):
 
     def describe_template(self, name: TemplateName) -> str:
         """Which template is in use for ``name``, and any broken override it stands in for."""
-        from goose_tui.tui.screens.template_editor import describe_source
+        from goose_tui.inspector import describe_source
 
         text = describe_source(self.templates.get(name))
         if name in self.broken_templates:
@@ -422,7 +422,7 @@ class GooseTUI(App[None]):
     # -- saving ----------------------------------------------------------------------------
 
     def ask_save(self) -> None:
-        from goose_tui.tui import saving
+        from goose_tui import saving
 
         main = self.main
         if main.session is None:
@@ -502,7 +502,7 @@ class GooseTUI(App[None]):
 
     def action_save_last_copy(self) -> None:
         """Write the last copied text to a file (when the clipboard could not be reached)."""
-        from goose_tui.tui import saving
+        from goose_tui import saving
 
         text = getattr(self, "last_copy", None)
         if text is None:

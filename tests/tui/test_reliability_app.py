@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, TextArea
 
+from goose_tui.inert import inert, restore
 from goose_tui.samples import samples_dir
+from goose_tui.saving import default_target
 from goose_tui.session.models import Session
 from goose_tui.tui.app import GooseTUI
-from goose_tui.tui.inert import inert, restore
-from goose_tui.tui.saving import default_target
 from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.screens.error_modal import ErrorModal
 from goose_tui.tui.screens.help import HelpScreen

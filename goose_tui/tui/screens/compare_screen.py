@@ -33,8 +33,8 @@ from goose_tui.analysis.compare import (
 )
 from goose_tui.analysis.probes import ProbeReport, format_probe_score
 from goose_tui.analysis.retention import CATEGORY_LABELS, format_score
+from goose_tui.inert import inert
 from goose_tui.session.models import Message
-from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.jump import summary_label
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 

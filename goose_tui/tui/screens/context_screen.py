@@ -16,8 +16,8 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.breakdown import CATEGORY_LABELS, ContextBreakdown, context_breakdown
+from goose_tui.inert import inert
 from goose_tui.session.models import Session
-from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.jump import show_message
 from goose_tui.tui.screens.retention_screen import score_bar
 from goose_tui.tui.widgets.conversation_view import ConversationView

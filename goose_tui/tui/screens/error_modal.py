@@ -10,7 +10,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from goose_tui.tui.inert import inert
+from goose_tui.inert import inert
 
 
 class ErrorModal(ModalScreen[None]):

@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from goose_tui.tui.inert import inert, restore
+from goose_tui.inert import inert, restore
 
 
 class InputPrompt(ModalScreen[str | None]):

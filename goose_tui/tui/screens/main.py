@@ -24,10 +24,10 @@ from goose_tui.compaction.profiles import next_profile
 from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.compaction.summarize import Attempt, CompactionFailed, CompactionResult
 from goose_tui.compaction.templates import Template, TemplateError, Templates, render_summary
+from goose_tui.inert import INVISIBLE, inert, restore
 from goose_tui.session.models import Session
 from goose_tui.tokens import TokenCounter, not_smaller
 from goose_tui.tui.debounce import debounce
-from goose_tui.tui.inert import INVISIBLE, inert, restore
 from goose_tui.tui.widgets.code_editor import CodeEditor
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge

@@ -28,8 +28,8 @@ from goose_tui.analysis.retention import (
     extract_items,
     format_score,
 )
+from goose_tui.inert import inert
 from goose_tui.session.models import Message
-from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.jump import show_message, summary_label
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.probes_panel import ProbesPanel

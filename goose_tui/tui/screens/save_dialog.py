@@ -11,8 +11,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
-from goose_tui.tui.inert import inert, restore
-from goose_tui.tui.saving import SaveKind
+from goose_tui.inert import inert, restore
+from goose_tui.saving import SaveKind
 
 LABELS: dict[SaveKind, str] = {
     "json": "summary JSON",

@@ -9,8 +9,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
+from goose_tui.inert import inert
 from goose_tui.session.models import SessionInfo
-from goose_tui.tui.inert import inert
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 

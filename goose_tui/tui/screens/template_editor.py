@@ -14,8 +14,9 @@ from textual.widgets import Static, TextArea
 
 from goose_tui.compaction.templates import Template
 from goose_tui.files import atomic_write_text
+from goose_tui.inert import inert, restore
+from goose_tui.inspector import describe_source
 from goose_tui.tui.debounce import debounce
-from goose_tui.tui.inert import inert, restore
 from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.pane import Banner
@@ -23,15 +24,6 @@ from goose_tui.tui.widgets.pane import Banner
 # Applies edited text; reports (later: the summary renders off the UI thread) an error to show
 # (file and line), or None when it rendered.
 ApplyEdit = Callable[[str, Callable[[str | None], None]], None]
-
-
-def describe_source(template: Template) -> str:
-    source = template.source
-    if source.origin == "built-in":
-        return f"{source.name}: built-in"
-    if source.path is None:
-        return f"{source.name}: edited in the app, not saved"
-    return f"{source.name}: override {source.path} ({source.origin})"
 
 
 class TemplateEditor(Screen[None]):

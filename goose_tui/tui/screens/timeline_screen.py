@@ -19,8 +19,8 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.timeline import Timeline, session_timeline
+from goose_tui.inert import inert
 from goose_tui.session.models import Message, Session, content_type
-from goose_tui.tui.inert import inert
 from goose_tui.tui.screens.jump import show_message
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.timeline_plot import TimelinePlot

@@ -8,7 +8,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from goose_tui.compaction.summarize import LADDER_PERCENTS, Attempt
-from goose_tui.tui.inert import inert
+from goose_tui.inert import inert
 
 
 class CompactionStatus(Widget):

@@ -8,8 +8,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from goose_tui.inert import inert
 from goose_tui.tokens import ContextUsage, not_smaller
-from goose_tui.tui.inert import inert
 
 # Below this share of the threshold the bar is calm; between it and the threshold it warns.
 NEAR_THRESHOLD = 0.9

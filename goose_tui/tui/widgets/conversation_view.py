@@ -24,9 +24,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from goose_tui.compaction.visibility import hidden_item_indices
+from goose_tui.inert import inert
 from goose_tui.session.models import Message, content_type
 from goose_tui.tui.highlight import highlight_lines, pretty_json, syntax_classes, syntax_css
-from goose_tui.tui.inert import inert
 
 SHARE_BAR = 10
 # Before an item whose audience excludes the assistant: the summarizer never receives it.

@@ -9,8 +9,8 @@ from rich.text import Text
 from textual.widgets import Tree
 
 from goose_tui.compaction.structured import FIELD_ORDER, StructuredSummary
+from goose_tui.inert import inert
 from goose_tui.tui.highlight import highlight_lines, lexer_name, rich_syntax_styles
-from goose_tui.tui.inert import inert
 
 LABEL_LIMIT = 300  # a tree label is one line; the JSON editor has the full text
 KEY_CODE_LINES = 40  # key_code shows as one leaf per line, highlighted by its file's language

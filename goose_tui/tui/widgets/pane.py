@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from goose_tui.tui.inert import inert
+from goose_tui.inert import inert
 
 
 class Pane(Vertical):

@@ -21,8 +21,9 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.probes import PROBE_LABELS, ProbeReport, format_probe_score
+from goose_tui.inert import inert
+from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
-from goose_tui.tui.inert import inert
 
 CELL = 40
 
@@ -93,7 +94,8 @@ class ProbesPanel(Vertical):
         self.started = True
         from goose_tui.analysis.probe_model import uses_a_model
 
-        who = f"{self.model} writes, answers and judges" if uses_a_model(self.model) else "offline"
+        real = uses_a_model(ModelSpec.parse(self.model))
+        who = f"{self.model} writes, answers and judges" if real else "offline"
         self.query_one("#probe-hint", Static).update(Content(inert(f"probing ({who})…")))
         self.run_probes()
 
@@ -102,12 +104,12 @@ class ProbesPanel(Vertical):
         from goose_tui.analysis.probe_model import ProbeCache, run_probes, uses_a_model
         from goose_tui.analysis.probes import offline_report
 
-        if uses_a_model(self.model):
+        spec = ModelSpec.parse(self.model, api_base=self.api_base)
+        if uses_a_model(spec):
             report = await run_probes(
                 self.messages,
                 self.summary,
-                self.model,
-                api_base=self.api_base,
+                spec,
                 cache=ProbeCache(),
                 working_dir=self.working_dir,
             )

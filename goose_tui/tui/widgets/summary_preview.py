@@ -28,8 +28,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import ContentSwitcher
 
+from goose_tui.inert import inert
 from goose_tui.tui.highlight import markdown_with_languages
-from goose_tui.tui.inert import inert
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")

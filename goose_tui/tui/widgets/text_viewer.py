@@ -16,8 +16,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from goose_tui.inert import inert
 from goose_tui.tui.highlight import highlight_lines, syntax_classes, syntax_css
-from goose_tui.tui.inert import inert
 
 # (start, end, component class) for one line.
 Spans = list[tuple[int, int, str]]

@@ -25,7 +25,7 @@ SUFFIXES: dict[SaveKind, str] = {
 SESSION_FORMATS: dict[SaveKind, SaveFormat] = {"session": "jsonl", "export": "json"}
 
 
-_PACKAGE = Path(__file__).resolve().parents[1]  # goose_tui/
+_PACKAGE = Path(__file__).resolve().parent  # goose_tui/
 
 
 def _shipped(folder: Path) -> bool:

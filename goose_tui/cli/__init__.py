@@ -1,0 +1,206 @@
+"""The ``goose-tui`` command: the inspector app, and headless sub-commands over the same core.
+
+Exit codes: 0 success, 1 the operation failed (a model error, a template that does not
+render), 2 unusable input (a file that is missing or is not a session). Every failure prints
+one line on stderr saying why; where there is advice, it follows on a line of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from goose_tui import __version__
+from goose_tui.cli.common import (
+    EXIT_FAILED,
+    EXIT_UNUSABLE,
+    CliError,
+    add_model_args,
+    add_profile_arg,
+    add_prompts_dir,
+    add_session_args,
+    check_limits,
+    resolve_profile,
+    run_compaction,
+)
+
+__all__ = ["EXIT_FAILED", "EXIT_UNUSABLE", "CliError", "main", "run_compaction"]
+
+SUBCOMMANDS = (
+    "format",
+    "prompt",
+    "parse",
+    "render",
+    "usage",
+    "sessions",
+    "compact",
+    "retention",
+    "probe",
+    "compare",
+    "timeline",
+    "batch",
+    "schema",
+)
+
+DESCRIPTION = """\
+Inspect how Goose compacts an agent session: load a session, see its context usage
+against the compaction threshold, compact it with a model, and see every step: the
+formatted input, the discarded analysis, the parsed summary fields and the rendered
+Markdown.
+
+With no sub-command, opens the inspector on SESSION (a Goose .jsonl, a sessions.db, a
+`goose session export` JSON, a JSON array of chat messages, or a folder of sessions).
+Without SESSION it opens a bundled sample session with the built-in offline summarizer.
+"""
+
+EPILOG = """\
+headless sub-commands (run `goose-tui COMMAND --help` for each):
+  format SESSION        print the conversation text the summarizer receives
+  prompt SESSION        print the rendered compaction system prompt
+  parse REPLY_FILE      find, read and render the summary in a model reply
+  render SUMMARY_JSON   render a hand-written summary JSON (file or -)
+  usage SESSION         tokens used, context limit, threshold, whether compaction is due
+  sessions [PATH]       list the sessions in a sessions.db, a folder, or Goose's data dir
+                        (what `goose session list` shows; --all-sessions for every one)
+  compact SESSION       compact a session with a model and print the summary
+  retention SESSION     what a summary kept and lost: user messages, files, errors, commands
+  probe SESSION         can the agent still act: recall, artifact, continuation, decision probes
+  compare SESSION       two summaries side by side (two models, two templates, a saved one)
+  timeline SESSION      how the context grew turn by turn and where compaction triggers
+  batch DIR_OR_DB       compact many sessions and write one report
+  schema [NAME]         print the JSON Schema of the --json outputs (all, or one by name)
+
+models (--model): `offline` (default; built in, no network), `replay:FILE` (the reply is
+the file's text), or any litellm model string such as `openai/gpt-4o-mini`,
+`anthropic/claude-sonnet-4-5`, `ollama/llama3.2`; with --api-base any OpenAI-compatible
+server. API keys are read from the environment as litellm reads them (OPENAI_API_KEY, ...).
+
+templates: --prompts-dir DIR overrides compaction.md and/or compaction_summary.md; then
+$GOOSE_PATH_ROOT/config/prompts/, then $XDG_CONFIG_HOME/goose/prompts/
+(~/.config/goose/prompts/), then the built-in copies.
+
+exit codes: 0 success, 1 the operation failed, 2 unusable input.
+"""
+
+
+def settings_epilog() -> str:
+    from goose_tui.settings import config_path
+
+    return (
+        f"settings: {config_path()} (TOML: theme, model, api_base, threshold, goose_profile,\n"
+        "and a [keymap] table of binding id = keys); command-line options win over it, and\n"
+        "the theme picked in the app is saved there.\n"
+    )
+
+
+def build_app_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="goose-tui",
+        description=DESCRIPTION,
+        epilog=EPILOG + "\n" + settings_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"goose-tui {__version__}")
+    add_session_args(p, optional=True)
+    add_model_args(p)
+    add_prompts_dir(p)
+    add_profile_arg(p)
+    p.add_argument("--threshold", type=float, metavar="T", help="compaction threshold (0.8)")
+    p.add_argument("--context-limit", type=int, metavar="N", help="context window in tokens")
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The sub-command parser (the app's own arguments are parsed by build_app_parser); each
+    command group's module adds its commands, each with its handler as ``args.handler``."""
+    from goose_tui.cli import analysis, batch, pipeline, schema, sessions, timeline
+
+    p = argparse.ArgumentParser(prog="goose-tui", description=DESCRIPTION)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    pipeline.register(sub)
+    sessions.register(sub)
+    pipeline.register_compact(sub)
+    analysis.register(sub)
+    timeline.register(sub)
+    batch.register(sub)
+    schema.register(sub)
+    return p
+
+
+def run_app_from_args(argv: Sequence[str]) -> int:
+    from goose_tui.llm.spec import ModelSpec
+    from goose_tui.settings import load_settings
+    from goose_tui.tokens import THRESHOLD_ENV
+
+    args = build_app_parser().parse_args(argv)
+    check_limits(args)
+    if args.session is not None and not args.session.exists():
+        raise CliError(f"{args.session}: no such file or folder", EXIT_UNUSABLE)
+    settings, problem = load_settings()
+    if problem:
+        print(f"goose-tui: settings ignored: {problem}", file=sys.stderr)
+    if args.model is None and args.replay is None and settings.model:
+        args.model = settings.model
+    resolve_profile(args, settings.goose_profile)
+    threshold = args.threshold
+    if threshold is None and THRESHOLD_ENV not in os.environ:
+        threshold = settings.threshold
+    try:
+        spec = ModelSpec.from_options(
+            args.model, args.replay, offline_context_limit=args.offline_context_limit
+        )
+    except ValueError as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    from goose_tui.tui.app import run_app
+
+    run_app(
+        args.session,
+        session_id=args.session_id,
+        all_sessions=args.all_sessions,
+        model=spec.name,
+        api_base=args.api_base or settings.api_base,
+        prompts_dir=args.prompts_dir,
+        threshold=threshold,
+        context_limit=args.context_limit,
+        theme=settings.theme,
+        keymap=settings.keymap,
+        goose_profile=args.goose_profile,
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from goose_tui.terminal import guarded_streams
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    with guarded_streams(("stderr",)):
+        try:
+            if argv and argv[0] in SUBCOMMANDS:
+                args = build_parser().parse_args(argv)
+                handler: Callable[[argparse.Namespace], int] = args.handler
+                check_limits(args)
+                resolve_profile(args)
+                # Data commands keep the exact bytes with --raw; everything else on a
+                # terminal shows control characters visibly.
+                with guarded_streams(() if getattr(args, "raw", False) else ("stdout",)):
+                    return handler(args)
+            return run_app_from_args(argv)
+        except CliError as exc:
+            print(f"goose-tui: {exc}", file=sys.stderr)
+            return exc.exit_code
+        except BrokenPipeError:
+            return 0
+        except KeyboardInterrupt:
+            print("goose-tui: cancelled", file=sys.stderr)
+            return 130
+        except Exception as exc:  # a bug of ours: still one line, the traceback on request
+            if os.environ.get("GOOSE_TUI_DEBUG"):
+                raise
+            print(
+                f"goose-tui: internal error: {type(exc).__name__}: {exc} "
+                "(set GOOSE_TUI_DEBUG=1 for the traceback)",
+                file=sys.stderr,
+            )
+            return EXIT_FAILED

@@ -1,0 +1,143 @@
+"""``goose-tui batch``: compact every session of a folder or a sessions.db with one model and
+one pair of templates, and report on all of them (JSON, and a Markdown table)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from goose_tui.analysis.batch import BatchEntry, BatchReport
+from goose_tui.analysis.retention import format_score
+from goose_tui.cli.common import (
+    EXIT_FAILED,
+    EXIT_UNUSABLE,
+    CliError,
+    add_all_sessions_flag,
+    load_templates_arg,
+    parse_model,
+    print_json,
+    run_compaction,
+    summarizer_of,
+)
+from goose_tui.cli.tables import one_line, table
+
+
+def register(sub: Any) -> None:
+    s = sub.add_parser("batch", help="compact many sessions and report on all")
+    s.add_argument("target", metavar="DIR_OR_DB", type=Path, help="a folder or a sessions.db")
+    s.add_argument("--model", required=True, metavar="M", help="offline, replay:FILE or a model")
+    s.add_argument("--concurrency", type=int, default=4, metavar="N", help="at once (4)")
+    add_all_sessions_flag(s)
+    s.add_argument(
+        "--prompts-dir", type=Path, metavar="DIR", help="compaction.md / compaction_summary.md"
+    )
+    s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
+    s.add_argument("--json", action="store_true", help="print the report as JSON")
+    s.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="REPORT",
+        help="write the report as JSON here and as a Markdown table beside it (.md)",
+    )
+    s.set_defaults(handler=cmd_batch)
+
+
+def batch_lines(report: BatchReport) -> list[str]:
+    rows = [
+        [
+            "SESSION",
+            "MSGS",
+            "BEFORE",
+            "SUMMARY",
+            "FALLBACK",
+            "RETENTION",
+            "PROBES",
+            "TRIES",
+            "ERROR",
+        ]
+    ]
+    for e in report.entries:
+        rows.append(_row(e))
+    t = report.totals
+    lines = table(rows, right={1, 2, 3, 5, 6, 7})
+    lines += [
+        "",
+        f"{t.sessions} sessions: {t.succeeded} compacted, {t.failed} failed, "
+        f"{t.fallbacks} raw-text fallbacks; mean retention {format_score(t.mean_retention)}, "
+        f"mean probe score {format_score(t.mean_probes)}",
+    ]
+    if t.not_smaller:
+        from goose_tui.analysis.batch import not_smaller_note
+
+        lines.append(f"! {not_smaller_note(t.not_smaller)}: compacting them frees no context")
+    return lines
+
+
+def _row(e: BatchEntry) -> list[str]:
+    return [
+        one_line(e.source, 48),
+        "-" if e.messages is None else str(e.messages),
+        "-" if e.tokens_before is None else f"{e.tokens_before:,}",
+        "-"
+        if e.summary_tokens is None
+        else f"{e.summary_tokens:,}" + (" !" if e.not_smaller else ""),
+        "-" if e.fallback is None else ("yes" if e.fallback else "no"),
+        format_score(e.retention) if e.ok else "-",
+        format_score(e.probes) if e.ok else "-",
+        str(e.attempts),
+        one_line(e.error or "", 60),
+    ]
+
+
+def _report_paths(output: Path) -> tuple[Path, Path]:
+    if output.suffix.lower() == ".md":
+        return output.with_suffix(".json"), output
+    return output, output.with_suffix(".md")
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    import json
+
+    from goose_tui.analysis.batch import collect_jobs, run_batch, to_markdown
+    from goose_tui.files import OverwriteRefused, atomic_write_text, refuse_overwriting_inputs
+
+    if not args.target.exists():
+        raise CliError(f"{args.target}: no such file or folder", EXIT_UNUSABLE)
+    if args.concurrency < 1:
+        raise CliError("--concurrency must be at least 1", EXIT_UNUSABLE)
+    jobs = collect_jobs(args.target, all_sessions=args.all_sessions)
+    if not jobs:
+        raise CliError(f"{args.target}: no session files found", EXIT_UNUSABLE)
+    if args.output is not None:
+        try:
+            for target in _report_paths(args.output):
+                refuse_overwriting_inputs(target, [args.target, *(j.path for j in jobs)])
+        except OverwriteRefused as exc:
+            raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    load_templates_arg(args.prompts_dir)  # a bad --prompts-dir fails here, with exit code 2
+    summarizer = summarizer_of(parse_model(args.model, args.api_base))
+    report = run_compaction(
+        run_batch(
+            args.target,
+            summarizer,
+            concurrency=args.concurrency,
+            prompts_dir=args.prompts_dir,
+            on_entry=lambda e: print(
+                f"goose-tui: {e.source}: {'ok' if e.ok else 'FAILED'}", file=sys.stderr
+            ),
+        )
+    )
+    if args.output is not None:
+        json_path, md_path = _report_paths(args.output)
+        data = json.dumps(report.to_json_dict(), ensure_ascii=False, indent=2) + "\n"
+        atomic_write_text(json_path, data)
+        atomic_write_text(md_path, to_markdown(report))
+    if args.json:
+        print_json(report)
+    else:
+        print("\n".join(batch_lines(report)))
+    # A failed session fails the run (for CI), but only after every other one was reported.
+    return EXIT_FAILED if report.totals.failed else 0

@@ -1,0 +1,328 @@
+"""What the sub-commands share: the exit codes and ``CliError``, reading file arguments,
+loading the session and the templates, the model choice, running a compaction, and the
+arguments several commands take.
+
+Everything that would import something slow (asyncio, the pipeline, litellm) imports it
+inside the function that needs it: ``import goose_tui.cli`` stays cheap
+(tests/test_core_imports.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from goose_tui.compaction.templates import Templates
+    from goose_tui.llm.base import Summarizer
+    from goose_tui.llm.spec import ModelSpec
+    from goose_tui.session.models import Session
+
+EXIT_FAILED = 1
+EXIT_UNUSABLE = 2
+
+T = TypeVar("T")
+
+
+class CliError(Exception):
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def print_json(value: BaseModel | Any) -> None:
+    """One JSON value on stdout: a ``--json`` output model dumped, or a plain value."""
+    from goose_tui.terminal import json_text
+
+    data = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+    sys.stdout.write(json_text(data) + "\n")
+
+
+def read_text_arg(name: str, what: str) -> str:
+    """The text of a file argument, or standard input for ``-``, byte for byte: no newline
+    translation (a reply's "\r\n" reaches the reader as the model wrote it)."""
+    from goose_tui.files import NotRegularFile, open_regular
+
+    try:
+        if name == "-":
+            stream = getattr(sys.stdin, "buffer", None)  # absent on a replaced stdin
+            return stream.read().decode("utf-8") if stream is not None else sys.stdin.read()
+        with open_regular(Path(name)) as handle:
+            return handle.read().decode("utf-8")
+    except NotRegularFile as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    except FileNotFoundError as exc:
+        raise CliError(f"{name}: no such {what} file", EXIT_UNUSABLE) from exc
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{name}: not UTF-8 text ({exc.reason})", EXIT_UNUSABLE) from exc
+    except OSError as exc:
+        raise CliError(f"{name}: cannot read: {exc.strerror}", EXIT_UNUSABLE) from exc
+
+
+# --- arguments ------------------------------------------------------------------------------
+
+
+def add_session_args(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
+    p.add_argument(
+        "session",
+        metavar="SESSION",
+        type=Path,
+        nargs="?" if optional else None,
+        help="a Goose session file, a sessions.db, or a folder",
+    )
+    p.add_argument(
+        "--session", dest="session_id", metavar="ID", help="which session of a sessions.db"
+    )
+    add_all_sessions_flag(p)
+
+
+def add_analysis_session_args(p: argparse.ArgumentParser) -> None:
+    """SESSION as the analysis commands take it (required, shorter help)."""
+    p.add_argument("session", metavar="SESSION", type=Path, help="a Goose session file or db")
+    p.add_argument("--session", dest="session_id", metavar="ID", help="which session of a db")
+    add_all_sessions_flag(p)
+
+
+def add_all_sessions_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--all-sessions",
+        action="store_true",
+        help="in a sessions.db, list and pick from every session; by default only those "
+        "`goose session list` shows (user and scheduled sessions with messages)",
+    )
+
+
+def add_raw(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--raw",
+        action="store_true",
+        help="on a terminal too, write the text byte for byte (control characters included)",
+    )
+
+
+def add_prompts_dir(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--prompts-dir",
+        type=Path,
+        metavar="DIR",
+        help="a folder with compaction.md and/or compaction_summary.md overrides",
+    )
+
+
+def add_profile_arg(p: argparse.ArgumentParser) -> None:
+    from goose_tui.compaction.profiles import PROFILES
+
+    p.add_argument(
+        "--goose-profile",
+        choices=PROFILES,
+        default=None,
+        help="which Goose version's conversation format to use: goose-sdk-wheel ([role]: "
+        "lines, the installed reference and released Goose; the default) or goose-main "
+        "(one JSON record per message, Goose's main branch); the app also reads "
+        "goose_profile from the settings file",
+    )
+
+
+def resolve_profile(args: argparse.Namespace, from_settings: str | None = None) -> None:
+    """--goose-profile, else the settings file's (the app), else the installed wheel's."""
+    from goose_tui.compaction.profiles import DEFAULT_PROFILE, PROFILES
+
+    if not hasattr(args, "goose_profile") or args.goose_profile is not None:
+        return
+    if from_settings is not None and from_settings not in PROFILES:
+        print(
+            f"goose-tui: settings ignored: goose_profile {from_settings!r} is not one of "
+            f"{', '.join(PROFILES)}",
+            file=sys.stderr,
+        )
+        from_settings = None
+    args.goose_profile = from_settings or DEFAULT_PROFILE
+
+
+def add_focus(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--focus",
+        metavar="TEXT",
+        help="a one-off instruction for this summary (what to keep), the template variable "
+        "{{ focus }}; appended as the prompt's last paragraph when the template does not use it",
+    )
+
+
+def add_model_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--model",
+        metavar="M",
+        default=None,
+        help="offline (default), replay:FILE, or a litellm model string",
+    )
+    p.add_argument("--replay", type=Path, metavar="FILE", help="same as --model replay:FILE")
+    p.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
+    p.add_argument(
+        "--offline-context-limit",
+        type=int,
+        metavar="N",
+        help="make the offline model reject prompts over N tokens (to watch the ladder)",
+    )
+
+
+def check_limits(args: argparse.Namespace) -> None:
+    """Numbers the parser cannot judge alone: a window of at least one token, a threshold in
+    (0, 1] (1 turns auto compaction off), and a readable $GOOSE_AUTO_COMPACT_THRESHOLD
+    where a threshold is used and --threshold does not override it."""
+    from goose_tui.tokens import THRESHOLD_ENV
+
+    for flag, value in (
+        ("--context-limit", getattr(args, "context_limit", None)),
+        ("--offline-context-limit", getattr(args, "offline_context_limit", None)),
+    ):
+        if value is not None and value <= 0:
+            raise CliError(f"{flag} {value}: must be a positive number of tokens", EXIT_UNUSABLE)
+    if not hasattr(args, "threshold"):
+        return
+    source, value = "--threshold", args.threshold
+    if value is None and os.environ.get(THRESHOLD_ENV) is not None:
+        source, raw = f"${THRESHOLD_ENV}", os.environ[THRESHOLD_ENV]
+        try:
+            value = float(raw)
+        except ValueError:
+            raise CliError(f"{source}={raw!r}: not a number", EXIT_UNUSABLE) from None
+    if value is not None and not 0 < value <= 1:
+        raise CliError(
+            f"{source} {value:g}: must be in (0, 1] (a fraction of the window; 1 turns auto "
+            "compaction off)",
+            EXIT_UNUSABLE,
+        )
+
+
+# --- loading --------------------------------------------------------------------------------
+
+
+def load_session_arg(args: argparse.Namespace) -> Session:
+    """The session the arguments name (``SESSION``, ``--session``, ``--all-sessions``); its
+    loading warnings on stderr."""
+    from goose_tui.session.loader import SessionLoadError, load_session
+
+    try:
+        session = load_session(
+            args.session,
+            session_id=getattr(args, "session_id", None),
+            all_sessions=getattr(args, "all_sessions", False),
+        )
+    except SessionLoadError as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    for warning in session.warnings:
+        print(f"goose-tui: {args.session}: {warning}", file=sys.stderr)
+    return session
+
+
+def load_templates_arg(prompts_dir: Path | None, flag: str = "--prompts-dir") -> Templates:
+    """The templates for a prompts-dir option, as CLI errors (exit 2) when unusable."""
+    from goose_tui.compaction.templates import TemplateError, load_templates
+
+    if prompts_dir is not None and not prompts_dir.is_dir():
+        raise CliError(f"{flag} {prompts_dir}: not a folder", EXIT_UNUSABLE)
+    try:
+        return load_templates(prompts_dir)
+    except TemplateError as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    except OSError as exc:
+        raise CliError(f"cannot read templates: {exc}", EXIT_UNUSABLE) from exc
+
+
+# --- the model ------------------------------------------------------------------------------
+
+
+def parse_model(text: str, api_base: str | None = None) -> ModelSpec:
+    """A model typed on the command line (``--a``, ``--judge``, batch's ``--model``)."""
+    from goose_tui.llm.spec import ModelSpec
+
+    try:
+        return ModelSpec.parse(text, api_base=api_base)
+    except ValueError as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+
+
+def model_arg(args: argparse.Namespace) -> ModelSpec | CliError:
+    """``--model`` / ``--replay`` (with ``--api-base``, ``--offline-context-limit``), parsed
+    once, at the start: litellm's import can then begin while the session loads. A choice
+    that cannot work comes back as its error, for the command to raise where the user has
+    always seen it: after the session's and the templates' own errors."""
+    from goose_tui.llm.spec import ModelSpec
+
+    try:
+        return ModelSpec.from_options(
+            args.model,
+            args.replay,
+            api_base=args.api_base,
+            offline_context_limit=args.offline_context_limit,
+        )
+    except ValueError as exc:
+        return CliError(str(exc), EXIT_UNUSABLE)
+
+
+def prepare(spec: ModelSpec | CliError) -> ModelSpec | CliError:
+    """Start importing the model's client (litellm: seconds) while the session loads."""
+    if not isinstance(spec, CliError):
+        spec.prepare()
+    return spec
+
+
+def usable(choice: ModelSpec | CliError) -> ModelSpec:
+    """The parsed model choice, or its error raised now."""
+    if isinstance(choice, CliError):
+        raise choice
+    return choice
+
+
+def summarizer_of(spec: ModelSpec) -> Summarizer:
+    """The summarizer for a model, as CLI errors (exit 2) when unusable: a reply file that
+    is missing or not a regular file."""
+    problem = spec.problem()
+    if problem is not None:
+        raise CliError(problem, EXIT_UNUSABLE)
+    try:
+        return spec.summarizer()
+    except ValueError as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+
+
+def run_compaction(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a compaction coroutine, turning the pipeline's failures into CLI errors (exit 1)."""
+    import asyncio
+
+    from goose_tui.compaction.summarize import CompactionFailed
+    from goose_tui.compaction.templates import TemplateError
+    from goose_tui.llm.base import ModelError
+
+    # The result is kept outside the task: on Python 3.11 with the default SIGINT handler,
+    # asyncio.Runner formats repr(task) (result included) after the run, and the repr of a
+    # big session's CompactionResult is tens of millions of characters, built twice.
+    holder: list[T] = []
+
+    async def run() -> None:
+        holder.append(await coro)
+
+    try:
+        asyncio.run(run())
+        return holder[0]
+    except (CompactionFailed, ModelError, TemplateError) as exc:
+        raise CliError(str(exc), EXIT_FAILED) from exc
+    except KeyboardInterrupt as exc:
+        raise CliError("cancelled", EXIT_FAILED) from exc
+
+
+def check_output_arg(target: Path | None, inputs: list[Path | None], flag: str = "-o") -> None:
+    """Refuse an output path before any work is done (exit 2)."""
+    from goose_tui.files import check_output_target
+
+    if target is None:
+        return
+    problem = check_output_target(target, inputs)
+    if problem is not None:
+        raise CliError(f"{flag} {problem}", EXIT_UNUSABLE)

@@ -1,0 +1,246 @@
+"""The pipeline's steps one at a time: ``format`` (what fills ``{{ messages }}``), ``prompt``
+(the system prompt), ``parse`` (read a reply), ``render`` (a hand-written summary JSON) and
+``compact`` (all of them with a model, optionally saving the compacted session)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from goose_tui.cli.common import (
+    EXIT_FAILED,
+    EXIT_UNUSABLE,
+    CliError,
+    add_focus,
+    add_model_args,
+    add_profile_arg,
+    add_prompts_dir,
+    add_raw,
+    add_session_args,
+    check_output_arg,
+    load_session_arg,
+    load_templates_arg,
+    model_arg,
+    prepare,
+    print_json,
+    read_text_arg,
+    run_compaction,
+    summarizer_of,
+    usable,
+)
+from goose_tui.llm.spec import ModelSpec
+from goose_tui.session.models import Session
+
+
+def register(sub: Any) -> None:
+    s = sub.add_parser("format", help="print the text that fills {{ messages }}")
+    add_session_args(s)
+    add_profile_arg(s)
+    add_raw(s)
+    s.set_defaults(handler=cmd_format)
+
+    s = sub.add_parser("prompt", help="print the rendered compaction system prompt")
+    add_session_args(s)
+    add_prompts_dir(s)
+    add_profile_arg(s)
+    add_focus(s)
+    add_raw(s)
+    s.set_defaults(handler=cmd_prompt)
+
+    s = sub.add_parser("parse", help="extract, read and render the summary in a model reply")
+    s.add_argument("reply", metavar="REPLY_FILE", help="a file with the model's reply, or -")
+    add_prompts_dir(s)
+    add_raw(s)
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(handler=cmd_parse)
+
+    s = sub.add_parser("render", help="render a hand-written summary JSON")
+    s.add_argument("summary", metavar="SUMMARY_JSON", help="a summary JSON file, or -")
+    add_prompts_dir(s)
+    add_raw(s)
+    s.set_defaults(handler=cmd_render)
+
+
+def register_compact(sub: Any) -> None:
+    s = sub.add_parser("compact", help="compact a session with a model")
+    add_session_args(s)
+    add_model_args(s)
+    add_prompts_dir(s)
+    add_profile_arg(s)
+    add_focus(s)
+    add_raw(s)
+    s.add_argument("--json", action="store_true", help="print one JSON object with every step")
+    s.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the summary here")
+    s.add_argument(
+        "--save-session",
+        type=Path,
+        metavar="PATH",
+        help="also write the compacted session, in a shape Goose imports (see README)",
+    )
+    s.add_argument(
+        "--save-format",
+        choices=("jsonl", "json"),
+        help="jsonl: Goose's legacy session file; json: the export shape (default: by suffix)",
+    )
+    s.add_argument("--overwrite", action="store_true", help="replace an existing --save-session")
+    s.set_defaults(handler=cmd_compact)
+
+
+def _template_failure(exc: Exception) -> CliError:
+    return CliError(str(exc), EXIT_FAILED)
+
+
+def cmd_format(args: argparse.Namespace) -> int:
+    from goose_tui.compaction.profiles import format_for_profile
+    from goose_tui.compaction.visibility import summarizer_messages
+
+    session = load_session_arg(args)
+    # Exactly what fills {{ messages }}: the messages (and items) the summarizer receives,
+    # in the chosen Goose version's format.
+    messages = summarizer_messages(session.messages)
+    sys.stdout.write(format_for_profile(messages, args.goose_profile) + "\n")
+    return 0
+
+
+def cmd_prompt(args: argparse.Namespace) -> int:
+    from goose_tui.compaction.summarize import build_request
+    from goose_tui.compaction.templates import TemplateError
+
+    session = load_session_arg(args)
+    templates = load_templates_arg(args.prompts_dir)
+    try:
+        request = build_request(session.messages, templates, args.focus, profile=args.goose_profile)
+    except TemplateError as exc:
+        raise _template_failure(exc) from exc
+    sys.stdout.write(request.system_prompt + "\n")
+    return 0
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    from goose_tui.compaction.summarize import finish
+    from goose_tui.compaction.templates import TemplateError
+
+    reply = read_text_arg(args.reply, "reply")
+    templates = load_templates_arg(args.prompts_dir)
+    try:
+        extraction, summary = finish(reply, templates)
+    except TemplateError as exc:
+        raise _template_failure(exc) from exc
+    if args.json:
+        from goose_tui.cli.reports import ParseOutput
+
+        print_json(ParseOutput.of(extraction, summary))
+    else:
+        if extraction.fallback:
+            print(f"goose-tui: raw-text fallback: {extraction.fallback_reason}", file=sys.stderr)
+        sys.stdout.write(summary + "\n")
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from goose_tui.compaction.structured import StructuredSummary
+    from goose_tui.compaction.templates import TemplateError, render_summary
+
+    text = read_text_arg(args.summary, "summary JSON")
+    try:
+        summary = StructuredSummary.parse_json_text(text)
+    except ValueError as exc:
+        raise CliError(f"{args.summary}: {exc}", EXIT_UNUSABLE) from exc
+    templates = load_templates_arg(args.prompts_dir)
+    try:
+        sys.stdout.write(render_summary(templates, summary.normalized()) + "\n")
+    except TemplateError as exc:
+        raise _template_failure(exc) from exc
+    return 0
+
+
+def cmd_compact(args: argparse.Namespace) -> int:
+    from goose_tui.compaction.reply_check import reply_problem
+    from goose_tui.compaction.summarize import summarize
+    from goose_tui.files import atomic_write_text
+
+    choice = prepare(model_arg(args))
+    session = load_session_arg(args)
+    if args.save_session is not None:
+        _check_save_target(args, choice)
+    templates = load_templates_arg(args.prompts_dir)
+    spec = usable(choice)
+    summarizer = summarizer_of(spec)
+    # Before the model is called: a refused path must not cost a (paid) compaction.
+    inputs: list[Path | None] = [args.session, *spec.input_files()]
+    inputs += [templates.compaction.source.path, templates.summary.source.path]
+    check_output_arg(args.output, inputs)
+
+    result = run_compaction(
+        summarize(
+            session.messages,
+            summarizer,
+            templates,
+            focus=args.focus,
+            profile=args.goose_profile,
+        )
+    )
+    problem = reply_problem(result.raw_response, result.extraction.structured is not None)
+    if problem is not None:
+        raise CliError(problem, EXIT_FAILED)
+
+    write_failure: str | None = None
+    if args.output is not None:
+        try:
+            atomic_write_text(args.output, result.summary + "\n")
+        except OSError as exc:
+            write_failure = f"{args.output}: cannot write: {exc.strerror or exc}"
+    if args.save_session is not None:
+        _save_session(args, spec, session, result.summary)
+    if args.json:
+        from goose_tui.cli.reports import CompactOutput
+
+        print_json(CompactOutput.of(result, args.goose_profile))
+    elif args.output is None or write_failure is not None:
+        if result.extraction.fallback:
+            print(
+                f"goose-tui: raw-text fallback: {result.extraction.fallback_reason}",
+                file=sys.stderr,
+            )
+        sys.stdout.write(result.summary + "\n")
+    if write_failure is not None:
+        where = "in the JSON on stdout" if args.json else "printed on stdout instead"
+        raise CliError(f"{write_failure}; the summary is {where}", EXIT_FAILED)
+    return 0
+
+
+def _save_inputs(args: argparse.Namespace, choice: ModelSpec | CliError) -> list[Path | None]:
+    """What --save-session must not replace: the session, the summary file, the reply file."""
+    replies = [] if isinstance(choice, CliError) else choice.input_files()
+    return [args.session, args.output, *replies]
+
+
+def _check_save_target(args: argparse.Namespace, choice: ModelSpec | CliError) -> None:
+    """Before the model is called: a target that will be refused fails at once (exit 2)."""
+    from goose_tui.session.writer import SaveRefused, check_target
+
+    try:
+        check_target(args.save_session, _save_inputs(args, choice), overwrite=args.overwrite)
+    except SaveRefused as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+
+
+def _save_session(
+    args: argparse.Namespace, spec: ModelSpec, session: Session, summary: str
+) -> None:
+    from goose_tui.session.writer import SaveRefused, save_compacted_session
+
+    try:
+        written = save_compacted_session(
+            args.save_session,
+            session,
+            summary,
+            args.save_format,
+            inputs=_save_inputs(args, spec),
+            overwrite=args.overwrite,
+        )
+    except SaveRefused as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    print(f"goose-tui: saved the compacted session to {written}", file=sys.stderr)

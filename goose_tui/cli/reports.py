@@ -1,0 +1,255 @@
+"""What the sub-commands print with ``--json``: one pydantic model per command, dumped with
+``model_dump(mode="json")``, its JSON Schema printed by ``goose-tui schema``.
+
+The parts several outputs share are one model each: ``ExtractionReport`` (how the summary
+was read from a reply: ``parse``, and the middle of ``compact``), ``AttemptReport`` (one rung
+of the ladder), ``TokenUsage`` (usage), ``RetentionScores`` (``retention``, and each side
+of ``compare``), ``ProbeScores`` (``probe``, and each side of ``compare``). A model that adds
+fields ahead of a shared part lists the shared part first among its bases: pydantic orders
+fields from the last base to the first, so the keys come out in the order they always had.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, RootModel
+
+from goose_tui.analysis.batch import BatchReport
+from goose_tui.analysis.breakdown import ContextBreakdown
+from goose_tui.analysis.compare import Comparison, FieldDiff
+from goose_tui.analysis.probes import KindScore, ProbeCall, ProbeReport, ProbeResult
+from goose_tui.analysis.retention import Category, RetentionItem, RetentionReport
+from goose_tui.analysis.timeline import Timeline
+from goose_tui.compaction.extract import Extraction
+from goose_tui.compaction.summarize import Attempt, CompactionResult
+from goose_tui.llm.base import ChatMessage, TokenUsage
+from goose_tui.session.models import SessionInfo
+from goose_tui.tokens import ContextUsage, LimitSource, UsedSource
+
+STRUCTURED = (
+    "the summary JSON as read: the nine Goose fields in order, then any extra keys the "
+    "model wrote; null on the raw-text fallback"
+)
+
+# --- shared parts -------------------------------------------------------------------------
+
+
+class ExtractionReport(BaseModel):
+    """How the summary was read from the model's reply."""
+
+    analysis: str | None = Field(description="the <analysis> block, discarded by Goose")
+    structured: dict[str, Any] | None = Field(description=STRUCTURED)
+    summary: str = Field(description="the rendered Markdown, or the raw reply on fallback")
+    fallback: bool
+    fallback_reason: str | None
+    candidate: str | None = Field(description="where the summary JSON was found in the reply")
+
+    @staticmethod
+    def fields_of(extraction: Extraction, summary: str) -> dict[str, Any]:
+        return {
+            "analysis": extraction.analysis,
+            "structured": extraction.structured.to_json_dict() if extraction.structured else None,
+            "summary": summary,
+            "fallback": extraction.fallback,
+            "fallback_reason": extraction.fallback_reason,
+            "candidate": extraction.candidate.describe() if extraction.candidate else None,
+        }
+
+
+class AttemptReport(Attempt):
+    """One request of the compaction ladder (SPEC §7), without its error (in the message)."""
+
+    error: str | None = Field(default=None, exclude=True)
+
+
+class CategoryReport(BaseModel):
+    category: Category
+    found: int
+    total: int
+    score: float | None
+
+
+class RetentionScores(BaseModel):
+    """What a summary kept of the history: every item, and the scores by category."""
+
+    overall: float | None
+    found: int
+    total: int
+    categories: list[CategoryReport]
+    items: list[RetentionItem]
+
+    @staticmethod
+    def fields_of(report: RetentionReport) -> dict[str, Any]:
+        return report.to_json_dict()
+
+
+class ProbeScores(BaseModel):
+    """A probe run with its totals: score, cost, tokens, calls made and from the cache."""
+
+    mode: Literal["offline", "model"]
+    writer: str | None = Field(description="the model that wrote and answered the probes")
+    judge: str | None
+    results: list[ProbeResult]
+    kinds: list[KindScore]
+    calls: list[ProbeCall]
+    overall: float | None
+    cost_usd: float | None
+    tokens: int = Field(description="tokens of the calls made (not those from the cache)")
+    calls_made: int
+    calls_cached: int
+
+    @staticmethod
+    def fields_of(report: ProbeReport) -> dict[str, Any]:
+        return report.to_json_dict()
+
+
+class SummaryHead(BaseModel):
+    session: str = Field(description="the session's title")
+    summary_source: str = Field(description="summary FILE, or model NAME when compacted now")
+
+
+class SessionHead(BaseModel):
+    session: str = Field(description="the session's title")
+
+
+# --- one model per command ----------------------------------------------------------------
+
+
+class ParseOutput(ExtractionReport):
+    """``goose-tui parse --json``."""
+
+    @classmethod
+    def of(cls, extraction: Extraction, summary: str) -> ParseOutput:
+        return cls(**cls.fields_of(extraction, summary))
+
+
+class CompactRequestReport(BaseModel):
+    model: str
+    goose_profile: str
+    focus: str | None
+    system_prompt: str
+    request: list[ChatMessage] = Field(description="the messages sent: [system, user]")
+    raw_response: str
+
+
+class CompactOutput(ExtractionReport, CompactRequestReport):
+    """``goose-tui compact --json``: every step of one compaction."""
+
+    attempts: list[AttemptReport]
+    usage: TokenUsage = Field(description="as reported, missing counts estimated (SPEC §7)")
+    reported_usage: TokenUsage = Field(description="exactly what the provider reported")
+
+    @classmethod
+    def of(cls, result: CompactionResult, goose_profile: str) -> CompactOutput:
+        return cls(
+            model=result.model,
+            goose_profile=goose_profile,
+            focus=result.focus,
+            system_prompt=result.request.system_prompt,
+            request=result.request.messages,
+            raw_response=result.raw_response,
+            **cls.fields_of(result.extraction, result.summary),
+            attempts=[AttemptReport(**dict(a)) for a in result.attempts],
+            usage=result.usage,
+            reported_usage=result.reported_usage,
+        )
+
+
+class UsageOutput(BaseModel):
+    """``goose-tui usage --json``: the context used against the window and the threshold."""
+
+    used: int
+    used_source: UsedSource
+    limit: int
+    limit_source: LimitSource
+    fraction: float
+    threshold: float
+    auto_compact_enabled: bool
+    compaction_due: bool
+    model: str | None
+    messages: int
+    breakdown: ContextBreakdown
+
+    @classmethod
+    def of(cls, usage: ContextUsage, messages: int, breakdown: ContextBreakdown) -> UsageOutput:
+        return cls(
+            used=usage.used,
+            used_source=usage.used_source,
+            limit=usage.limit,
+            limit_source=usage.limit_source,
+            fraction=usage.fraction,
+            threshold=usage.threshold,
+            auto_compact_enabled=usage.auto_compact_enabled,
+            compaction_due=usage.compaction_due,
+            model=usage.model,
+            messages=messages,
+            breakdown=breakdown,
+        )
+
+
+class SessionsOutput(RootModel[list[SessionInfo]]):
+    """``goose-tui sessions --json``: one object per session."""
+
+
+class RetentionOutput(RetentionScores, SummaryHead):
+    """``goose-tui retention --json``."""
+
+    @classmethod
+    def of(cls, session: str, source: str, report: RetentionReport) -> RetentionOutput:
+        return cls(session=session, summary_source=source, **cls.fields_of(report))
+
+
+class ProbeOutput(ProbeScores, SummaryHead):
+    """``goose-tui probe --json``."""
+
+    @classmethod
+    def of(cls, session: str, source: str, report: ProbeReport) -> ProbeOutput:
+        return cls(session=session, summary_source=source, **cls.fields_of(report))
+
+
+class SideOutput(BaseModel):
+    label: str
+    model: str | None
+    tokens: int
+    fallback: bool
+    usage: TokenUsage | None
+    cost_usd: float | None
+    retention: RetentionScores | None
+    probes: ProbeScores | None
+
+
+class CompareOutput(SessionHead):
+    """``goose-tui compare --json``: the field diff, the Markdown diff, and each side."""
+
+    fields: list[FieldDiff]
+    markdown_diff: str
+    note: str | None
+    left: SideOutput
+    right: SideOutput
+
+    @classmethod
+    def of(cls, session: str, comparison: Comparison) -> CompareOutput:
+        return cls.model_validate({"session": session, **comparison.to_json_dict()})
+
+
+class TimelineOutput(Timeline, SessionHead):
+    """``goose-tui timeline --json``."""
+
+    @classmethod
+    def of(cls, session: str, timeline: Timeline) -> TimelineOutput:
+        return cls(session=session, **dict(timeline))
+
+
+# ``goose-tui schema NAME``: the command whose --json output each model describes.
+OUTPUTS: dict[str, type[BaseModel]] = {
+    "parse": ParseOutput,
+    "compact": CompactOutput,
+    "usage": UsageOutput,
+    "sessions": SessionsOutput,
+    "retention": RetentionOutput,
+    "probe": ProbeOutput,
+    "compare": CompareOutput,
+    "timeline": TimelineOutput,
+    "batch": BatchReport,
+}

@@ -1,0 +1,109 @@
+"""The sessions themselves: ``sessions`` lists them (what `goose session list` shows), and
+``usage`` measures one against its context window and the compaction threshold."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from goose_tui.cli.common import (
+    EXIT_UNUSABLE,
+    CliError,
+    add_all_sessions_flag,
+    add_session_args,
+    load_session_arg,
+    print_json,
+)
+
+
+def register(sub: Any) -> None:
+    s = sub.add_parser("usage", help="context usage against the compaction threshold")
+    add_session_args(s)
+    s.add_argument("--model", metavar="M", help="model whose context window to use")
+    s.add_argument(
+        "--context-limit", type=int, metavar="N", help="context window in tokens (overrides)"
+    )
+    s.add_argument(
+        "--threshold",
+        type=float,
+        metavar="T",
+        help="compaction threshold as a fraction (default $GOOSE_AUTO_COMPACT_THRESHOLD or 0.8)",
+    )
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(handler=cmd_usage)
+
+    s = sub.add_parser("sessions", help="list sessions")
+    s.add_argument(
+        "path",
+        metavar="PATH",
+        type=Path,
+        nargs="?",
+        help="a sessions.db or a folder (default: Goose's data dir)",
+    )
+    s.add_argument("--json", action="store_true", help="print a JSON array")
+    add_all_sessions_flag(s)
+    s.set_defaults(handler=cmd_sessions)
+
+
+def cmd_usage(args: argparse.Namespace) -> int:
+    from goose_tui.analysis.breakdown import context_breakdown, format_breakdown
+    from goose_tui.tokens import context_usage
+
+    session = load_session_arg(args)
+    breakdown = context_breakdown(session)
+    u = context_usage(
+        session, model=args.model, context_limit=args.context_limit, threshold=args.threshold
+    )
+    if args.json:
+        from goose_tui.cli.reports import UsageOutput
+
+        print_json(UsageOutput.of(u, len(session.messages), breakdown))
+        return 0
+    assumed = " (assumed: pass --context-limit or --model)" if u.limit_source == "assumed" else ""
+    print(f"session     {session.title} ({len(session.messages)} messages)")
+    print(f"model       {u.model or 'unknown'}")
+    print(f"used        {u.used:,} tokens ({u.used_source})")
+    print(f"limit       {u.limit:,} tokens (from {u.limit_source}){assumed}")
+    print(f"usage       {u.fraction:.1%}")
+    if u.auto_compact_enabled:
+        due = "yes" if u.compaction_due else "no"
+        print(f"threshold   {u.threshold:g} -> compaction due: {due}")
+    else:
+        print(f"threshold   {u.threshold:g} -> auto compaction is off (needs 0 < T < 1)")
+    print()
+    print("what fills the context (estimated, o200k_base)")
+    for line in format_breakdown(breakdown):
+        print(line)
+    return 0
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    from goose_tui.session.loader import SessionLoadError, list_sessions
+
+    try:
+        infos = list_sessions(args.path, all_sessions=args.all_sessions)
+    except SessionLoadError as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    if args.json:
+        from goose_tui.cli.reports import SessionsOutput
+
+        print_json(SessionsOutput(infos))
+        return 0
+    if not infos:
+        print("goose-tui: no sessions found", file=sys.stderr)
+        return 0
+    # With --all-sessions the session type says why a row is not in `goose session list`.
+    head = f"{'TYPE':<10} " if args.all_sessions else ""
+    print(f"{'ID':<28} {'UPDATED':<20} {'MSGS':>5} {'TOKENS':>9}  {'MODEL':<22} {head}NAME")
+    for i in infos:
+        updated = i.updated_at.strftime("%Y-%m-%d %H:%M") if i.updated_at else "-"
+        tokens = f"{i.total_tokens:,}" if i.total_tokens is not None else "-"
+        name = i.name or i.description or ""
+        kind = f"{(i.session_type or '-'):<10} " if args.all_sessions else ""
+        print(
+            f"{i.id:<28} {updated:<20} {i.message_count:>5} {tokens:>9}  "
+            f"{(i.model_name or '-'):<22} {kind}{name}"
+        )
+    return 0

@@ -1,0 +1,97 @@
+"""``goose-tui timeline``: how the context grew message by message, where each threshold is
+first crossed, and the compactions already in the session."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from goose_tui.analysis.timeline import Timeline, marker_line, session_timeline, sparkline
+from goose_tui.cli.common import (
+    EXIT_UNUSABLE,
+    CliError,
+    add_analysis_session_args,
+    load_session_arg,
+    print_json,
+)
+from goose_tui.cli.tables import table
+
+SPARK_WIDTH = 64
+
+
+def register(sub: Any) -> None:
+    s = sub.add_parser("timeline", help="how the context grew, and where it compacts")
+    add_analysis_session_args(s)
+    s.add_argument("--threshold", type=float, metavar="T", help="compaction threshold (0.8)")
+    s.add_argument("--context-limit", type=int, metavar="N", help="context window in tokens")
+    s.add_argument("--model", metavar="M", help="model whose context window to use")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(handler=cmd_timeline)
+
+
+def timeline_lines(t: Timeline) -> list[str]:
+    values = [p.cumulative for p in t.points]
+    spark = sparkline(values, width=SPARK_WIDTH)
+    marks = {e.index: "S" for e in t.events if e.kind == "summary"}
+    first = t.triggers[0].first_index if t.triggers else None
+    if first is not None:
+        marks.setdefault(first, "^")
+    peak_share = t.peak / t.context_limit if t.context_limit else 0.0
+    lines = [
+        f"window   {t.context_limit:,} tokens (from {t.limit_source}), threshold {t.threshold:g}",
+        f"peak     {t.peak:,} tokens ({peak_share:.1%} of the window)",
+        "",
+        f"context  {spark}",
+    ]
+    under = marker_line(marks, len(values), len(spark))
+    if under:
+        lines.append(f"         {under}")
+    lines.append("         ^ first over the threshold   S summary message")
+    lines.append("")
+    rows = [["TRIGGER", "FRACTION", "TOKENS", "FIRST OVER", "CROSSINGS"]]
+    for trig in t.triggers:
+        first_over = "never" if trig.first_index is None else f"message #{trig.first_index + 1}"
+        rows.append(
+            [
+                trig.label,
+                f"{trig.fraction:.3f}",
+                f"{trig.tokens:,.0f}",
+                first_over,
+                str(len(trig.crossings)),
+            ]
+        )
+    lines += table(rows, right={1, 2, 4})
+    lines.append("")
+    if t.events:
+        rows = [["MESSAGE", "KIND", "BEFORE", "AFTER", "TEXT"]]
+        for e in t.events:
+            rows.append(
+                [
+                    f"#{e.index + 1}",
+                    e.kind,
+                    f"{e.tokens_before:,}",
+                    f"{e.tokens_after:,}",
+                    e.preview,
+                ]
+            )
+        lines += table(rows, right={0, 2, 3})
+    else:
+        lines.append("no compactions in this session")
+    return lines
+
+
+def cmd_timeline(args: argparse.Namespace) -> int:
+    session = load_session_arg(args)
+    if args.context_limit is not None and args.context_limit <= 0:
+        raise CliError("--context-limit must be a positive number of tokens", EXIT_UNUSABLE)
+    timeline = session_timeline(
+        session, threshold=args.threshold, context_limit=args.context_limit, model=args.model
+    )
+    if args.json:
+        from goose_tui.cli.reports import TimelineOutput
+
+        print_json(TimelineOutput.of(session.title, timeline))
+        return 0
+    print(f"session  {session.title} ({len(session.messages)} messages)")
+    print("\n".join(timeline_lines(timeline)))
+    return 0

@@ -1,0 +1,293 @@
+"""The core Inspector without a pilot: compaction, hand edits of the JSON and the reply,
+template fallback and swaps, the Goose profile, and saving."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from goose_tui.compaction.templates import Templates
+from goose_tui.files import OverwriteRefused
+from goose_tui.inspector import Inspector, describe_source
+from goose_tui.llm.spec import ModelSpec
+from goose_tui.session.loader import load_session
+from goose_tui.session.writer import SaveRefused
+
+DATA = Path(__file__).parent / "tui" / "data"
+
+
+@pytest.fixture
+def session_file(tmp_path: Path) -> Path:
+    target = tmp_path / "session" / "small_session.jsonl"
+    target.parent.mkdir()
+    shutil.copy(DATA / "small_session.jsonl", target)
+    return target
+
+
+@pytest.fixture
+def reply_file(tmp_path: Path) -> Path:
+    path = tmp_path / "reply.md"
+    shutil.copy(DATA / "reply.md", path)
+    return path
+
+
+def _inspector(session_file: Path, model: str = "offline", **options: object) -> Inspector:
+    inspector = Inspector(model=ModelSpec.parse(model), **options)  # type: ignore[arg-type]
+    inspector.load(load_session(session_file))
+    return inspector
+
+
+def _compacted(session_file: Path, reply_file: Path, **options: object) -> Inspector:
+    inspector = _inspector(session_file, f"replay:{reply_file}", **options)
+    asyncio.run(inspector.compact())
+    return inspector
+
+
+def test_compact_offline_makes_a_summary_and_counts_as_saved(session_file: Path) -> None:
+    inspector = _inspector(session_file)
+    chunks: list[str] = []
+    result = asyncio.run(inspector.compact(on_chunk=chunks.append))
+    assert inspector.result is result
+    assert inspector.summary_text == result.summary and result.summary
+    assert inspector.system_prompt == result.request.system_prompt
+    assert inspector.prompt_note == "as sent"
+    assert inspector.json_state == "loaded"
+    assert inspector.unsaved_edits() == []
+    assert inspector.summary_label() == "summary by offline"
+
+
+def test_compact_with_a_replay_file_reads_its_summary(session_file: Path, reply_file: Path) -> None:
+    inspector = _compacted(session_file, reply_file)
+    assert inspector.structured is not None
+    assert inspector.structured.next_step == "Write the changelog entry"
+    assert inspector.banner[0].startswith("read ")
+    assert inspector.reply_loaded.startswith("<analysis>")
+    assert json.loads(inspector.json_loaded)["next_step"] == "Write the changelog entry"
+
+
+def test_compact_with_a_missing_reply_file_fails_before_any_work(
+    session_file: Path, tmp_path: Path
+) -> None:
+    inspector = _inspector(session_file, f"replay:{tmp_path / 'missing.md'}")
+    with pytest.raises(ValueError, match="missing.md"):
+        asyncio.run(inspector.compact())
+    assert inspector.result is None
+
+
+def test_hand_edited_json_re_renders_the_summary(session_file: Path, reply_file: Path) -> None:
+    inspector = _compacted(session_file, reply_file)
+    before = inspector.summary_text
+    edited = json.loads(inspector.json_text)
+    edited["next_step"] = "Tag the release"
+    inspector.edit_json(json.dumps(edited))
+    assert inspector.json_state == "edited"
+    assert "Tag the release" in inspector.summary_text
+    assert inspector.banner == ("edited by hand: read leniently and re-rendered", "")
+    assert inspector.previous_summary is not None and inspector.previous_summary[1] == before
+    assert inspector.summary_label() == "summary edited by hand"
+    assert inspector.unsaved_edits() == ["the hand-edited summary JSON"]
+
+
+def test_invalid_json_keeps_the_last_good_summary_and_says_why(
+    session_file: Path, reply_file: Path
+) -> None:
+    inspector = _compacted(session_file, reply_file)
+    good, structured = inspector.summary_text, inspector.structured
+    inspector.edit_json('{"next_step": ')
+    assert inspector.json_state == "invalid"
+    message, kind = inspector.banner
+    assert kind == "error" and message.startswith("invalid JSON:")
+    assert message.endswith("showing the last good render")
+    assert (inspector.summary_text, inspector.structured) == (good, structured)
+
+
+def test_undo_back_to_the_loaded_json_clears_edited(session_file: Path, reply_file: Path) -> None:
+    inspector = _compacted(session_file, reply_file)
+    loaded_banner, good = inspector.banner, inspector.summary_text
+    inspector.edit_json(inspector.json_loaded.replace("Write the changelog", "Skip the changelog"))
+    assert inspector.json_state == "edited" and inspector.summary_text != good
+    inspector.edit_json(inspector.json_loaded)
+    assert inspector.json_state == "loaded"
+    assert inspector.summary_text == good
+    assert inspector.banner == loaded_banner
+    assert inspector.unsaved_edits() == []
+
+
+def test_undo_after_a_template_change_renders_with_the_new_template(
+    session_file: Path, reply_file: Path
+) -> None:
+    inspector = _compacted(session_file, reply_file)
+    inspector.edit_json(inspector.json_loaded.replace("Write the changelog", "Skip the changelog"))
+    custom = inspector.templates.with_text("compaction_summary.md", "# Mine {{ next_step }}")
+    assert inspector.set_templates(custom) is None
+    inspector.edit_json(inspector.json_loaded)
+    assert inspector.summary_text == "# Mine Write the changelog entry"
+
+
+def test_edited_reply_is_extracted_again(session_file: Path, reply_file: Path) -> None:
+    inspector = _compacted(session_file, reply_file)
+    reply = inspector.reply_loaded.replace("Write the changelog entry", "Open a pull request")
+    inspector.edit_reply(reply)
+    assert inspector.structured is not None
+    assert inspector.structured.next_step == "Open a pull request"
+    assert "Open a pull request" in inspector.json_loaded
+    # The JSON it was read into changed with it.
+    assert inspector.unsaved_edits() == ["the hand-edited summary JSON", "the hand-edited reply"]
+    inspector.edit_reply("just some words")
+    assert inspector.structured is None
+    assert inspector.banner[1] == "fallback"
+    assert inspector.summary_text == "just some words"
+
+
+def test_a_broken_override_falls_back_to_the_built_in(tmp_path: Path) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    broken = prompts / "compaction_summary.md"
+    broken.write_text("# Broken\n\n{% for i in user_intent %}\n", encoding="utf-8")
+    inspector = Inspector(prompts_dir=prompts)
+    assert inspector.templates.summary.source.origin == "built-in"
+    path, location = inspector.broken_templates["compaction_summary.md"]
+    assert path == broken and location.startswith(f"{broken}:")
+    described = inspector.describe_template("compaction_summary.md")
+    assert described == f"compaction_summary.md: built-in (override broken: {location})"
+    assert "compaction.md" not in inspector.broken_templates
+
+
+def test_an_override_in_use_that_breaks_keeps_its_last_good_text(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    override = prompts / "compaction_summary.md"
+    override.write_text("# Custom {{ next_step }}", encoding="utf-8")
+    inspector = _compacted(session_file, reply_file, prompts_dir=prompts)
+    assert inspector.summary_text == "# Custom Write the changelog entry"
+    override.write_text("# Broken {% for i in user_intent %}", encoding="utf-8")
+    reload = inspector.reload_templates()
+    assert reload.kept is not None and reload.kept.startswith(f"{override}:")
+    assert reload.warnings
+    assert reload.templates.summary.text == "# Custom {{ next_step }}"
+    assert inspector.same_templates(reload.templates)
+
+
+def test_templates_that_do_not_compile_or_render_are_not_used(
+    session_file: Path, reply_file: Path
+) -> None:
+    inspector = _compacted(session_file, reply_file)
+    good: Templates = inspector.templates
+    error = inspector.set_templates(good.with_text("compaction_summary.md", "{% for x in y %}"))
+    assert error is not None
+    assert inspector.templates == good
+    assert inspector.banner[1] == "error" and inspector.banner[0].startswith("template error")
+    custom = good.with_text("compaction_summary.md", "# Mine {{ next_step }}")
+    assert inspector.set_templates(custom) is None
+    assert inspector.summary_text == "# Mine Write the changelog entry"
+    assert inspector.banner == ("re-rendered with the changed template", "")
+    assert describe_source(inspector.templates.summary) == (
+        "compaction_summary.md: edited in the app, not saved"
+    )
+    assert inspector.unsaved_edits() == ["the template compaction_summary.md edited in the app"]
+
+
+def test_profile_switch_changes_the_formatted_input(session_file: Path) -> None:
+    inspector = _inspector(session_file)
+    sdk = inspector.build_request().system_prompt
+    assert "[user]: The test test_parse_dates" in sdk
+    inspector.set_profile("goose-main")
+    main = inspector.build_request().system_prompt
+    assert main != sdk
+    assert "[user]: The test test_parse_dates" not in main
+
+
+def test_focus_goes_into_the_prompt_and_the_title(session_file: Path) -> None:
+    inspector = _inspector(session_file)
+    inspector.set_focus("the date parser")
+    assert "the date parser" in inspector.build_request().system_prompt
+    inspector.show_prompt("x", "as it will be sent")
+    assert inspector.prompt_title() == "input · as it will be sent · focus: the date parser"
+
+
+def test_input_files_name_the_session_overrides_and_reply_file(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "compaction.md").write_text("{{ messages }}", encoding="utf-8")
+    inspector = _inspector(session_file, f"replay:{reply_file}", prompts_dir=prompts)
+    files = inspector.input_files()
+    assert session_file in files and reply_file in files
+    assert prompts / "compaction.md" in files
+
+
+@pytest.mark.parametrize("kind", ["json", "markdown", "session", "export"])
+def test_save_refuses_the_inputs(session_file: Path, reply_file: Path, kind: str) -> None:
+    inspector = _compacted(session_file, reply_file)
+    for target in (session_file, reply_file):
+        before = target.read_bytes()
+        with pytest.raises((OverwriteRefused, SaveRefused)):
+            inspector.check_save(kind, target)  # type: ignore[arg-type]
+        with pytest.raises((OverwriteRefused, SaveRefused)):
+            inspector.save(kind, target)  # type: ignore[arg-type]
+        assert target.read_bytes() == before
+
+
+def test_save_writes_atomically_and_marks_the_edits_saved(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
+    inspector = _compacted(session_file, reply_file)
+    inspector.edit_json(inspector.json_loaded.replace("Write the changelog", "Ship the changelog"))
+    assert inspector.unsaved_edits()
+    target = tmp_path / "out.summary.md"
+    target.write_text("old", encoding="utf-8")
+    link = tmp_path / "link.md"
+    os.symlink(target, link)
+    assert inspector.check_save("markdown", link) == link
+    written = inspector.save("markdown", link)
+    assert written == link and link.is_symlink()
+    assert target.read_text(encoding="utf-8") == inspector.summary_text + "\n"
+    assert "Ship the changelog" in target.read_text(encoding="utf-8")
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp left
+    assert inspector.unsaved_edits() == []
+    summary_json = json.loads(
+        inspector.save_text(tmp_path / "copy.json", inspector.json_text).read_text()
+    )
+    assert summary_json["next_step"].startswith("Ship")
+
+
+def test_save_compacted_session_asks_before_replacing(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
+    inspector = _compacted(session_file, reply_file)
+    target = tmp_path / "out.compacted.jsonl"
+    assert inspector.save("session", target, overwrite=False) == target
+    assert inspector.summary_text.splitlines()[0] in target.read_text(encoding="utf-8")
+    with pytest.raises(SaveRefused, match="already exists"):
+        inspector.save("session", target, overwrite=False)
+    assert inspector.check_save("session", target) == target
+    inspector.save("session", target, overwrite=True)
+
+
+def test_unsaved_edits_lists_every_edit(session_file: Path, reply_file: Path) -> None:
+    inspector = _compacted(session_file, reply_file)
+    assert inspector.unsaved_edits() == []
+    inspector.json_text = inspector.json_loaded + " "
+    inspector.reply_text = inspector.reply_loaded + "x"
+    inspector.templates = inspector.templates.with_text("compaction.md", "{{ messages }}")
+    assert inspector.unsaved_edits() == [
+        "the hand-edited summary JSON",
+        "the hand-edited reply",
+        "the template compaction.md edited in the app",
+    ]
+    inspector.mark_saved()
+    assert inspector.unsaved_edits() == ["the template compaction.md edited in the app"]
+
+
+def test_the_inspector_imports_no_textual() -> None:
+    from tests.test_core_imports import PROBE, run_probe
+
+    assert run_probe(PROBE.format(modules=["goose_tui.inspector", "goose_tui.saving"])) == []
