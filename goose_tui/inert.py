@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from goose_tui.terminal import INVISIBLE, VISIBLE_TABLE
 
+__all__ = ["INVISIBLE", "inert", "restore"]
+
 # Tabs are laid out as spaces; everything else as the CLI shows it on a terminal.
 _TABLE: dict[int, str] = VISIBLE_TABLE | {ord("\t"): "    "}
 

@@ -30,7 +30,7 @@ INVISIBLE: frozenset[int] = frozenset(
     )
 )
 
-# The one table of stand-ins, for the CLI on a terminal and for the app (tui/inert.py): C0
+# The one table of stand-ins, for the CLI on a terminal and for the app (goose_tui/inert.py): C0
 # controls map to the Unicode "control pictures" (U+2400..U+241F), DEL to U+2421; C1
 # controls have no pictures and are spelled \x80..\x9f; invisible characters by name.
 # Newline and tab keep their meaning (the app lays a tab out as spaces).

@@ -1,12 +1,12 @@
 """One table of visible stand-ins (goose_tui/terminal.py) for the CLI on a terminal and for
-the app (goose_tui/tui/inert.py): both show the same characters the same way, tabs aside."""
+the app (goose_tui/inert.py): both show the same characters the same way, tabs aside."""
 
 from __future__ import annotations
 
 import json
 
+from goose_tui.inert import inert, restore
 from goose_tui.terminal import INVISIBLE, json_text, visible
-from goose_tui.tui.inert import inert, restore
 
 # Every code point of the Basic Multilingual Plane but the surrogates, and the planes above
 # sampled (nothing there is in the table).

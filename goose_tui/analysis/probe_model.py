@@ -151,7 +151,7 @@ def _filled(reported: TokenUsage, sent: str, reply: str) -> TokenUsage:
 
 def _record(stage: str, model: str, usage: TokenUsage, *, cached: bool) -> ProbeCall:
     return ProbeCall(
-        stage=stage,  # type: ignore[arg-type]
+        stage=stage,
         model=model,
         input_tokens=usage.input_tokens,
         output_tokens=usage.output_tokens,
