@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from goose_tui import saving
 from goose_tui.compaction.extract import Extraction
@@ -38,6 +38,9 @@ from goose_tui.compaction.templates import (
 from goose_tui.inert import INVISIBLE, inert, restore
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Session
+
+if TYPE_CHECKING:
+    from goose_tui.llm.base import Summarizer
 
 TEMPLATE_NAMES: tuple[TemplateName, ...] = ("compaction.md", "compaction_summary.md")
 LAST_GOOD = "showing the last good render"
@@ -65,6 +68,15 @@ def describe_source(template: Template) -> str:
     if source.path is None:
         return f"{source.name}: edited in the app, not saved"
     return f"{source.name}: override {source.path} ({source.origin})"
+
+
+def summarizer_for(model: ModelSpec) -> Summarizer:
+    """The backend for ``model``; a reply file that is missing or not a regular file raises
+    ``FileNotFoundError`` before any work (the error the user sees names the file)."""
+    problem = model.problem()
+    if problem is not None:
+        raise FileNotFoundError(problem)
+    return model.summarizer()
 
 
 def parses(text: str) -> bool:
@@ -180,7 +192,7 @@ class Inspector:
         from goose_tui.compaction.summarize import summarize
 
         assert self.session is not None
-        summarizer = self.model.summarizer()
+        summarizer = summarizer_for(self.model)
         result = await summarize(
             self.session.messages,
             summarizer,

@@ -218,6 +218,6 @@ async def test_app_falls_back_to_the_builtin_with_a_visible_warning(tmp_path: Pa
     app.notify = notify  # type: ignore[method-assign]
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.pause()
-        assert app.templates.compaction.source.origin == "built-in"
-        shown = notes + [str(w) for w in app.templates.warnings]
+        assert app.inspector.templates.compaction.source.origin == "built-in"
+        shown = notes + [str(w) for w in app.inspector.templates.warnings]
         assert any(f"{prompts / 'compaction.md'}:4" in text for text in shown)

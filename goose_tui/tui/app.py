@@ -5,29 +5,31 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from goose_tui.compaction.profiles import DEFAULT_PROFILE, DESCRIPTIONS, GooseProfile
+from goose_tui.compaction.structured import StructuredSummary
+from goose_tui.compaction.summarize import CompactionFailed
 from goose_tui.compaction.templates import (
-    Template,
     TemplateError,
     TemplateName,
     Templates,
-    load_templates,
-    override_dirs,
+    render_summary,
 )
 from goose_tui.files import OverwriteRefused
 from goose_tui.inert import inert
-from goose_tui.llm.base import Summarizer
+from goose_tui.inspector import Inspector
+from goose_tui.llm.spec import ModelSpec
 from goose_tui.samples import bundled_sample
 from goose_tui.session.models import SessionInfo
-from goose_tui.session.writer import SaveFormat
+from goose_tui.session.writer import SaveRefused
 from goose_tui.tui.commands import ActionCommands, ModelCommands
 from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.screens.error_modal import ErrorModal
@@ -39,7 +41,20 @@ from goose_tui.tui.screens.session_picker import SessionPicker
 from goose_tui.tui.screens.template_editor import TemplateEditor
 
 POLL_SECONDS = 1.0
-TEMPLATE_NAMES: tuple[TemplateName, ...] = ("compaction.md", "compaction_summary.md")
+
+
+def describe_error(error: BaseException | None) -> str:
+    """A worker's error for the modal: its type and message, and for a compaction that
+    gave up, every attempt of the ladder."""
+    text = f"{type(error).__name__}: {error}"
+    if isinstance(error, CompactionFailed):
+        tried = "\n".join(
+            f"  {a.removed_percent:>3}% removed ({a.removed_messages} messages): {a.outcome}"
+            + (f" — {a.error}" if a.error else "")
+            for a in error.attempts
+        )
+        text += f"\n\nattempts:\n{tried}"
+    return text
 
 
 def user_override_dir(prompts_dir: Path | None) -> Path:
@@ -79,7 +94,6 @@ class GooseTUI(App[None]):
         goose_profile: GooseProfile = DEFAULT_PROFILE,
     ) -> None:
         super().__init__()
-        self.goose_profile: GooseProfile = goose_profile
         # From the settings file (goose_tui/settings.py): user keymaps by binding id, and the
         # theme; a theme picked later is saved back there.
         if keymap:
@@ -90,18 +104,21 @@ class GooseTUI(App[None]):
         self.session_id = session_id
         # The picker lists what `goose session list` shows unless this is set.
         self.all_sessions = all_sessions
-        self.model = model
-        self.api_base = api_base
-        self.prompts_dir = prompts_dir
-        self.threshold = threshold
-        self.context_limit = context_limit
-        self.clock = clock  # injectable so snapshots show a fixed elapsed time
-        # A broken override must not stop the app: it falls back (and warns on mount).
-        self.templates: Templates = load_templates(prompts_dir, fallback=True)
-        # Template name -> (broken override, "path:line") for the pane borders.
-        self.broken_templates: dict[TemplateName, tuple[Path, str]] = self._broken(self.templates)
-        self._mtimes = self._template_mtimes()
-        self.main = MainScreen()
+        # The inspector's state; a broken override falls back (the app warns on mount).
+        self._inspector = Inspector(
+            model=ModelSpec.parse(model, api_base=api_base),
+            prompts_dir=prompts_dir,
+            goose_profile=goose_profile,
+            threshold=threshold,
+            context_limit=context_limit,
+        )
+        self._mtimes = self._inspector.template_mtimes()
+        # ``clock`` is injectable so snapshots show a fixed elapsed time.
+        self.main = MainScreen(self._inspector, clock)
+
+    @property
+    def inspector(self) -> Inspector:
+        return self._inspector
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -120,7 +137,7 @@ class GooseTUI(App[None]):
         # A litellm model: its import (seconds) starts in the background after the first
         # frame, so `c` does not wait for all of it and the screen never freezes on it.
         self.call_after_refresh(self._prepare_model)
-        self._warn_templates(self.templates)
+        self._warn_templates(self.inspector.templates.warnings)
         self.set_interval(POLL_SECONDS, self.poll_templates)
         path = self.session_path
         if path is None:
@@ -171,7 +188,7 @@ class GooseTUI(App[None]):
     ) -> None:
         def chosen(info: SessionInfo | None) -> None:
             if info is None:
-                if self.main.session is None:
+                if self.inspector.session is None:
                     self.exit()
                 return
             self.load_session(info.path, info.id if info.path.suffix == ".db" else None)
@@ -187,12 +204,18 @@ class GooseTUI(App[None]):
         remember(path, session_id, session.title, len(session.messages), session.model_name)
         self.call_from_thread(self.main.show_session, session)
 
-    def on_worker_state_changed(self, event: object) -> None:
-        from textual.worker import Worker, WorkerState
-
-        worker: Worker = event.worker  # type: ignore[attr-defined]
-        if worker.group == "load" and event.state == WorkerState.ERROR:  # type: ignore[attr-defined]
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state != WorkerState.ERROR:
+            return
+        worker = event.worker
+        if worker.group == "load":
             self.show_error("Could not open the session", f"{worker.error}")
+        else:
+            self.worker_failed(f"{worker.group} failed", worker.error)
+
+    def worker_failed(self, title: str, error: BaseException | None) -> None:
+        """The one place a worker's error (of any screen) becomes the error modal."""
+        self.show_error(title, describe_error(error))
 
     async def settled(self) -> None:
         """Return once nothing is left that would change the screen: no worker pending or
@@ -242,40 +265,23 @@ class GooseTUI(App[None]):
         """The single place errors surface; the app keeps running under the modal."""
         self.push_screen(ErrorModal(title, message))
 
-    # -- model -----------------------------------------------------------------------------
-
-    @property
-    def usage_model(self) -> str | None:
-        """The model whose window the gauge measures: a real model string, else the
-        session's own model."""
-        if self.model == "offline" or self.model.startswith("replay:"):
-            return None
-        return self.model
-
-    def make_summarizer(self) -> Summarizer:
-        from goose_tui.llm import make_summarizer
-
-        if self.model.startswith("replay:") and not Path(self.model[7:]).is_file():
-            raise FileNotFoundError(f"{self.model[7:]}: no such reply file")
-        return make_summarizer(self.model, api_base=self.api_base)
+    # -- model ----------------------------------------------------------------------------
 
     def _prepare_model(self) -> None:
-        from goose_tui.llm.spec import ModelSpec
+        self.inspector.model.prepare()
 
-        ModelSpec.parse(self.model).prepare()
-
-    def set_model(self, model: str) -> None:
-        self.model = model
+    def set_model(self, model: str | ModelSpec) -> None:
+        """Switch the summarizer: a ``ModelSpec``, or text as the user types it."""
+        spec = model if isinstance(model, ModelSpec) else self.inspector.model.with_text(model)
+        self.inspector.set_model(spec)
         self._prepare_model()
-        self.main.query_one("#status").model = model  # type: ignore[attr-defined]
-        self.notify(f"model: {model}")
-        if self.main.session is not None:
-            self.main.count_tokens()
+        self.main.model_name = spec.name  # the status bar; the gauge counts again
+        self.notify(f"model: {spec.name}")
 
     def ask_replay_file(self) -> None:
         def answered(value: str | None) -> None:
             if value:
-                self.set_model(f"replay:{Path(value).expanduser()}")
+                self.set_model(ModelSpec(kind="replay", reply_file=Path(value).expanduser()))
 
         self.push_screen(InputPrompt("Reply file to replay:"), answered)
 
@@ -285,79 +291,46 @@ class GooseTUI(App[None]):
                 self.set_model(value)
 
         note = "Keys are read from the environment by litellm; --api-base applies."
-        self.push_screen(InputPrompt("litellm model string:", self.model, note=note), answered)
+        prompt = InputPrompt("litellm model string:", self.inspector.model.name, note=note)
+        self.push_screen(prompt, answered)
 
     # -- templates -------------------------------------------------------------------------
 
-    def _watched_paths(self) -> list[Path]:
-        paths = [
-            folder / name
-            for _, folder in override_dirs(self.prompts_dir)
-            for name in TEMPLATE_NAMES
-        ]
-        return paths
-
-    def _template_mtimes(self) -> dict[Path, float | None]:
-        mtimes: dict[Path, float | None] = {}
-        for path in self._watched_paths():
-            try:
-                mtimes[path] = path.stat().st_mtime_ns
-            except OSError:
-                mtimes[path] = None
-        return mtimes
-
     def poll_templates(self) -> None:
         """Reload the templates when an override file appears, changes or goes away."""
-        mtimes = self._template_mtimes()
+        mtimes = self.inspector.template_mtimes()
         if mtimes == self._mtimes:
             return
         self._mtimes = mtimes
         self.reload_templates()
 
     def reload_templates(self) -> None:
-        """Load the overrides again. One that does not compile falls back to the next source
-        (the built-in at the latest) with a warning; but when the override that was in use
-        breaks (a save mid-edit in $EDITOR), its last good text stays, like an edit in the app."""
+        """Load the overrides again (``Inspector.reload_templates``): warn of the broken
+        ones, swap in what changed, and say when a broken one keeps its last good text."""
+        inspector = self.inspector
         try:
-            loaded = load_templates(self.prompts_dir, fallback=True)
+            reload = inspector.reload_templates()
         except TemplateError as exc:  # the built-in itself cannot be read
-            self._template_error(exc)
+            self._template_failed(exc)
             return
-        self.broken_templates = broken = self._broken(loaded)
-        self._warn_templates(loaded)
-        templates, kept = loaded, False
-        for name, (path, _) in broken.items():
-            current = self.templates.get(name)
-            if current.source.path == path:
-                templates, kept = templates.with_template(current), True
-        same = (templates.compaction, templates.summary) == (
-            self.templates.compaction,
-            self.templates.summary,
-        )
-        if not same:
-            self._swap_templates(templates)
+        self._warn_templates(reload.warnings)
+        if not inspector.same_templates(reload.templates):
+            self._swap_templates(reload.templates)
         else:
-            self.main._show_template_origin()
-        if kept:
-            where = "; ".join(location for _, location in broken.values())
-            self.main.query_one("#fields-banner").show(  # type: ignore[attr-defined]
-                f"template error: {where} — showing the last good render", "error"
-            )
+            self.main.template_origins = self.main_origins()
+        if reload.kept is not None:
+            inspector.template_kept(reload.kept)
+            self.main.banner = inspector.banner
 
-    def _broken(self, templates: Templates) -> dict[TemplateName, tuple[Path, str]]:
-        """Which override each fallback warning is about, and its "path:line"."""
-        broken: dict[TemplateName, tuple[Path, str]] = {}
-        for warning in templates.warnings:
-            for path in self._watched_paths():
-                prefix = str(path)
-                if warning.startswith(prefix + ":") and path.name in TEMPLATE_NAMES:
-                    line = warning[len(prefix) + 1 :].split(":", 1)[0]
-                    location = f"{prefix}:{line}" if line.isdigit() else prefix
-                    broken.setdefault(path.name, (path, location))  # type: ignore[arg-type]
-        return broken
+    def main_origins(self) -> tuple[str, str]:
+        """What the pane borders say of the templates in use."""
+        return (
+            self.inspector.describe_template("compaction.md"),
+            self.inspector.describe_template("compaction_summary.md"),
+        )
 
-    def _warn_templates(self, templates: Templates) -> None:
-        for warning in templates.warnings:
+    def _warn_templates(self, warnings: list[str]) -> None:
+        for warning in warnings:
             self.notify(
                 f"{warning}; using the next template in line",
                 title="template override broken",
@@ -366,19 +339,9 @@ class GooseTUI(App[None]):
                 markup=False,
             )
 
-    def describe_template(self, name: TemplateName) -> str:
-        """Which template is in use for ``name``, and any broken override it stands in for."""
-        from goose_tui.inspector import describe_source
-
-        text = describe_source(self.templates.get(name))
-        if name in self.broken_templates:
-            text += f" (override broken: {self.broken_templates[name][1]})"
-        return text
-
-    def _template_error(self, exc: TemplateError) -> None:
-        self.main.query_one("#fields-banner").show(  # type: ignore[attr-defined]
-            f"template error: {exc} — showing the last good render", "error"
-        )
+    def _template_failed(self, error: TemplateError) -> None:
+        self.inspector.template_failed(error)
+        self.main.banner = self.inspector.banner
 
     def _swap_templates(
         self, templates: Templates, report: Callable[[str | None], None] | None = None
@@ -391,30 +354,62 @@ class GooseTUI(App[None]):
             if report is not None:
                 report(error)
 
-        try:
-            templates.compaction.check()
-            templates.summary.check()
-        except TemplateError as exc:
-            self._template_error(exc)
-            done(str(exc))
+        error = self.inspector.check_templates(templates)
+        if error is not None:
+            self.main.banner = self.inspector.banner
+            done(error)
             return
-        self.main.try_templates(templates, done)
+        structured = self.inspector.needs_render(templates)
+        if structured is None:
+            self._use_templates(templates, None)
+            done(None)
+            return
+        self.render_with_templates(templates, structured, done)
 
-    def edit_template(self, name: str) -> None:
-        template_name: TemplateName = (
-            "compaction.md" if name == "compaction.md" else ("compaction_summary.md")
-        )
-        field = "compaction" if template_name == "compaction.md" else "summary"
-        template: Template = getattr(self.templates, field)
+    @work(thread=True, exclusive=True, group="render-templates", exit_on_error=False)
+    def render_with_templates(
+        self,
+        templates: Templates,
+        structured: StructuredSummary,
+        done: Callable[[str | None], None],
+    ) -> None:
+        """Render the summary with changed templates (the editor, a file on disk) off the UI
+        thread, so a slow template never freezes the app; a newer change cancels this one
+        and its result is dropped."""
+        worker = get_current_worker()
+        rendered: str | TemplateError
+        try:
+            rendered = render_summary(templates, structured)
+        except TemplateError as exc:
+            rendered = exc
+
+        def deliver() -> None:
+            if worker.is_cancelled:
+                return
+            if isinstance(rendered, TemplateError):
+                self._template_failed(rendered)
+                done(str(rendered))
+                return
+            self._use_templates(templates, rendered)
+            done(None)
+
+        self.call_from_thread(deliver)
+
+    def _use_templates(self, templates: Templates, rendered: str | None) -> None:
+        self.inspector.use_templates(templates, rendered)
+        self.main.templates = templates  # the panes draw what changed
+
+    def edit_template(self, name: TemplateName) -> None:
+        template = self.inspector.templates.get(name)
 
         def apply(text: str, report: Callable[[str | None], None]) -> None:
-            self._swap_templates(self.templates.with_text(template_name, text), report)
+            self._swap_templates(self.inspector.templates.with_text(name, text), report)
 
         def saved(_: Path) -> None:
-            self._mtimes = self._template_mtimes()
+            self._mtimes = self.inspector.template_mtimes()
             self.reload_templates()
 
-        target = user_override_dir(self.prompts_dir) / template_name
+        target = user_override_dir(self.inspector.prompts_dir) / name
         self.push_screen(
             TemplateEditor(template, override_path=target, apply_edit=apply, on_saved=saved)
         )
@@ -424,44 +419,43 @@ class GooseTUI(App[None]):
     def ask_save(self) -> None:
         from goose_tui import saving
 
-        main = self.main
-        if main.session is None:
+        inspector = self.inspector
+        session = inspector.session
+        if session is None:
             self.notify("no session loaded yet")
             return
-        session = main.session
 
         def answered(choice: tuple[saving.SaveKind, Path] | None) -> None:
             if choice is None:
                 return
             kind, target = choice
-            inputs = [session.source_path, *self._input_files()]
-            if kind in saving.SESSION_FORMATS:
-                self._save_session(target, saving.SESSION_FORMATS[kind], inputs)
-                return
-            if kind == "json":
-                text = saving.summary_json_text(main.structured)
-            else:
-                text = main.summary_text + "\n"
+            session_kind = kind in saving.SESSION_FORMATS
 
             def write(replace: bool | None = True) -> None:
                 if not replace:
-                    self.notify(f"not saved: {target} kept as it was", markup=False)
+                    if not session_kind:
+                        self.notify(f"not saved: {target} kept as it was", markup=False)
                     return
                 try:
-                    written = saving.save(target, text, inputs)
-                except (OverwriteRefused, OSError) as exc:
+                    written = inspector.save(kind, checked, overwrite=exists)
+                except (OverwriteRefused, SaveRefused, OSError) as exc:
                     self.show_error("Not saved", str(exc))
                     return
-                main.mark_saved()
                 self.notify(f"saved {written}", markup=False)
 
             try:
-                checked = saving.check_target(target, inputs)
-            except (OverwriteRefused, OSError) as exc:
+                checked = inspector.check_save(kind, target)
+            except (OverwriteRefused, SaveRefused, OSError) as exc:
                 self.show_error("Not saved", str(exc))
                 return
-            if checked.exists() or checked.is_symlink():
-                question = f"{checked} already exists.\n\nReplace it?"
+            # A compacted session replaces a file only after a yes; a summary also a link.
+            exists = checked.exists() or (not session_kind and checked.is_symlink())
+            if exists:
+                question = (
+                    f"{checked} exists. Replace it with the compacted session?"
+                    if session_kind
+                    else f"{checked} already exists.\n\nReplace it?"
+                )
                 self.push_screen(ConfirmScreen(question), write)
             else:
                 write()
@@ -469,47 +463,12 @@ class GooseTUI(App[None]):
         defaults = {kind: saving.default_target(session, kind) for kind in saving.SUFFIXES}
         self.push_screen(SaveDialog(defaults), answered)
 
-    def _save_session(self, target: Path, fmt: SaveFormat, inputs: list[Path | None]) -> None:
-        """The compacted session, for Goose: refused in Goose's own folder, over an input or
-        a special file; an existing file is replaced only after a yes."""
-        from goose_tui.session.writer import SaveRefused, check_target, save_compacted_session
-
-        main = self.main
-        session, summary = main.session, main.summary_text
-        target = target.expanduser()
-
-        def write(overwrite: bool) -> None:
-            try:
-                written = save_compacted_session(
-                    target, session, summary, fmt, inputs=inputs, overwrite=overwrite
-                )
-            except (SaveRefused, OSError) as exc:
-                self.show_error("Not saved", str(exc))
-                return
-            main.mark_saved()
-            self.notify(f"saved {written}", markup=False)
-
-        try:
-            check_target(target, inputs, overwrite=True)
-        except SaveRefused as exc:
-            self.show_error("Not saved", str(exc))
-            return
-        if target.exists():
-            question = f"{target} exists. Replace it with the compacted session?"
-            self.push_screen(ConfirmScreen(question), lambda yes: write(True) if yes else None)
-        else:
-            write(False)
-
     def action_save_last_copy(self) -> None:
         """Write the last copied text to a file (when the clipboard could not be reached)."""
-        from goose_tui import saving
-
         text = getattr(self, "last_copy", None)
         if text is None:
             self.notify("nothing copied yet")
             return
-        session = self.main.session
-        inputs = [session.source_path if session else None, *self._input_files()]
 
         def answered(value: str | None) -> None:
             if not value:
@@ -520,7 +479,7 @@ class GooseTUI(App[None]):
                 if not replace:
                     return
                 try:
-                    written = saving.save(target, text, inputs)
+                    written = self.inspector.save_text(target, text)
                 except (OverwriteRefused, OSError) as exc:
                     self.show_error("Not saved", str(exc))
                     return
@@ -534,24 +493,19 @@ class GooseTUI(App[None]):
         default = str(Path.cwd() / "goose-tui-copy.txt")
         self.push_screen(InputPrompt("Save the last copy to:", default), answered)
 
-    def _input_files(self) -> list[Path | None]:
-        files: list[Path | None] = [self.templates.compaction.source.path]
-        files.append(self.templates.summary.source.path)
-        if self.model.startswith("replay:"):
-            files.append(Path(self.model[7:]))
-        return files
-
     def set_goose_profile(self, profile: GooseProfile) -> None:
-        self.goose_profile = profile
+        self.inspector.set_profile(profile)
         self.notify(f"Goose format: {profile} ({DESCRIPTIONS[profile]})", timeout=4)
-        self.main.profile_changed()
+        self.main.profile = profile  # the status bar; the input pane is built again
+
+    def show_message(self, index: int, highlight: Sequence[int] = ()) -> None:
+        """Back to the inspector (from an analysis screen) with message ``index`` selected."""
+        while self.screen is not self.main and len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.main.select_message(index, list(highlight))
 
     def unsaved_edits(self) -> list[str]:
-        edits = self.main.unsaved_edits()
-        for template in (self.templates.compaction, self.templates.summary):
-            if template.source.origin == "edited":
-                edits.append(f"the template {template.source.name} edited in the app")
-        return edits
+        return self.inspector.unsaved_edits()
 
     async def action_quit(self) -> None:
         """``q`` (and ctrl+q): asks first when a hand edit would be lost."""

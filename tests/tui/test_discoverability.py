@@ -103,7 +103,7 @@ async def test_open_another_session_without_restarting(tmp_path: Path) -> None:
     app = GooseTUI(first)
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        assert app.main.session is not None and app.main.session.source_path == first
+        assert app.inspector.session is not None and app.inspector.session.source_path == first
         assert [i.path for i in load_recent()][:2] == [first.resolve(), second.resolve()]
         await pilot.press("o")
         await settle(pilot)
@@ -115,4 +115,4 @@ async def test_open_another_session_without_restarting(tmp_path: Path) -> None:
         await pilot.press("down", "enter")
         await settle(pilot)
         assert app.screen is app.main
-        assert app.main.session is not None and app.main.session.source_path == second.resolve()
+        assert app.inspector.session is not None and app.inspector.session.source_path == second.resolve()

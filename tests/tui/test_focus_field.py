@@ -18,28 +18,28 @@ async def test_focus_is_shown_in_the_input_pane_and_sent(session_file: Path) -> 
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         main = app.main
-        plain = main.system_prompt
+        plain = app.inspector.system_prompt
         await pilot.press("k")
         await settle(pilot)
         await pilot.press(*FOCUS, "enter")
         await settle(pilot)
-        assert main.focus_text == FOCUS
-        assert main.system_prompt == f"{plain}\n\n{FOCUS_HEADING}\n{FOCUS}"
+        assert app.inspector.focus_text == FOCUS
+        assert app.inspector.system_prompt == f"{plain}\n\n{FOCUS_HEADING}\n{FOCUS}"
         title = str(main.query_one("#pane-input", Pane).border_title)
         assert title.endswith(f"focus: {FOCUS}")
         await pilot.press("c")
         await settle(pilot)
-        assert main.result is not None and main.result.focus == FOCUS
-        assert main.result.request.system_prompt.endswith(FOCUS)
+        assert app.inspector.result is not None and app.inspector.result.focus == FOCUS
+        assert app.inspector.result.request.system_prompt.endswith(FOCUS)
         # escape keeps the focus; an empty answer clears it
         await pilot.press("k")
         await settle(pilot)
         await pilot.press("escape")
         await settle(pilot)
-        assert main.focus_text == FOCUS
+        assert app.inspector.focus_text == FOCUS
         await pilot.press("k")
         await settle(pilot)
         await pilot.press("ctrl+u", "enter")
         await settle(pilot)
-        assert main.focus_text == ""
-        assert main.system_prompt == plain
+        assert app.inspector.focus_text == ""
+        assert app.inspector.system_prompt == plain

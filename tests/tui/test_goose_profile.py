@@ -31,7 +31,7 @@ async def test_p_switches_the_profile_and_rerenders_the_input_pane(session_file:
 
         await pilot.press("p")
         await settle(pilot)
-        assert app.goose_profile == "goose-main"
+        assert app.inspector.goose_profile == "goose-main"
         assert "format goose-main" in _status(app)
         prompt = _prompt(app)
         assert "[user]: The test test_parse_dates" not in prompt

@@ -87,9 +87,9 @@ async def test_compact_offline_fills_every_pane(session_file: Path) -> None:
         main = app.main
         assert not isinstance(app.screen, ErrorModal), getattr(app.screen, "message", "")
         assert main.query_one(CompactionStatus).state == "done"
-        assert main.result is not None
-        assert main.result.request.messages[-1].content == SUMMARIZE_REQUEST
-        assert main.query_one("#input-view", TextViewer).text == main.result.request.system_prompt
+        assert app.inspector.result is not None
+        assert app.inspector.result.request.messages[-1].content == SUMMARIZE_REQUEST
+        assert main.query_one("#input-view", TextViewer).text == app.inspector.result.request.system_prompt
         markdown = main.query_one(SummaryPreview).markdown
         assert markdown.startswith("# Conversation Summary")
         assert "## User Intent" in markdown
@@ -214,8 +214,8 @@ async def test_save_writes_new_files_and_never_the_input(
             loaded = load_session(compacted)
             visible = [m for m in loaded.messages if m.metadata.agent_visible]
             assert len(visible) == 1 and visible[0].role == "user"
-            assert visible[0].content[0]["text"] == app.main.summary_text
-            assert len(loaded.messages) == len(app.main.session.messages) + 1
+            assert visible[0].content[0]["text"] == app.inspector.summary_text
+            assert len(loaded.messages) == len(app.inspector.session.messages) + 1
 
         # Saving there again asks first; "no" keeps the file as it was.
         before = compacted.read_bytes()
@@ -252,7 +252,7 @@ async def test_search_maximize_copy_and_help(session_file: Path) -> None:
         await pilot.press("f")
         assert app.screen.maximized is app.main.query_one("#pane-input")
         await pilot.press("y")
-        assert app.clipboard == app.main.system_prompt
+        assert app.clipboard == app.inspector.system_prompt
         await pilot.press("escape")
         assert app.screen.maximized is None
         await pilot.press("question_mark")
@@ -290,7 +290,7 @@ async def test_switch_model_from_command_palette(session_file: Path, reply_file:
         await wait_until(pilot, lambda: isinstance(app.screen, InputPrompt))
         await pilot.press(*str(reply_file), "enter")
         await pilot.pause()
-        assert app.model == f"replay:{reply_file}"
+        assert app.inspector.model.name == f"replay:{reply_file}"
         await pilot.press("c")
         await settle(pilot)
         assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown

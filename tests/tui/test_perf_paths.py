@@ -100,7 +100,7 @@ async def test_broken_override_at_start_uses_builtin_and_says_so_in_the_border(
     app = GooseTUI(session_file, prompts_dir=broken.parent)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
-        assert app.templates.compaction.source.origin == "built-in"
+        assert app.inspector.templates.compaction.source.origin == "built-in"
         border = str(app.main.query_one("#pane-input", Pane).border_subtitle)
         assert border == f"compaction.md: built-in (override broken: {broken}:4)"
         warnings = [n for n in app._notifications if n.severity == "warning"]
@@ -121,7 +121,7 @@ async def test_override_that_appears_broken_falls_back_then_is_used_once_fixed(
         broken = _broken_override(prompts)
         _bump(broken, broken.read_text())
         await wait_until(pilot, lambda: "override broken" in str(pane.border_subtitle))
-        assert app.templates.compaction.source.origin == "built-in"
+        assert app.inspector.templates.compaction.source.origin == "built-in"
         # A toast is a message the app handles after the subtitle was set: wait for it too.
         await wait_until(pilot, lambda: any(f"{broken}:4" in n.message for n in app._notifications))
         _bump(broken, "FIXED\n{{ messages }}")
@@ -164,7 +164,7 @@ async def test_keys_work_while_tokens_are_counted_and_progress_is_shown(
         await wait_until(pilot, reached.is_set)
         await wait_until(pilot, lambda: gauge.progress is not None)
         first_line = str(gauge.render()).split("\n")[0]
-        total = len(app.main.session.messages)
+        total = len(app.inspector.session.messages)
         assert first_line.startswith("context: counting tokens… ")
         assert f"/ {total:,} messages" in first_line
         await pilot.press("question_mark")
@@ -186,7 +186,7 @@ async def test_model_switch_recounts_nothing_and_opening_builds_few_rows(
         await settle(pilot)
         main = app.main
         view = main.query_one(ConversationView)
-        messages = main.session.messages
+        messages = app.inspector.session.messages
         # Rows of only the messages drawn so far were built; the count is still exact.
         assert len(view._row_cache) < 60 < len(messages)
         assert view.row_count == sum(1 + max(len(m.content), 1) for m in messages)

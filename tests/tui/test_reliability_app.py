@@ -82,8 +82,8 @@ async def test_save_default_is_never_inside_the_package_or_the_samples(
     app = GooseTUI()
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
-        assert app.main.session is not None
-        assert app.main.session.source_path.parent == samples_dir()
+        assert app.inspector.session is not None
+        assert app.inspector.session.source_path.parent == samples_dir()
         await pilot.press("s")
         await settle(pilot)
         target = Path(app.screen.query_one("#save-path", Input).value)
@@ -170,7 +170,7 @@ async def test_escape_leaves_every_editor_without_typing_into_it(
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is main
-        assert app.templates.summary.source.origin == "built-in"
+        assert app.inspector.templates.summary.source.origin == "built-in"
 
 
 async def test_quit_with_an_unsaved_hand_edit_asks_first(
@@ -294,7 +294,7 @@ async def test_a_slow_summary_template_renders_off_the_ui_thread(
             (prompts / "compaction_summary.md").write_text(SLOW_TEMPLATE, encoding="utf-8")
             await held.assert_loop_answers(pilot)
             await wait_until(pilot, lambda: preview.markdown == SLOW_RENDER, timeout=120)
-            assert app.templates.summary.source.path == prompts / "compaction_summary.md"
+            assert app.inspector.templates.summary.source.path == prompts / "compaction_summary.md"
     finally:
         held.release.set()
     held.assert_off_the_loop()
@@ -314,7 +314,7 @@ async def test_a_slow_template_freezes_neither_the_compaction_nor_hand_edits(
             preview = app.main.query_one(SummaryPreview)
             await pilot.press("c")
             await held.assert_loop_answers(pilot)
-            await wait_until(pilot, lambda: app.main.result is not None, timeout=120)
+            await wait_until(pilot, lambda: app.inspector.result is not None, timeout=120)
             assert preview.markdown == SLOW_RENDER
 
             held.release.clear()

@@ -82,7 +82,7 @@ async def test_edit_template_in_app_and_save_override(
         area.select_all()
         await pilot.press(*"# Mine {{ next_step }}")
         await settle(pilot)
-        assert app.templates.summary.source.origin == "edited"
+        assert app.inspector.templates.summary.source.origin == "edited"
         assert app.main.query_one(SummaryPreview).markdown == "# Mine Write the changelog entry"
         await pilot.press("ctrl+s")
         assert isinstance(app.screen, ConfirmScreen)
@@ -92,7 +92,7 @@ async def test_edit_template_in_app_and_save_override(
         await pilot.pause()
         assert target.read_text() == "# Mine {{ next_step }}"
         assert app.screen is app.main
-        assert app.templates.summary.source.path == target
+        assert app.inspector.templates.summary.source.path == target
         # The built-in template is untouched.
         builtin = builtin_prompts_dir() / "compaction_summary.md"
         assert "Mine" not in builtin.read_text()
@@ -111,7 +111,7 @@ async def test_escape_cancels_a_streaming_compaction(session_file: Path) -> None
             await pilot.press("escape")
             await wait_until(pilot, lambda: status.state == "cancelled")
             assert not isinstance(app.screen, ErrorModal)
-            assert app.main.session is not None and len(app.main.session.messages) == 9
+            assert app.inspector.session is not None and len(app.inspector.session.messages) == 9
 
 
 async def test_model_error_opens_one_modal_and_edits_survive(session_file: Path) -> None:
@@ -150,4 +150,4 @@ async def test_picker_filters_and_opens(tmp_path: Path, session_file: Path) -> N
         await pilot.press("enter")
         await settle(pilot)
         assert app.screen is app.main
-        assert app.main.session is not None and app.main.session.title == "Refactor the CLI"
+        assert app.inspector.session is not None and app.inspector.session.title == "Refactor the CLI"

@@ -34,7 +34,7 @@ async def test_a_reply_that_is_no_summary_opens_the_error_modal(
         assert "not compacted" in app.screen.message
         await pilot.press("escape")
         assert app.main.query_one(CompactionStatus).state == "failed"
-        assert app.main.result is None
+        assert app.inspector.result is None
 
 
 async def test_an_empty_reply_over_http_opens_the_error_modal(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -33,9 +32,12 @@ from goose_tui.analysis.compare import (
 )
 from goose_tui.analysis.probes import ProbeReport, format_probe_score
 from goose_tui.analysis.retention import CATEGORY_LABELS, format_score
+from goose_tui.compaction.templates import Templates
 from goose_tui.inert import inert
+from goose_tui.inspector import Inspector
+from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
-from goose_tui.tui.screens.jump import summary_label
+from goose_tui.tui.host import host
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 PREVIOUS = "previous"
@@ -185,16 +187,21 @@ class CompareScreen(Screen[None]):
         left: SummarySide,
         *,
         spec: str,
+        model: ModelSpec,
+        templates: Templates,
         prompts_dir: Path | None = None,
         right: SummarySide | None = None,
     ) -> None:
-        """With ``right`` the two are compared at once; without it ``spec`` (and
-        ``prompts_dir``) compact the history again for the right side."""
+        """With ``right`` the two are compared at once; without it ``spec`` (read like
+        ``model`` would read another model typed by the user) and ``prompts_dir`` (else
+        ``templates``) compact the history again for the right side."""
         super().__init__()
         self.messages = messages
         self.left = left
         self.right = right
         self.spec = spec
+        self.model = model
+        self.templates = templates
         self.prompts_dir = prompts_dir
         self.comparison: Comparison | None = None
         self.showing_diff = False
@@ -246,13 +253,10 @@ class CompareScreen(Screen[None]):
     async def _compact_again(self) -> SummarySide:
         from goose_tui.compaction.summarize import summarize
         from goose_tui.compaction.templates import load_templates
-        from goose_tui.llm import make_summarizer
+        from goose_tui.inspector import summarizer_for
 
-        app: Any = self.app
-        templates = load_templates(self.prompts_dir) if self.prompts_dir else app.templates
-        if self.spec.startswith("replay:") and not Path(self.spec[7:]).is_file():
-            raise FileNotFoundError(f"{self.spec[7:]}: no such reply file")
-        summarizer = make_summarizer(self.spec, api_base=app.api_base)
+        templates = load_templates(self.prompts_dir) if self.prompts_dir else self.templates
+        summarizer = summarizer_for(self.model.with_text(self.spec))
         state = self.query_one("#compare-state", Static)
         received = 0
 
@@ -329,49 +333,55 @@ class CompareScreen(Screen[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "compare" or event.state != WorkerState.ERROR:
             return
-        from goose_tui.tui.screens.main import MainScreen
-
         self.query_one("#compare-state", Static).update(Content("failed"))
         # The same modal, with the same description, as a failed compaction on the inspector.
-        self.app.show_error(  # type: ignore[attr-defined]
-            "Compaction failed", MainScreen._describe_error(event.worker.error)
-        )
+        host(self).worker_failed("Compaction failed", event.worker.error)
 
 
-def current_side(main: Any) -> SummarySide:
+def current_side(inspector: Inspector) -> SummarySide:
     """The inspector's summary: as the model made it (priced), or as edited by hand."""
-    label = summary_label(main)
-    result = main.result
-    if result is not None and main.summary_text == result.summary:
+    label = inspector.summary_label()
+    result = inspector.result
+    if result is not None and inspector.summary_text == result.summary:
         side = side_from_result(label, result)
-        return side.model_copy(update={"structured": main.structured})
-    return SummarySide(label=label, summary=main.summary_text, structured=main.structured)
+        return side.model_copy(update={"structured": inspector.structured})
+    return SummarySide(label=label, summary=inspector.summary_text, structured=inspector.structured)
 
 
-def open_compare(main: Any) -> None:
-    if main.session is None:
-        main.notify("no session loaded yet")
+def open_compare(screen: Screen[None], inspector: Inspector) -> None:
+    session = inspector.session
+    if session is None:
+        screen.notify("no session loaded yet")
         return
-    if not main.summary_text:
-        main.notify("no summary yet: press c to compact first")
+    if not inspector.summary_text:
+        screen.notify("no summary yet: press c to compact first")
         return
-    messages = main.session.messages
+    messages = session.messages
 
     def answered(choice: tuple[str, Path | None] | None) -> None:
         if choice is None:
             return
         spec, folder = choice
-        left = current_side(main)
+        left = current_side(inspector)
+        model, templates = inspector.model, inspector.templates
         if spec == PREVIOUS:
-            previous = getattr(main, "previous_summary", None)
+            previous = inspector.previous_summary
             if previous is None:
-                main.notify("no earlier summary: nothing was edited or re-compacted yet")
+                screen.notify("no earlier summary: nothing was edited or re-compacted yet")
                 return
             structured, text = previous
             right = SummarySide(label="before the last edit", summary=text, structured=structured)
             # A: before, B: now, so "added" reads as what the edit added.
-            main.app.push_screen(CompareScreen(messages, right, spec=spec, right=left))
+            screen.app.push_screen(
+                CompareScreen(
+                    messages, right, spec=spec, model=model, templates=templates, right=left
+                )
+            )
             return
-        main.app.push_screen(CompareScreen(messages, left, spec=spec, prompts_dir=folder))
+        screen.app.push_screen(
+            CompareScreen(
+                messages, left, spec=spec, model=model, templates=templates, prompts_dir=folder
+            )
+        )
 
-    main.app.push_screen(CompareSetup(main.tui.model), answered)
+    screen.app.push_screen(CompareSetup(inspector.model.name), answered)

@@ -17,10 +17,11 @@ from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.breakdown import CATEGORY_LABELS, ContextBreakdown, context_breakdown
 from goose_tui.inert import inert
+from goose_tui.inspector import Inspector
 from goose_tui.session.models import Session
+from goose_tui.tui.host import host
 from goose_tui.tui.screens.jump import show_message
 from goose_tui.tui.screens.retention_screen import score_bar
-from goose_tui.tui.widgets.conversation_view import ConversationView
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 
@@ -115,10 +116,7 @@ class ContextScreen(Screen[None]):
         if not category.messages:
             self.notify(f"no message has {category.label}", markup=False)
             return
-        main = self.app.main  # type: ignore[attr-defined]
-        view = main.query_one(ConversationView)
-        show_message(self.app, category.messages[0])
-        view.highlight(category.messages)
+        show_message(self, category.messages[0], category.messages)
         self.notify(
             f"{category.label}: {len(category.messages):,} messages highlighted · "
             "n / N: next / previous",
@@ -129,20 +127,19 @@ class ContextScreen(Screen[None]):
     def _message_selected(self, event: DataTable.RowSelected) -> None:
         breakdown = self.breakdown
         if breakdown is not None and 0 <= event.cursor_row < len(breakdown.heaviest):
-            show_message(self.app, breakdown.heaviest[event.cursor_row].index)
+            show_message(self, breakdown.heaviest[event.cursor_row].index)
 
     def action_back(self) -> None:
         self.dismiss(None)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "context" and event.state == WorkerState.ERROR:
-            error = event.worker.error
-            self.app.show_error("Counting failed", f"{type(error).__name__}: {error}")  # type: ignore[attr-defined]
+            host(self).worker_failed("Counting failed", event.worker.error)
 
 
-def open_context(main: Screen) -> None:
-    session = getattr(main, "session", None)
+def open_context(screen: Screen[None], inspector: Inspector) -> None:
+    session = inspector.session
     if session is None:
-        main.notify("no session loaded yet")
+        screen.notify("no session loaded yet")
         return
-    main.app.push_screen(ContextScreen(session))
+    screen.app.push_screen(ContextScreen(session))

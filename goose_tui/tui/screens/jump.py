@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from textual.app import App
+from collections.abc import Sequence
 
-from goose_tui.tui.widgets.conversation_view import ConversationView
+from textual.dom import DOMNode
 
-
-def show_message(app: App, index: int) -> None:
-    """Pop back to the inspector and select (highlight and scroll to) message ``index``."""
-    main = app.main  # type: ignore[attr-defined]
-    while app.screen is not main and len(app.screen_stack) > 1:
-        app.pop_screen()
-    view = main.query_one(ConversationView)
-    view.selected = index
-    view.focus()
+from goose_tui.tui.host import host
 
 
-def summary_label(main: object) -> str:
-    """Where the inspector's current summary came from: the model, or a hand edit."""
-    result = getattr(main, "result", None)
-    text = getattr(main, "summary_text", "")
-    if result is not None and text == result.summary:
-        return f"summary by {result.model}"
-    return "summary edited by hand"
+def show_message(node: DOMNode, index: int, highlight: Sequence[int] = ()) -> None:
+    """Pop back to the inspector and select (highlight and scroll to) message ``index``;
+    ``highlight`` marks these messages too (n / N move between them)."""
+    host(node).show_message(index, highlight)

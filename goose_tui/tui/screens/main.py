@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static, TabbedContent, TabPane, Tabs, TextArea
@@ -20,14 +20,15 @@ from textual.widgets._tabs import Tab
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from goose_tui.compaction.extract import Extraction
-from goose_tui.compaction.profiles import next_profile
-from goose_tui.compaction.structured import StructuredSummary
-from goose_tui.compaction.summarize import Attempt, CompactionFailed, CompactionResult
-from goose_tui.compaction.templates import Template, TemplateError, Templates, render_summary
-from goose_tui.inert import INVISIBLE, inert, restore
+from goose_tui.compaction.profiles import GooseProfile, next_profile
+from goose_tui.compaction.summarize import Attempt, CompactionResult
+from goose_tui.compaction.templates import TemplateError, Templates, render_summary
+from goose_tui.inert import inert
+from goose_tui.inspector import Inspector, parses
 from goose_tui.session.models import Session
-from goose_tui.tokens import TokenCounter, not_smaller
+from goose_tui.tokens import ContextUsage, TokenCounter, not_smaller
 from goose_tui.tui.debounce import debounce
+from goose_tui.tui.host import InspectorHost, host
 from goose_tui.tui.widgets.code_editor import CodeEditor
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge
@@ -38,21 +39,9 @@ from goose_tui.tui.widgets.pane import Banner, Pane
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer, prompt_highlighter
 
-if TYPE_CHECKING:
-    from goose_tui.tui.app import GooseTUI
-
 WIDE_COLUMNS = 160  # below this the four panes become tabs
 PANES = ("input", "analysis", "fields", "markdown")
 IMPORTING_NOTE = "importing litellm… (first call of the session)"
-
-
-def _json_text(summary: StructuredSummary | None) -> str:
-    # json.dumps escapes C0 controls; C1 controls, bidi and zero-width characters are escaped
-    # too (``\\u202e`` reads back as the same character), so the editor stays inert.
-    text = json.dumps(summary.to_json_dict() if summary else {}, indent=2, ensure_ascii=False)
-    return "".join(
-        f"\\u{ord(c):04x}" if 0x7F <= ord(c) <= 0x9F or ord(c) in INVISIBLE else c for c in text
-    )
 
 
 class MainScreen(Screen[None]):
@@ -78,52 +67,48 @@ class MainScreen(Screen[None]):
         Binding("p", "switch_profile", "Goose version", id="main.profile", show=False),
     ]
 
-    def __init__(self) -> None:
+    # Set by the app (attributes down); each one redraws what shows it.
+    model_name: reactive[str] = reactive("offline", init=False, always_update=True)
+    profile: reactive[GooseProfile] = reactive("goose-sdk-wheel", init=False, always_update=True)
+    # The templates in use, and what the pane borders say of them ("…: built-in", …).
+    templates: reactive[Templates | None] = reactive(None, init=False)
+    template_origins: reactive[tuple[str, str]] = reactive(("", ""), init=False)
+    # The banner over the fields: the inspector's report on the current summary.
+    banner: reactive[tuple[str, str]] = reactive(("no summary yet", ""), init=False)
+
+    def __init__(self, inspector: Inspector, clock: Callable[[], float]) -> None:
         super().__init__()
-        self.session: Session | None = None
-        self.result: CompactionResult | None = None
-        self.extraction: Extraction | None = None
-        self.structured: StructuredSummary | None = None  # last good
-        self.summary_text = ""  # last good render
-        self.system_prompt = ""
-        self._prompt_note = ""
-        # The one-off focus for the next compactions (FOCUS_VARIABLE); "" for none.
-        self.focus_text = ""
-        self._json_loaded = ""
-        self._reply_loaded = ""
-        # (JSON editor, reply editor) as last compacted or saved: anything else is unsaved.
-        self._saved_edits = ("{}", "")
-        # The JSON editor: "loaded" (as extracted), "edited" (read and rendered) or "invalid".
-        self._json_state = "loaded"
-        # What the panes showed when the JSON was loaded: (structured, summary, banner, and
-        # the summary template it was rendered with).
-        self._loaded_view: tuple[
-            StructuredSummary | None, str, tuple[str, str], Template | None
-        ] = (
-            None,
-            "",
-            ("no summary yet", ""),
-            None,
-        )
+        self.inspector = inspector
+        self.clock = clock  # injectable so snapshots show a fixed elapsed time
         self._started = 0.0
         self._ticker: Timer | None = None
-        # (structured, rendered) before the last change, for the compare screen's "previous".
-        self.previous_summary: tuple[StructuredSummary | None, str] | None = None
+        self.set_reactive(MainScreen.model_name, inspector.model.name)
+        self.set_reactive(MainScreen.profile, inspector.goose_profile)
+        self.set_reactive(MainScreen.templates, inspector.templates)
+        self.set_reactive(MainScreen.template_origins, self._origins())
 
     @property
-    def tui(self) -> GooseTUI:
-        return self.app  # type: ignore[return-value]
+    def host(self) -> InspectorHost:
+        return host(self)
+
+    def _origins(self) -> tuple[str, str]:
+        inspector = self.inspector
+        return (
+            inspector.describe_template("compaction.md"),
+            inspector.describe_template("compaction_summary.md"),
+        )
 
     # -- layout ----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        inspector = self.inspector
         yield Static(Content("goose-tui · loading…"), id="session-title")
         yield ContextGauge(id="gauge")
         yield ConversationView(id="conversation")
         yield CompactionStatus(id="status")
         yield Tabs(*(Tab(name, id=f"tab-{name}") for name in PANES), id="pane-tabs")
         with Horizontal(id="panes"):
-            with Pane("input", copy_source=lambda: self.system_prompt, id="pane-input"):
+            with Pane("input", copy_source=lambda: inspector.system_prompt, id="pane-input"):
                 yield Input(placeholder="search the prompt", id="search")
                 yield TextViewer(
                     id="input-view",
@@ -142,15 +127,15 @@ class MainScreen(Screen[None]):
                         yield CodeEditor("{}", syntax="json", id="json-editor")
                     with TabPane("reply", id="fields-reply-tab"):
                         yield CodeEditor("", syntax="markdown", id="reply-editor", soft_wrap=True)
-            with Pane("markdown", copy_source=lambda: self.summary_text, id="pane-markdown"):
+            with Pane("markdown", copy_source=lambda: inspector.summary_text, id="pane-markdown"):
                 yield SummaryPreview(id="preview")
         yield GooseFooter()
 
     def on_mount(self) -> None:
         self.query_one("#search").display = False
         self.query_one(FieldsTree).show_summary(None)
-        self.query_one(CompactionStatus).model = self.tui.model
-        self.query_one(CompactionStatus).profile = self.tui.goose_profile
+        self.query_one(CompactionStatus).model = self.model_name
+        self.query_one(CompactionStatus).profile = self.profile
         self._layout_for(self.size.width)
         self._show_template_origin()
 
@@ -181,13 +166,56 @@ class MainScreen(Screen[None]):
     def _reply_editor(self) -> TextArea:
         return self.query_one("#reply-editor", TextArea)
 
+    @property
+    def _banner(self) -> Banner:
+        return self.query_one("#fields-banner", Banner)
+
     def _analysis_text(self) -> str:
         return self.query_one("#analysis-view", TextViewer).text
+
+    # -- what the app sets -----------------------------------------------------------------
+
+    def watch_model_name(self, name: str) -> None:
+        self.query_one(CompactionStatus).model = name
+        if self.inspector.session is not None:
+            self.count_tokens()
+
+    def watch_profile(self, profile: GooseProfile) -> None:
+        self.query_one(CompactionStatus).profile = profile
+        if self.inspector.session is not None:
+            self.build_prompt()
+
+    def watch_banner(self, banner: tuple[str, str]) -> None:
+        self._banner.show(*banner)
+
+    def watch_template_origins(self) -> None:
+        self._show_template_origin()
+
+    def watch_templates(self, old: Templates | None, new: Templates | None) -> None:
+        """Templates swapped in (the summary already rendered with them, by the app)."""
+        self.template_origins = self._origins()
+        self._show_template_origin()
+        if old is None or new is None:
+            return
+        if self.inspector.session is not None and new.compaction.text != old.compaction.text:
+            self.build_prompt()
+        preview = self.query_one(SummaryPreview)
+        if new.summary != old.summary and preview.markdown != self.inspector.summary_text:
+            preview.set_markdown(self.inspector.summary_text)
+        self.banner = self.inspector.banner
+
+    def select_message(self, index: int, highlight: list[int] | None = None) -> None:
+        """Select (highlight and scroll to) message ``index``; mark ``highlight`` too."""
+        view = self.query_one(ConversationView)
+        view.selected = index
+        view.focus()
+        if highlight:
+            view.highlight(highlight)
 
     # -- the session -----------------------------------------------------------------------
 
     def show_session(self, session: Session) -> None:
-        self.session = session
+        self.inspector.load(session)
         title = f"{session.title} · {len(session.messages):,} messages"
         if session.source_path:
             title += f" · {session.source_path}"
@@ -210,18 +238,19 @@ class MainScreen(Screen[None]):
     def count_tokens(self, then_build_prompt: bool = False) -> None:
         from goose_tui.tokens import context_usage
 
-        session = self.session
+        inspector = self.inspector
+        session = inspector.session
         assert session is not None
         counter, gauge = self.token_counter, self.query_one(ContextGauge)
         worker = get_current_worker()
-        usage_options = {
-            "model": self.tui.usage_model,
-            "context_limit": self.tui.context_limit,
-            "threshold": self.tui.threshold,
-        }
+        model, limit, threshold = (
+            inspector.model.usage_model,
+            inspector.context_limit,
+            inspector.threshold,
+        )
         if session.usage.total_tokens is not None:
             # A count Goose reported needs no tokenizer: show it before the estimates.
-            reported = context_usage(session, **usage_options)
+            reported = context_usage(session, model=model, context_limit=limit, threshold=threshold)
             self.app.call_from_thread(setattr, gauge, "usage", reported)
         # Count after the next frame: building the tokenizer (~0.6 s) holds the GIL, and
         # started at once it would hold back the first frame of a new session as long.
@@ -240,48 +269,34 @@ class MainScreen(Screen[None]):
                 gauge.report_progress(number, total)
             counts.append(counter.count(message))
         gauge.report_progress(total, total)
-        usage = context_usage(session, counter=counter, **usage_options)
+        usage = context_usage(
+            session, counter=counter, model=model, context_limit=limit, threshold=threshold
+        )
         self.app.call_from_thread(self._show_counts, counts, usage)
 
-    def _show_counts(self, counts: list[int], usage: object) -> None:
+    def _show_counts(self, counts: list[int], usage: ContextUsage) -> None:
         self.query_one(ConversationView).set_token_counts(counts)
-        self.query_one(ContextGauge).usage = usage  # type: ignore[assignment]
+        self.query_one(ContextGauge).usage = usage
 
     @work(thread=True, exclusive=True, group="prompt", exit_on_error=False)
     def build_prompt(self) -> None:
-        from goose_tui.compaction.summarize import build_request
-
-        assert self.session is not None
-        request = build_request(
-            self.session.messages,
-            self.tui.templates,
-            self.focus_text,
-            profile=self.tui.goose_profile,
-        )
+        request = self.inspector.build_request()
         self.app.call_from_thread(self._show_prompt, request.system_prompt, "as it will be sent")
 
     def _show_prompt(self, prompt: str, note: str) -> None:
-        self.system_prompt = prompt
-        self._prompt_note = note
+        self.inspector.show_prompt(prompt, note)
         self.query_one("#input-view", TextViewer).set_text(prompt)
         self._show_template_origin()
 
     def _show_template_origin(self) -> None:
-        note = self._prompt_note
-        title = f"input · {note}" if note else "input"
-        if self.focus_text:
-            title += f" · focus: {self.focus_text}"
-        self.query_one("#pane-input", Pane).set_title(
-            title, self.tui.describe_template("compaction.md")
-        )
-        self.query_one("#pane-markdown", Pane).set_title(
-            "markdown", self.tui.describe_template("compaction_summary.md")
-        )
+        compaction, summary = self.template_origins
+        self.query_one("#pane-input", Pane).set_title(self.inspector.prompt_title(), compaction)
+        self.query_one("#pane-markdown", Pane).set_title("markdown", summary)
 
     # -- compaction ------------------------------------------------------------------------
 
     def action_compact(self) -> None:
-        if self.session is None:
+        if self.inspector.session is None:
             self.notify("no session loaded yet")
             return
         if any(w.group == "compact" and w.is_running for w in self.workers):
@@ -291,16 +306,12 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="compact", exit_on_error=False)
     async def compact(self) -> None:
-        from goose_tui.compaction.reply_check import UnusableReply, reply_problem
-        from goose_tui.compaction.summarize import summarize
-
-        assert self.session is not None
         status = self.query_one(CompactionStatus)
         analysis = self.query_one("#analysis-view", TextViewer)
         analysis.set_text("")
         self.query_one("#pane-analysis", Pane).set_title("analysis · reply streaming")
         status.model, status.attempt, status.received_chars, status.note = (
-            self.tui.model,
+            self.inspector.model.name,
             None,
             0,
             "",
@@ -308,33 +319,21 @@ class MainScreen(Screen[None]):
         status.state = "running"
         if self._client_importing():
             status.note = IMPORTING_NOTE
-        self._started = self.tui.clock()
+        self._started = self.clock()
         self._ticker = self.set_interval(0.1, self._tick)
+
+        def on_attempt(attempt: Attempt) -> None:
+            status.attempt = attempt
+            if attempt.outcome == "running":
+                analysis.set_text("")
+                status.received_chars = 0
+
+        def on_chunk(chunk: str) -> None:
+            analysis.append(chunk)
+            status.received_chars += len(chunk)
+
         try:
-            summarizer = self.tui.make_summarizer()
-
-            def on_attempt(attempt: Attempt) -> None:
-                status.attempt = attempt
-                if attempt.outcome == "running":
-                    analysis.set_text("")
-                    status.received_chars = 0
-
-            def on_chunk(chunk: str) -> None:
-                analysis.append(chunk)
-                status.received_chars += len(chunk)
-
-            result = await summarize(
-                self.session.messages,
-                summarizer,
-                self.tui.templates,
-                on_attempt=on_attempt,
-                on_chunk=on_chunk,
-                focus=self.focus_text,
-                profile=self.tui.goose_profile,
-            )
-            problem = reply_problem(result.raw_response, result.extraction.structured is not None)
-            if problem is not None:
-                raise UnusableReply(problem)
+            result = await self.inspector.compact(on_chunk=on_chunk, on_attempt=on_attempt)
         except BaseException:  # failed or cancelled: what streamed in is kept, but say so
             self.query_one("#pane-analysis", Pane).set_title("analysis · partial reply, not used")
             raise
@@ -346,22 +345,21 @@ class MainScreen(Screen[None]):
 
     def _tick(self) -> None:
         status = self.query_one(CompactionStatus)
-        status.elapsed = self.tui.clock() - self._started
+        status.elapsed = self.clock() - self._started
         if status.note == IMPORTING_NOTE and not self._client_importing():
             status.note = ""
 
     def _client_importing(self) -> bool:
         """Whether the model's client (litellm) is still being imported in the background."""
-        from goose_tui.llm.spec import ModelSpec
-
-        if not ModelSpec.parse(self.tui.model).is_litellm:
+        if not self.inspector.model.is_litellm:
             return False
         from goose_tui.llm.litellm_backend import litellm_ready
 
         return not litellm_ready()
 
     def _show_result(self, result: CompactionResult) -> None:
-        self.result = result
+        """Draw the compaction the inspector has just made current."""
+        inspector = self.inspector
         status = self.query_one(CompactionStatus)
         status.state = "done"
         if result.attempts:
@@ -370,9 +368,9 @@ class MainScreen(Screen[None]):
         status.note = f"usage in {usage.input_tokens} / out {usage.output_tokens}"
         self._show_prompt(result.request.system_prompt, "as sent")
         gauge = self.query_one(ContextGauge)
-        assert self.session is not None
+        assert inspector.session is not None
         projected = self.token_counter.total([result.summary_message])
-        replaced = self.token_counter.total(self.session.messages)
+        replaced = self.token_counter.total(inspector.session.messages)
         gauge.projected, gauge.replaced = projected, replaced
         if not_smaller(replaced, projected):
             self.notify(
@@ -382,49 +380,25 @@ class MainScreen(Screen[None]):
                 severity="warning",
                 timeout=10,
             )
-        self._reply_loaded = inert(result.raw_response)
-        self._reply_editor.load_text(self._reply_loaded)
-        self._show_extraction(result.extraction, result.summary)
-        self.mark_saved()  # a new compaction is the new starting point for hand edits
+        self._reply_editor.load_text(inspector.reply_loaded)
+        self._show_extraction()
+        # A new compaction is the new starting point for hand edits: the editors' texts.
+        inspector.json_text, inspector.reply_text = self._json_editor.text, self._reply_editor.text
+        inspector.mark_saved()
 
-    def mark_saved(self) -> None:
-        self._saved_edits = (self._json_editor.text, self._reply_editor.text)
-
-    def unsaved_edits(self) -> list[str]:
-        """The hand edits that were not saved since the last compaction or save."""
-        json_text, reply_text = self._saved_edits
-        edits = []
-        if self._json_editor.text != json_text:
-            edits.append("the hand-edited summary JSON")
-        if self._reply_editor.text != reply_text:
-            edits.append("the hand-edited reply")
-        return edits
-
-    def _show_extraction(self, extraction: Extraction, summary_text: str) -> None:
-        self._remember_summary()
-        self.extraction = extraction
-        self.structured = extraction.structured
-        self.summary_text = summary_text
+    def _show_extraction(self) -> None:
+        """Draw the summary the inspector has just extracted (a compaction, an edited reply)."""
+        inspector = self.inspector
+        extraction = inspector.extraction
+        assert extraction is not None
         analysis = extraction.analysis
         viewer = self.query_one("#analysis-view", TextViewer)
         viewer.set_text(analysis if analysis else "(the reply has no <analysis> block)")
         self.query_one("#pane-analysis", Pane).set_title("analysis · discarded by Goose")
-        banner = self.query_one("#fields-banner", Banner)
-        if extraction.structured is None:
-            banner.show(f"raw-text fallback: {extraction.fallback_reason}", "fallback")
-        elif extraction.candidate is not None:
-            banner.show(f"read {extraction.candidate.describe()}")
+        self.banner = inspector.banner
         self.query_one(FieldsTree).show_summary(extraction.structured)
-        self._json_loaded = _json_text(extraction.structured)
-        self._json_editor.load_text(self._json_loaded)
-        self.query_one(SummaryPreview).set_markdown(summary_text)
-        self._json_state = "loaded"
-        self._loaded_view = (
-            extraction.structured,
-            summary_text,
-            banner.shown,
-            self.tui.templates.summary,
-        )
+        self._json_editor.load_text(inspector.json_loaded)
+        self.query_one(SummaryPreview).set_markdown(inspector.summary_text)
 
     def action_cancel(self) -> None:
         if isinstance(self.focused, TextArea):
@@ -453,113 +427,76 @@ class MainScreen(Screen[None]):
                     self._ticker.stop()
             elif event.state == WorkerState.ERROR:
                 status.state = "failed"
-                self.tui.show_error("Compaction failed", self._describe_error(worker.error))
+                self.host.worker_failed("Compaction failed", worker.error)
         elif event.state == WorkerState.ERROR:
-            self.tui.show_error(f"{worker.group} failed", self._describe_error(worker.error))
-
-    @staticmethod
-    def _describe_error(error: BaseException | None) -> str:
-        text = f"{type(error).__name__}: {error}"
-        if isinstance(error, CompactionFailed):
-            tried = "\n".join(
-                f"  {a.removed_percent:>3}% removed ({a.removed_messages} messages): {a.outcome}"
-                + (f" — {a.error}" if a.error else "")
-                for a in error.attempts
-            )
-            text += f"\n\nattempts:\n{tried}"
-        return text
+            self.host.worker_failed(f"{worker.group} failed", worker.error)
 
     # -- hand-editing ----------------------------------------------------------------------
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        area = event.text_area
+        area, inspector = event.text_area, self.inspector
         if area.id == "json-editor":
-            if area.text == self._json_loaded:
+            inspector.json_text = area.text
+            if area.text == inspector.json_loaded:
                 self._back_to_loaded()  # an undo back to the loaded JSON: at once
-            elif self._json_state == "invalid" and self._parses(area.text):
+            elif inspector.json_state == "invalid" and parses(area.text):
                 self.workers.cancel_group(self, "debounce-json")
                 self.reread_json()  # valid again: the "invalid JSON" banner goes at once
             else:
                 debounce(self, "json", self.reread_json)
-        elif area.id == "reply-editor" and area.text != self._reply_loaded:
-            debounce(self, "reply", self.reread_reply)
-
-    @staticmethod
-    def _parses(text: str) -> bool:
-        try:
-            StructuredSummary.parse_json_text(text)
-        except ValueError:
-            return False
-        return True
+        elif area.id == "reply-editor":
+            inspector.reply_text = area.text
+            if area.text != inspector.reply_loaded:
+                debounce(self, "reply", self.reread_reply)
 
     def _back_to_loaded(self) -> None:
         self.workers.cancel_group(self, "debounce-json")
         self.workers.cancel_group(self, "render-summary")  # a render of an edit is stale
-        if self._json_state == "loaded":
-            return
-        structured, summary_text, banner, templates = self._loaded_view
-        if templates != self.tui.templates.summary:  # rendered with a template since changed
+        back = self.inspector.back_to_loaded()
+        if back == "render":  # rendered with a template since changed
             self.reread_json()
-            return
-        self._json_state = "loaded"
-        self._remember_summary()
-        self.structured, self.summary_text = structured, summary_text
-        self.query_one("#fields-banner", Banner).show(*banner)
-        self.query_one(FieldsTree).show_summary(structured)
-        self.query_one(SummaryPreview).set_markdown(summary_text)
+        elif back == "restored":
+            self._show_summary()
+
+    def _show_summary(self) -> None:
+        inspector = self.inspector
+        self.banner = inspector.banner
+        self.query_one(FieldsTree).show_summary(inspector.structured)
+        self.query_one(SummaryPreview).set_markdown(inspector.summary_text)
 
     def reread_json(self) -> None:
-        banner = self.query_one("#fields-banner", Banner)
-        try:
-            summary = StructuredSummary.parse_json_text(self._json_editor.text).normalized()
-        except ValueError as exc:
-            self._json_state = "invalid"
-            banner.show(f"invalid JSON: {exc} — showing the last good render", "error")
+        inspector = self.inspector
+        summary = inspector.read_json(self._json_editor.text)
+        self.banner = inspector.banner
+        if summary is None:
             return
-        self._json_state = "edited"
-        banner.show("edited by hand: read leniently, rendering…")
-        templates = self.tui.templates
+        templates = inspector.templates
 
         def show(rendered: str | TemplateError) -> None:
-            if isinstance(rendered, TemplateError):
-                message = f"template error: {rendered} — showing the last good render"
-                banner.show(message, "error")
-                return
-            self._remember_summary()
-            self.structured, self.summary_text = summary, rendered
-            banner.show("edited by hand: read leniently and re-rendered")
-            self.query_one(FieldsTree).show_summary(summary)
-            self.query_one(SummaryPreview).set_markdown(rendered)
+            if inspector.json_rendered(summary, rendered):
+                self._show_summary()
+            else:
+                self.banner = inspector.banner
 
         self.render_off_thread(lambda: render_summary(templates, summary), show)
 
     def reread_reply(self) -> None:
-        from goose_tui.compaction.summarize import finish
-
-        reply, templates = restore(self._reply_editor.text), self.tui.templates
+        inspector = self.inspector
+        reply = self._reply_editor.text
 
         def show(result: tuple[Extraction, str] | TemplateError) -> None:
-            if isinstance(result, TemplateError):
-                self.query_one("#fields-banner", Banner).show(f"template error: {result}", "error")
-                return
-            self._show_extraction(*result)
+            if inspector.reply_read(result):
+                self._show_extraction()
+            else:
+                self.banner = inspector.banner
 
-        self.render_off_thread(lambda: finish(reply, templates), show)
+        self.render_off_thread(lambda: inspector.reread_reply(reply), show)
 
     @work(thread=True, exclusive=True, group="render-summary", exit_on_error=False)
     def render_off_thread(self, job: Callable[[], Any], show: Callable[[Any], None]) -> None:
         """Run ``job`` (it renders the summary template) off the UI thread, so a slow
         template never freezes the app, then ``show`` its result (or its TemplateError) on
         the UI thread. A newer job cancels this one: its result is then dropped."""
-        self._off_thread(job, show)
-
-    @work(thread=True, exclusive=True, group="render-templates", exit_on_error=False)
-    def render_with_templates(self, job: Callable[[], Any], show: Callable[[Any], None]) -> None:
-        """The same for changed templates (the editor, a file on disk): a group of its own,
-        so a hand edit does not drop a template change, or the other way round."""
-        self._off_thread(job, show)
-
-    def _off_thread(self, job: Callable[[], Any], show: Callable[[Any], None]) -> None:
         worker = get_current_worker()
         try:
             result = job()
@@ -571,36 +508,6 @@ class MainScreen(Screen[None]):
                 show(result)
 
         self.app.call_from_thread(deliver)
-
-    def try_templates(self, new: Templates, done: Callable[[str | None], None]) -> None:
-        """Use ``new`` once the summary renders with it (off the UI thread); on a template
-        error keep the last good templates and render. ``done`` gets the error or None."""
-        structured = self.structured
-        if structured is None or new.summary == self.tui.templates.summary:
-            self._use_templates(new, None)
-            done(None)
-            return
-
-        def show(rendered: str | TemplateError) -> None:
-            if isinstance(rendered, TemplateError):
-                message = f"template error: {rendered} — showing the last good render"
-                self.query_one("#fields-banner", Banner).show(message, "error")
-                done(str(rendered))
-                return
-            self._use_templates(new, rendered)
-            done(None)
-
-        self.render_with_templates(lambda: render_summary(new, structured), show)
-
-    def _use_templates(self, new: Templates, rendered: str | None) -> None:
-        old, self.tui.templates = self.tui.templates, new
-        self._show_template_origin()
-        if self.session is not None and new.compaction.text != old.compaction.text:
-            self.build_prompt()
-        if rendered is not None:
-            self.summary_text = rendered
-            self.query_one(SummaryPreview).set_markdown(rendered)
-            self.query_one("#fields-banner", Banner).show("re-rendered with the changed template")
 
     # -- pane actions ----------------------------------------------------------------------
 
@@ -664,12 +571,14 @@ class MainScreen(Screen[None]):
     def action_ask_focus(self) -> None:
         from goose_tui.tui.screens.input_prompt import InputPrompt
 
+        inspector = self.inspector
+
         def answered(value: str | None) -> None:
-            if value is None or value == self.focus_text:
+            if value is None or value == inspector.focus_text:
                 return
-            self.focus_text = value
+            inspector.set_focus(value)
             self.notify(f"focus: {value}" if value else "focus cleared", markup=False)
-            if self.session is not None:
+            if inspector.session is not None:
                 self.build_prompt()
             else:
                 self._show_template_origin()
@@ -682,7 +591,7 @@ class MainScreen(Screen[None]):
         self.app.push_screen(
             InputPrompt(
                 "Focus for the summary (what it must keep):",
-                self.focus_text,
+                inspector.focus_text,
                 note=note,
                 allow_empty=True,
             ),
@@ -690,37 +599,34 @@ class MainScreen(Screen[None]):
         )
 
     def action_save(self) -> None:
-        self.tui.ask_save()
+        self.host.ask_save()
 
     def action_edit_template(self, name: str) -> None:
-        self.tui.edit_template(name)
+        self.host.edit_template(
+            "compaction.md" if name == "compaction.md" else "compaction_summary.md"
+        )
 
     # -- analysis screens (what was lost, compare, timeline) -------------------------------
 
     def action_retention(self) -> None:
         from goose_tui.tui.screens.retention_screen import open_retention
 
-        open_retention(self)
+        open_retention(self, self.inspector)
 
     def action_switch_profile(self) -> None:
         """The next Goose version's conversation format (profiles.py); the input pane is
         rendered again so the user sees what changed."""
-        self.tui.set_goose_profile(next_profile(self.tui.goose_profile))
-
-    def profile_changed(self) -> None:
-        self.query_one(CompactionStatus).profile = self.tui.goose_profile
-        if self.session is not None:
-            self.build_prompt()
+        self.host.set_goose_profile(next_profile(self.inspector.goose_profile))
 
     def action_timeline(self) -> None:
         from goose_tui.tui.screens.timeline_screen import open_timeline
 
-        open_timeline(self)
+        open_timeline(self, self.inspector)
 
     def action_context(self) -> None:
         from goose_tui.tui.screens.context_screen import open_context
 
-        open_context(self)
+        open_context(self, self.inspector)
 
     def on_context_gauge_clicked(self) -> None:
         self.action_context()
@@ -728,8 +634,4 @@ class MainScreen(Screen[None]):
     def action_compare(self) -> None:
         from goose_tui.tui.screens.compare_screen import open_compare
 
-        open_compare(self)
-
-    def _remember_summary(self) -> None:
-        if self.summary_text:
-            self.previous_summary = (self.structured, self.summary_text)
+        open_compare(self, self.inspector)

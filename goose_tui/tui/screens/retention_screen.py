@@ -29,8 +29,10 @@ from goose_tui.analysis.retention import (
     format_score,
 )
 from goose_tui.inert import inert
+from goose_tui.inspector import Inspector
 from goose_tui.session.models import Message
-from goose_tui.tui.screens.jump import show_message, summary_label
+from goose_tui.tui.host import host
+from goose_tui.tui.screens.jump import show_message
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.probes_panel import ProbesPanel
 
@@ -186,7 +188,7 @@ class RetentionScreen(Screen[None]):
     @on(DataTable.RowSelected, "#retention-items")
     def _item_selected(self, event: DataTable.RowSelected) -> None:
         if 0 <= event.cursor_row < len(self._rows):
-            show_message(self.app, self._rows[event.cursor_row].message_index)
+            show_message(self, self._rows[event.cursor_row].message_index)
 
     def action_toggle_found(self) -> None:
         self.show_found = not self.show_found
@@ -217,28 +219,25 @@ class RetentionScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "retention" and event.state == WorkerState.ERROR:
-            error = event.worker.error
-            self.app.show_error("Retention check failed", f"{type(error).__name__}: {error}")  # type: ignore[attr-defined]
+            host(self).worker_failed("Retention check failed", event.worker.error)
 
 
-def open_retention(main: Screen) -> None:
+def open_retention(screen: Screen[None], inspector: Inspector) -> None:
     """Open the report for the inspector's current summary (the last good render)."""
-    session = getattr(main, "session", None)
-    summary = getattr(main, "summary_text", "")
+    session, summary = inspector.session, inspector.summary_text
     if session is None:
-        main.notify("no session loaded yet")
+        screen.notify("no session loaded yet")
         return
     if not summary:
-        main.notify("no summary yet: press c to compact first")
+        screen.notify("no summary yet: press c to compact first")
         return
-    app = main.app
-    main.app.push_screen(
+    screen.app.push_screen(
         RetentionScreen(
             session.messages,
             summary,
-            summary_label(main),
-            model=getattr(app, "model", "offline"),
-            api_base=getattr(app, "api_base", None),
+            inspector.summary_label(),
+            model=inspector.model.name,
+            api_base=inspector.model.api_base,
             working_dir=session.working_dir,
         )
     )

@@ -20,7 +20,9 @@ from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.timeline import Timeline, session_timeline
 from goose_tui.inert import inert
+from goose_tui.inspector import Inspector
 from goose_tui.session.models import Message, Session, content_type
+from goose_tui.tui.host import host
 from goose_tui.tui.screens.jump import show_message
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.timeline_plot import TimelinePlot
@@ -168,7 +170,7 @@ class TimelineScreen(Screen[None]):
 
     def action_open_message(self) -> None:
         if self.timeline is not None:
-            show_message(self.app, self.query_one(TimelinePlot).cursor)
+            show_message(self, self.query_one(TimelinePlot).cursor)
 
     def action_zoom(self) -> None:
         plot = self.query_one(TimelinePlot)
@@ -181,21 +183,19 @@ class TimelineScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "timeline" and event.state == WorkerState.ERROR:
-            error = event.worker.error
-            self.app.show_error("Timeline failed", f"{type(error).__name__}: {error}")  # type: ignore[attr-defined]
+            host(self).worker_failed("Timeline failed", event.worker.error)
 
 
-def open_timeline(main: Screen) -> None:
-    session = getattr(main, "session", None)
+def open_timeline(screen: Screen[None], inspector: Inspector) -> None:
+    session = inspector.session
     if session is None:
-        main.notify("no session loaded yet")
+        screen.notify("no session loaded yet")
         return
-    app = main.app
-    main.app.push_screen(
+    screen.app.push_screen(
         TimelineScreen(
             session,
-            threshold=getattr(app, "threshold", None),
-            context_limit=getattr(app, "context_limit", None),
-            model=getattr(app, "usage_model", None),
+            threshold=inspector.threshold,
+            context_limit=inspector.context_limit,
+            model=inspector.model.usage_model,
         )
     )

@@ -24,6 +24,7 @@ from goose_tui.analysis.probes import PROBE_LABELS, ProbeReport, format_probe_sc
 from goose_tui.inert import inert
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
+from goose_tui.tui.host import host
 
 CELL = 40
 
@@ -180,10 +181,10 @@ class ProbesPanel(Vertical):
             return
         index = self.report.results[event.cursor_row].probe.message_index
         if index is not None:
-            show_message(self.app, index)
+            show_message(self, index)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "probes" and event.state == WorkerState.ERROR:
             error = event.worker.error
             self.query_one("#probe-hint", Static).update(Content(inert(f"probes failed: {error}")))
-            self.app.show_error("Probes failed", f"{type(error).__name__}: {error}")  # type: ignore[attr-defined]
+            host(self).worker_failed("Probes failed", error)
