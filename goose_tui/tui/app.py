@@ -8,11 +8,11 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from textual import work
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import WorkerState, get_current_worker
 
 from goose_tui.compaction.profiles import DEFAULT_PROFILE, DESCRIPTIONS, GooseProfile
 from goose_tui.compaction.structured import StructuredSummary
@@ -31,6 +31,15 @@ from goose_tui.samples import bundled_sample
 from goose_tui.session.models import SessionInfo
 from goose_tui.session.writer import SaveRefused
 from goose_tui.tui.commands import ActionCommands, ModelCommands
+from goose_tui.tui.messages import (
+    GooseProfileRequested,
+    ModelChoiceRequested,
+    SaveRequested,
+    ShowMessage,
+    TemplateEditRequested,
+    WorkerErrorsUp,
+    WorkerFailed,
+)
 from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.screens.error_modal import ErrorModal
 from goose_tui.tui.screens.help import HelpScreen
@@ -41,6 +50,17 @@ from goose_tui.tui.screens.session_picker import SessionPicker
 from goose_tui.tui.screens.template_editor import TemplateEditor
 
 POLL_SECONDS = 1.0
+
+# The error modal's title for a failed worker, by worker group.
+FAILED_TITLES = {
+    "load": "Could not open the session",
+    "compact": "Compaction failed",
+    "compare": "Compaction failed",  # the same modal as a failed compaction on the inspector
+    "retention": "Retention check failed",
+    "probes": "Probes failed",
+    "context": "Counting failed",
+    "timeline": "Timeline failed",
+}
 
 
 def describe_error(error: BaseException | None) -> str:
@@ -65,7 +85,7 @@ def user_override_dir(prompts_dir: Path | None) -> Path:
     return Path(config) / "goose" / "prompts"
 
 
-class GooseTUI(App[None]):
+class GooseTUI(WorkerErrorsUp, App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "goose-tui"
     COMMANDS = App.COMMANDS | {ActionCommands, ModelCommands}
@@ -204,18 +224,42 @@ class GooseTUI(App[None]):
         remember(path, session_id, session.title, len(session.messages), session.model_name)
         self.call_from_thread(self.main.show_session, session)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state != WorkerState.ERROR:
-            return
-        worker = event.worker
-        if worker.group == "load":
-            self.show_error("Could not open the session", f"{worker.error}")
-        else:
-            self.worker_failed(f"{worker.group} failed", worker.error)
+    @on(WorkerFailed)
+    def _worker_failed(self, message: WorkerFailed) -> None:
+        """The one place a worker's error (of any screen or widget) becomes the error
+        modal: every node that runs workers passes its errors up (WorkerErrorsUp)."""
+        worker = message.worker
+        title = FAILED_TITLES.get(worker.group, f"{worker.group} failed")
+        # A session that cannot be opened says why in one line; the rest say what failed.
+        text = f"{worker.error}" if worker.group == "load" else describe_error(worker.error)
+        self.show_error(title, text)
 
-    def worker_failed(self, title: str, error: BaseException | None) -> None:
-        """The one place a worker's error (of any screen) becomes the error modal."""
-        self.show_error(title, describe_error(error))
+    # -- what the screens and the palette ask for (messages up) ------------------------------
+
+    @on(SaveRequested)
+    def _save_requested(self) -> None:
+        self.ask_save()
+
+    @on(TemplateEditRequested)
+    def _template_edit_requested(self, message: TemplateEditRequested) -> None:
+        self.edit_template(message.name)
+
+    @on(GooseProfileRequested)
+    def _profile_requested(self, message: GooseProfileRequested) -> None:
+        self.set_goose_profile(message.profile)
+
+    @on(ModelChoiceRequested)
+    def _model_choice_requested(self, message: ModelChoiceRequested) -> None:
+        if message.kind == "offline":
+            self.set_model("offline")
+        elif message.kind == "replay":
+            self.ask_replay_file()
+        else:
+            self.ask_litellm_model()
+
+    @on(ShowMessage)
+    def _show_message(self, message: ShowMessage) -> None:
+        self.show_message(message.index, message.highlight)
 
     async def settled(self) -> None:
         """Return once nothing is left that would change the screen: no worker pending or
@@ -223,8 +267,6 @@ class GooseTUI(App[None]):
         and the screen refreshed after that. Tests and snapshots await this instead of
         sleeping or waiting for an idle CPU, so what they see never depends on timing."""
         import asyncio
-
-        from textual.worker import WorkerState
 
         busy = (WorkerState.PENDING, WorkerState.RUNNING)
         while True:

@@ -50,7 +50,7 @@ def copy_with_tool(text: str) -> str | None:
     return None
 
 
-def copy_text(app: App, text: str, what: str) -> None:
+def copy_text(app: App[object], text: str, what: str) -> None:
     """Copy ``text`` (``what`` names it in the toast) by every way there is."""
     app.copy_to_clipboard(text)
     app.last_copy = text  # type: ignore[attr-defined]  # W saves it to a file

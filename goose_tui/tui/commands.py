@@ -4,59 +4,65 @@ and switching the summarizer model and the Goose version."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.message import Message
 
 from goose_tui.compaction.profiles import DESCRIPTIONS, PROFILES
+from goose_tui.tui.messages import GooseProfileRequested, ModelChoiceRequested
 
-if TYPE_CHECKING:
-    from goose_tui.tui.app import GooseTUI
+# (name, help, what choosing it does)
+Entry = tuple[str, str, Callable[[], object]]
 
 
 class _EntryCommands(Provider):
     """A provider whose commands are a list of (name, help, callback) entries."""
 
-    def _entries(self) -> list[tuple[str, str, object]]:
+    def _ask(self, message: Message) -> None:
+        """What the app does for the palette it does for any screen: a message up."""
+        self.app.post_message(message)
+
+    def _entries(self) -> list[Entry]:
         raise NotImplementedError
 
     async def discover(self) -> Hits:
         for name, help_text, callback in self._entries():
-            yield DiscoveryHit(name, callback, help=help_text)  # type: ignore[arg-type]
+            yield DiscoveryHit(name, callback, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for name, help_text, callback in self._entries():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, help=help_text)  # type: ignore[arg-type]
+                yield Hit(score, matcher.highlight(name), callback, help=help_text)
 
 
 class ModelCommands(_EntryCommands):
-    def _entries(self) -> list[tuple[str, str, object]]:
-        app: GooseTUI = self.app  # type: ignore[assignment]
+    def _entries(self) -> list[Entry]:
+        ask = self._ask
         return [
             (
                 "Model: offline (extractive, no network)",
                 "Summarize with the built-in deterministic summarizer",
-                partial(app.set_model, "offline"),
+                partial(ask, ModelChoiceRequested("offline")),
             ),
             (
                 "Model: replay a reply file…",
                 "Use a saved model reply as the summarizer's answer",
-                app.ask_replay_file,
+                partial(ask, ModelChoiceRequested("replay")),
             ),
             (
                 "Model: litellm model string…",
                 "e.g. openai/gpt-4o-mini, anthropic/claude-3-5-haiku, ollama/llama3",
-                app.ask_litellm_model,
+                partial(ask, ModelChoiceRequested("litellm")),
             ),
             *(
                 (
                     f"Goose version: {profile}",
                     DESCRIPTIONS[profile],
-                    partial(app.set_goose_profile, profile),
+                    partial(ask, GooseProfileRequested(profile)),
                 )
                 for profile in PROFILES
             ),
@@ -67,10 +73,10 @@ class ActionCommands(_EntryCommands):
     """Every binding with a description that is active on the screen under the palette, so
     the palette and the footer can never disagree; plus the app's own entries."""
 
-    def _entries(self) -> list[tuple[str, str, object]]:
-        app: GooseTUI = self.app  # type: ignore[assignment]
+    def _entries(self) -> list[Entry]:
+        app = self.app
         screen = self.screen
-        entries: list[tuple[str, str, object]] = []
+        entries: list[Entry] = []
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding
@@ -91,10 +97,10 @@ class ActionCommands(_EntryCommands):
             (
                 "Open another session…",
                 "pick a session of Goose's data dir, a folder or a sessions.db; recent ones first",
-                app.action_open_session,
+                partial(self._run, app, "open_session"),
             )
         )
         return entries
 
     def _run(self, node: object, action: str) -> None:
-        self.app.call_later(self.app.run_action, action, node)  # type: ignore[arg-type]
+        self.app.call_later(self.app.run_action, action, node)

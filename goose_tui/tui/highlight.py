@@ -120,7 +120,8 @@ def lexer_name(language: str | None = None, path: str | None = None) -> str | No
 
     if language:
         try:
-            return get_lexer_by_name(language).aliases[0]
+            alias: str = get_lexer_by_name(language).aliases[0]
+            return alias
         except (ClassNotFound, IndexError):
             pass
     if path:
@@ -129,7 +130,8 @@ def lexer_name(language: str | None = None, path: str | None = None) -> str | No
         except ClassNotFound:
             found = None
         if found is not None and found.aliases:
-            return found.aliases[0]
+            first: str = found.aliases[0]
+            return first
     return None
 
 

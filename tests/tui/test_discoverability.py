@@ -115,4 +115,7 @@ async def test_open_another_session_without_restarting(tmp_path: Path) -> None:
         await pilot.press("down", "enter")
         await settle(pilot)
         assert app.screen is app.main
-        assert app.inspector.session is not None and app.inspector.session.source_path == second.resolve()
+        assert (
+            app.inspector.session is not None
+            and app.inspector.session.source_path == second.resolve()
+        )

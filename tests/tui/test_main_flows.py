@@ -89,7 +89,10 @@ async def test_compact_offline_fills_every_pane(session_file: Path) -> None:
         assert main.query_one(CompactionStatus).state == "done"
         assert app.inspector.result is not None
         assert app.inspector.result.request.messages[-1].content == SUMMARIZE_REQUEST
-        assert main.query_one("#input-view", TextViewer).text == app.inspector.result.request.system_prompt
+        assert (
+            main.query_one("#input-view", TextViewer).text
+            == app.inspector.result.request.system_prompt
+        )
         markdown = main.query_one(SummaryPreview).markdown
         assert markdown.startswith("# Conversation Summary")
         assert "## User Intent" in markdown

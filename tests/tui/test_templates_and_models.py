@@ -150,4 +150,6 @@ async def test_picker_filters_and_opens(tmp_path: Path, session_file: Path) -> N
         await pilot.press("enter")
         await settle(pilot)
         assert app.screen is app.main
-        assert app.inspector.session is not None and app.inspector.session.title == "Refactor the CLI"
+        assert (
+            app.inspector.session is not None and app.inspector.session.title == "Refactor the CLI"
+        )

@@ -37,7 +37,7 @@ from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
-from goose_tui.tui.host import host
+from goose_tui.tui.messages import WorkerErrorsUp
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 PREVIOUS = "previous"
@@ -56,11 +56,15 @@ class CompareSetup(ModalScreen["tuple[str, Path | None] | None"]):
     def __init__(self, model: str) -> None:
         super().__init__()
         self.model = model
+        self._spec = Input(model, id="compare-spec")
+        self._folder = Input(
+            placeholder="prompts folder (empty: the current templates)", id="compare-dir"
+        )
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content("Compare the current summary with:"), classes="dialog-question")
-            yield Input(self.model, id="compare-spec")
+            yield self._spec
             yield Static(
                 Content(
                     "offline, replay:FILE or a litellm model string (compacts again), or "
@@ -68,21 +72,18 @@ class CompareSetup(ModalScreen["tuple[str, Path | None] | None"]):
                 ),
                 classes="dialog-note",
             )
-            yield Input(
-                placeholder="prompts folder (empty: the current templates)", id="compare-dir"
-            )
+            yield self._folder
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        spec = self.query_one("#compare-spec", Input).value.strip()
-        folder_input = self.query_one("#compare-dir", Input)
-        folder = folder_input.value.strip()
+        spec = self._spec.value.strip()
+        folder = self._folder.value.strip()
         if not spec:
             self.notify("name a model, or previous", severity="warning")
-            self.query_one("#compare-spec", Input).focus()
+            self._spec.focus()
             return
-        if event.input.id == "compare-spec" and not folder and spec != PREVIOUS:
-            folder_input.focus()  # the next field is still empty: go there first
+        if event.input is self._spec and not folder and spec != PREVIOUS:
+            self._folder.focus()  # the next field is still empty: go there first
             return
         self.dismiss((spec, Path(folder).expanduser() if folder else None))
 
@@ -154,7 +155,7 @@ def field_lines(diff: FieldDiff, side: str) -> str:
     return "\n\n".join(f"{mark if item in only else '·'} {item}" for item in items)
 
 
-class CompareScreen(Screen[None]):
+class CompareScreen(WorkerErrorsUp, Screen[None]):
     DEFAULT_CSS = """
     CompareScreen #compare-title { height: 1; padding: 0 1; background: $primary-background; }
     CompareScreen #compare-state { height: 1; padding: 0 1; color: $text-muted; }
@@ -205,23 +206,36 @@ class CompareScreen(Screen[None]):
         self.prompts_dir = prompts_dir
         self.comparison: Comparison | None = None
         self.showing_diff = False
+        self._state = Static(Content("compacting…"), id="compare-state")
+        self._sides = DataTable[object](id="compare-sides", cursor_type="none")
+        self._fields = DataTable[object](id="compare-fields", cursor_type="row")
+        self._detail = Horizontal(id="compare-detail")
+        self._scrolls = {
+            "left": VerticalScroll(id="compare-left-scroll"),
+            "right": VerticalScroll(id="compare-right-scroll"),
+        }
+        self._items = {
+            "left": Static(Content(""), id="compare-left"),
+            "right": Static(Content(""), id="compare-right"),
+        }
+        self._markdown_diff = VerticalScroll(id="compare-markdown-diff")
+        self._diff_text = Static(Content(""), id="compare-diff-text")
 
     def compose(self) -> ComposeResult:
         right = self.right.label if self.right else self._right_label()
         title = f"compare · A: {self.left.label} · B: {right}"
         yield Static(Content(inert(title)), id="compare-title")
-        yield Static(Content("compacting…"), id="compare-state")
+        yield self._state
         with Vertical(id="compare-body"):
             with Horizontal(id="compare-top"):
-                yield DataTable(id="compare-sides", cursor_type="none")
-                yield DataTable(id="compare-fields", cursor_type="row")
-            with Horizontal(id="compare-detail"):
-                with VerticalScroll(id="compare-left-scroll"):
-                    yield Static(Content(""), id="compare-left")
-                with VerticalScroll(id="compare-right-scroll"):
-                    yield Static(Content(""), id="compare-right")
-            with VerticalScroll(id="compare-markdown-diff"):
-                yield Static(Content(""), id="compare-diff-text")
+                yield self._sides
+                yield self._fields
+            with self._detail:
+                for side in ("left", "right"):
+                    with self._scrolls[side]:
+                        yield self._items[side]
+            with self._markdown_diff:
+                yield self._diff_text
         yield GooseFooter()
 
     def on_resize(self) -> None:
@@ -232,13 +246,11 @@ class CompareScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.on_resize()
-        self.query_one("#compare-markdown-diff").display = False
-        self.query_one("#compare-sides", DataTable).add_columns("", "A", "B")
-        self.query_one("#compare-fields", DataTable).add_columns(
-            "field", "status", "added", "removed"
-        )
-        self.query_one("#compare-left-scroll").border_title = "A"
-        self.query_one("#compare-right-scroll").border_title = "B"
+        self._markdown_diff.display = False
+        self._sides.add_columns("", "A", "B")
+        self._fields.add_columns("field", "status", "added", "removed")
+        self._scrolls["left"].border_title = "A"
+        self._scrolls["right"].border_title = "B"
         self.run_comparison()
 
     @work(exclusive=True, group="compare", exit_on_error=False)
@@ -257,7 +269,7 @@ class CompareScreen(Screen[None]):
 
         templates = load_templates(self.prompts_dir) if self.prompts_dir else self.templates
         summarizer = summarizer_for(self.model.with_text(self.spec))
-        state = self.query_one("#compare-state", Static)
+        state = self._state
         received = 0
 
         def on_chunk(chunk: str) -> None:
@@ -270,10 +282,10 @@ class CompareScreen(Screen[None]):
 
     def _show(self, c: Comparison) -> None:
         self.comparison = c
-        sides = self.query_one("#compare-sides", DataTable)
+        sides = self._sides
         for label, a, b in side_rows(c.left, c.right):
             sides.add_row(label, Text(inert(a)), Text(inert(b)))
-        fields = self.query_one("#compare-fields", DataTable)
+        fields = self._fields
         for f in c.fields:
             fields.add_row(
                 f.field,
@@ -283,9 +295,9 @@ class CompareScreen(Screen[None]):
             )
         changed = sum(1 for f in c.fields if f.status != "same")
         state = c.note or f"{changed} of {len(c.fields)} fields differ · d: Markdown diff"
-        self.query_one("#compare-state", Static).update(Content(inert(state)))
+        self._state.update(Content(inert(state)))
         diff = c.markdown_diff.rstrip("\n") or "(the rendered summaries are identical)"
-        self.query_one("#compare-diff-text", Static).update(diff_content(inert(diff)))
+        self._diff_text.update(diff_content(inert(diff)))
         if c.fields:
             first = next((n for n, f in enumerate(c.fields) if f.status != "same"), 0)
             fields.move_cursor(row=first)
@@ -302,18 +314,15 @@ class CompareScreen(Screen[None]):
         if self.comparison is None or not 0 <= row < len(self.comparison.fields):
             return
         diff = self.comparison.fields[row]
-        for side in ("left", "right"):
-            self.query_one(f"#compare-{side}", Static).update(
-                Content(inert(field_lines(diff, side)))
-            )
-        # Border titles are markup: the field name may come from the model (an extra).
-        self.query_one("#compare-left-scroll").border_title = Content(inert(f"A · {diff.field}"))
-        self.query_one("#compare-right-scroll").border_title = Content(inert(f"B · {diff.field}"))
+        for side, letter in (("left", "A"), ("right", "B")):
+            self._items[side].update(Content(inert(field_lines(diff, side))))
+            # Border titles are markup: the field name may come from the model (an extra).
+            self._scrolls[side].border_title = Content(inert(f"{letter} · {diff.field}"))
 
     def action_toggle_diff(self) -> None:
         self.showing_diff = not self.showing_diff
-        self.query_one("#compare-markdown-diff").display = self.showing_diff
-        self.query_one("#compare-detail").display = not self.showing_diff
+        self._markdown_diff.display = self.showing_diff
+        self._detail.display = not self.showing_diff
 
     def action_copy_diff(self) -> None:
         if self.comparison is not None:
@@ -325,17 +334,15 @@ class CompareScreen(Screen[None]):
         running = [w for w in self.workers if w.group == "compare" and w.is_running]
         if running:
             self.workers.cancel_group(self, "compare")
-            self.query_one("#compare-state", Static).update(Content("cancelled"))
+            self._state.update(Content("cancelled"))
             self.notify("comparison cancelled")
             return
         self.dismiss(None)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != "compare" or event.state != WorkerState.ERROR:
-            return
-        self.query_one("#compare-state", Static).update(Content("failed"))
-        # The same modal, with the same description, as a failed compaction on the inspector.
-        host(self).worker_failed("Compaction failed", event.worker.error)
+        # The error itself reaches the app's error modal (WorkerErrorsUp).
+        if event.worker.group == "compare" and event.state == WorkerState.ERROR:
+            self._state.update(Content("failed"))
 
 
 def current_side(inspector: Inspector) -> SummarySide:

@@ -13,14 +13,12 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
-from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.breakdown import CATEGORY_LABELS, ContextBreakdown, context_breakdown
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.session.models import Session
-from goose_tui.tui.host import host
-from goose_tui.tui.screens.jump import show_message
+from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
 from goose_tui.tui.screens.retention_screen import score_bar
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 
@@ -29,7 +27,7 @@ def _right(text: str, style: str = "") -> Text:
     return Text(text, style=style, justify="right")
 
 
-class ContextScreen(Screen[None]):
+class ContextScreen(WorkerErrorsUp, Screen[None]):
     DEFAULT_CSS = """
     ContextScreen #context-title { height: 1; padding: 0 1; background: $primary-background; }
     ContextScreen #context-categories { height: auto; max-height: 12; margin: 1 0 0 0; }
@@ -116,7 +114,7 @@ class ContextScreen(Screen[None]):
         if not category.messages:
             self.notify(f"no message has {category.label}", markup=False)
             return
-        show_message(self, category.messages[0], category.messages)
+        self.post_message(ShowMessage(category.messages[0], category.messages))
         self.notify(
             f"{category.label}: {len(category.messages):,} messages highlighted · "
             "n / N: next / previous",
@@ -127,14 +125,10 @@ class ContextScreen(Screen[None]):
     def _message_selected(self, event: DataTable.RowSelected) -> None:
         breakdown = self.breakdown
         if breakdown is not None and 0 <= event.cursor_row < len(breakdown.heaviest):
-            show_message(self, breakdown.heaviest[event.cursor_row].index)
+            self.post_message(ShowMessage(breakdown.heaviest[event.cursor_row].index))
 
     def action_back(self) -> None:
         self.dismiss(None)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "context" and event.state == WorkerState.ERROR:
-            host(self).worker_failed("Counting failed", event.worker.error)
 
 
 def open_context(screen: Screen[None], inspector: Inspector) -> None:

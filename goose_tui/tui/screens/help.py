@@ -20,7 +20,7 @@ parsed fields (with JSON and raw-reply editors) and the rendered Markdown summar
 Press c to compact with the current model; switch models from the command palette."""
 
 
-def binding_lines(screen: Screen) -> list[str]:
+def binding_lines(screen: Screen[object]) -> list[str]:
     seen: set[str] = set()
     lines: list[str] = []
     for active in screen.active_bindings.values():
@@ -40,7 +40,7 @@ class HelpScreen(ModalScreen[None]):
         Binding("question_mark", "dismiss_help", "Close help", id="help.close2", show=False),
     ]
 
-    def __init__(self, under: Screen) -> None:
+    def __init__(self, under: Screen[object]) -> None:
         super().__init__()
         self.under = under
 

@@ -28,7 +28,12 @@ from goose_tui.inspector import Inspector, parses
 from goose_tui.session.models import Session
 from goose_tui.tokens import ContextUsage, TokenCounter, not_smaller
 from goose_tui.tui.debounce import debounce
-from goose_tui.tui.host import InspectorHost, host
+from goose_tui.tui.messages import (
+    GooseProfileRequested,
+    SaveRequested,
+    TemplateEditRequested,
+    WorkerErrorsUp,
+)
 from goose_tui.tui.widgets.code_editor import CodeEditor
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge
@@ -44,7 +49,7 @@ PANES = ("input", "analysis", "fields", "markdown")
 IMPORTING_NOTE = "importing litellm… (first call of the session)"
 
 
-class MainScreen(Screen[None]):
+class MainScreen(WorkerErrorsUp, Screen[None]):
     BINDINGS = [
         Binding("c", "compact", "Compact", id="main.compact"),
         Binding("escape", "cancel", "Cancel", id="main.cancel"),
@@ -86,10 +91,6 @@ class MainScreen(Screen[None]):
         self.set_reactive(MainScreen.profile, inspector.goose_profile)
         self.set_reactive(MainScreen.templates, inspector.templates)
         self.set_reactive(MainScreen.template_origins, self._origins())
-
-    @property
-    def host(self) -> InspectorHost:
-        return host(self)
 
     def _origins(self) -> tuple[str, str]:
         inspector = self.inspector
@@ -425,11 +426,8 @@ class MainScreen(Screen[None]):
                 status.state = "cancelled"
                 if self._ticker is not None:
                     self._ticker.stop()
-            elif event.state == WorkerState.ERROR:
+            elif event.state == WorkerState.ERROR:  # the app shows the error (WorkerErrorsUp)
                 status.state = "failed"
-                self.host.worker_failed("Compaction failed", worker.error)
-        elif event.state == WorkerState.ERROR:
-            self.host.worker_failed(f"{worker.group} failed", worker.error)
 
     # -- hand-editing ----------------------------------------------------------------------
 
@@ -599,11 +597,13 @@ class MainScreen(Screen[None]):
         )
 
     def action_save(self) -> None:
-        self.host.ask_save()
+        self.post_message(SaveRequested())
 
     def action_edit_template(self, name: str) -> None:
-        self.host.edit_template(
-            "compaction.md" if name == "compaction.md" else "compaction_summary.md"
+        self.post_message(
+            TemplateEditRequested(
+                "compaction.md" if name == "compaction.md" else "compaction_summary.md"
+            )
         )
 
     # -- analysis screens (what was lost, compare, timeline) -------------------------------
@@ -616,7 +616,7 @@ class MainScreen(Screen[None]):
     def action_switch_profile(self) -> None:
         """The next Goose version's conversation format (profiles.py); the input pane is
         rendered again so the user sees what changed."""
-        self.host.set_goose_profile(next_profile(self.inspector.goose_profile))
+        self.post_message(GooseProfileRequested(next_profile(self.inspector.goose_profile)))
 
     def action_timeline(self) -> None:
         from goose_tui.tui.screens.timeline_screen import open_timeline

@@ -18,7 +18,6 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
-from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.retention import (
     CATEGORY_LABELS,
@@ -31,8 +30,7 @@ from goose_tui.analysis.retention import (
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.session.models import Message
-from goose_tui.tui.host import host
-from goose_tui.tui.screens.jump import show_message
+from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.probes_panel import ProbesPanel
 
@@ -66,7 +64,7 @@ def one_line(text: str, width: int = TEXT_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-class RetentionScreen(Screen[None]):
+class RetentionScreen(WorkerErrorsUp, Screen[None]):
     """``summary`` is checked against ``messages``; ``label`` says where the summary came
     from (a model, or a hand edit)."""
 
@@ -105,30 +103,30 @@ class RetentionScreen(Screen[None]):
         self.report: RetentionReport | None = None
         self.show_found = False
         self._rows: list[RetentionItem] = []  # the items in table order
+        self._scores = DataTable[object](
+            id="retention-scores", cursor_type="none", zebra_stripes=True
+        )
+        self._hint = Static(Content("checking the summary…"), id="retention-hint")
+        self._items = DataTable[object](id="retention-items", cursor_type="row", zebra_stripes=True)
+        self._tabs = TabbedContent(id="retention-tabs", initial="tab-retention")
+        self._probes = ProbesPanel(
+            messages, summary, model, api_base, working_dir, id="probes-panel"
+        )
 
     def compose(self) -> ComposeResult:
         yield Static(Content(inert(f"what was lost · {self.label}")), id="retention-title")
-        with TabbedContent(id="retention-tabs", initial="tab-retention"):
+        with self._tabs:
             with TabPane("Retention", id="tab-retention"):
-                yield DataTable(id="retention-scores", cursor_type="none", zebra_stripes=True)
-                yield Static(Content("checking the summary…"), id="retention-hint")
-                yield DataTable(id="retention-items", cursor_type="row", zebra_stripes=True)
+                yield self._scores
+                yield self._hint
+                yield self._items
             with TabPane("Probes", id="tab-probes"):
-                yield ProbesPanel(
-                    self.messages,
-                    self.summary,
-                    self.model,
-                    self.api_base,
-                    self.working_dir,
-                    id="probes-panel",
-                )
+                yield self._probes
         yield GooseFooter()
 
     def on_mount(self) -> None:
-        scores = self.query_one("#retention-scores", DataTable)
-        scores.add_columns("category", "found", "total", "score", "")
-        items = self.query_one("#retention-items", DataTable)
-        items.add_columns("message", "category", "status", "overlap", "text")
+        self._scores.add_columns("category", "found", "total", "score", "")
+        self._items.add_columns("message", "category", "status", "overlap", "text")
         self.check()
 
     @work(thread=True, exclusive=True, group="retention", exit_on_error=False)
@@ -138,7 +136,7 @@ class RetentionScreen(Screen[None]):
 
     def _show(self, report: RetentionReport) -> None:
         self.report = report
-        scores = self.query_one("#retention-scores", DataTable)
+        scores = self._scores
         scores.clear()
         for c in report.categories:
             scores.add_row(
@@ -163,7 +161,7 @@ class RetentionScreen(Screen[None]):
             return
         missing = report.missing()
         self._rows = missing + ([i for i in report.items if i.found] if self.show_found else [])
-        table = self.query_one("#retention-items", DataTable)
+        table = self._items
         table.clear()
         for item in self._rows:
             overlap = "" if item.word_overlap is None else f"{item.word_overlap:.0%} words"
@@ -181,14 +179,14 @@ class RetentionScreen(Screen[None]):
             if report.total
             else "the history has no checkable items"
         )
-        self.query_one("#retention-hint", Static).update(Content(hint))
+        self._hint.update(Content(hint))
         if self._rows:
             table.focus()
 
     @on(DataTable.RowSelected, "#retention-items")
     def _item_selected(self, event: DataTable.RowSelected) -> None:
         if 0 <= event.cursor_row < len(self._rows):
-            show_message(self, self._rows[event.cursor_row].message_index)
+            self.post_message(ShowMessage(self._rows[event.cursor_row].message_index))
 
     def action_toggle_found(self) -> None:
         self.show_found = not self.show_found
@@ -209,17 +207,13 @@ class RetentionScreen(Screen[None]):
         self.dismiss(None)
 
     def action_switch_tab(self) -> None:
-        tabs = self.query_one("#retention-tabs", TabbedContent)
+        tabs = self._tabs
         tabs.active = "tab-retention" if tabs.active == "tab-probes" else "tab-probes"
 
     @on(TabbedContent.TabActivated, "#retention-tabs")
     def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "tab-probes":
-            self.query_one(ProbesPanel).start()
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "retention" and event.state == WorkerState.ERROR:
-            host(self).worker_failed("Retention check failed", event.worker.error)
+            self._probes.start()
 
 
 def open_retention(screen: Screen[None], inspector: Inspector) -> None:

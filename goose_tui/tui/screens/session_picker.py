@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -44,7 +46,7 @@ class SessionPicker(Screen[SessionInfo | None]):
     ]
 
     def __init__(
-        self, sessions: list[SessionInfo], source: str, *, recent: list[SessionInfo] = ()
+        self, sessions: list[SessionInfo], source: str, *, recent: Sequence[SessionInfo] = ()
     ) -> None:
         """``recent`` (sessions opened lately, from any folder) are listed first."""
         super().__init__()

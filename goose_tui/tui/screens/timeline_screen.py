@@ -16,14 +16,12 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
-from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.timeline import Timeline, session_timeline
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.session.models import Message, Session, content_type
-from goose_tui.tui.host import host
-from goose_tui.tui.screens.jump import show_message
+from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.timeline_plot import TimelinePlot
 
@@ -40,7 +38,7 @@ def message_preview(message: Message, width: int = PREVIEW) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-class TimelineScreen(Screen[None]):
+class TimelineScreen(WorkerErrorsUp, Screen[None]):
     DEFAULT_CSS = """
     TimelineScreen #timeline-title { height: 1; padding: 0 1; background: $primary-background; }
     TimelineScreen #timeline-summary { height: 1; padding: 0 1; }
@@ -68,26 +66,31 @@ class TimelineScreen(Screen[None]):
         self.session = session
         self.options = {"threshold": threshold, "context_limit": context_limit, "model": model}
         self.timeline: Timeline | None = None
+        self._summary = Static(Content("counting tokens…"), id="timeline-summary")
+        self._plot = TimelinePlot(id="timeline-plot")
+        self._point = Static(Content(""), id="timeline-point")
+        self._triggers = DataTable[object](id="timeline-triggers", cursor_type="row")
+        self._events = DataTable[object](id="timeline-events", cursor_type="row")
 
     def compose(self) -> ComposeResult:
         title = f"timeline · {self.session.title} · {len(self.session.messages):,} messages"
         yield Static(Content(inert(title)), id="timeline-title")
-        yield Static(Content("counting tokens…"), id="timeline-summary")
-        yield TimelinePlot(id="timeline-plot")
-        yield Static(Content(""), id="timeline-point")
+        yield self._summary
+        yield self._plot
+        yield self._point
         with Horizontal(id="timeline-tables"):
-            yield DataTable(id="timeline-triggers", cursor_type="row")
-            yield DataTable(id="timeline-events", cursor_type="row")
+            yield self._triggers
+            yield self._events
         yield GooseFooter()
 
     def on_mount(self) -> None:
-        triggers = self.query_one("#timeline-triggers", DataTable)
+        triggers = self._triggers
         triggers.add_columns("trigger", "fraction", "tokens", "first over", "crossings")
         triggers.border_title = "where compaction would trigger"
-        events = self.query_one("#timeline-events", DataTable)
+        events = self._events
         events.add_columns("message", "kind", "before", "after", "text")
         events.border_title = "compactions in the session"
-        self.query_one(TimelinePlot).focus()
+        self._plot.focus()
         self.build()
 
     @work(thread=True, exclusive=True, group="timeline", exit_on_error=False)
@@ -103,8 +106,8 @@ class TimelineScreen(Screen[None]):
             f"{t.threshold:g} · peak {t.peak:,} tokens ({share:.1%} of the window) · "
             f"{len(t.events)} compaction event(s)"
         )
-        self.query_one("#timeline-summary", Static).update(Content(inert(summary)))
-        triggers = self.query_one("#timeline-triggers", DataTable)
+        self._summary.update(Content(inert(summary)))
+        triggers = self._triggers
         for trigger in t.triggers:
             first = "never" if trigger.first_index is None else f"#{trigger.first_index + 1}"
             triggers.add_row(
@@ -114,7 +117,7 @@ class TimelineScreen(Screen[None]):
                 first,
                 Text(str(len(trigger.crossings)), justify="right"),
             )
-        events = self.query_one("#timeline-events", DataTable)
+        events = self._events
         for e in t.events:
             events.add_row(
                 Text(f"#{e.index + 1}", justify="right"),
@@ -125,8 +128,7 @@ class TimelineScreen(Screen[None]):
             )
         if not t.events:
             events.add_row("", Text("none: this session was never compacted"), "", "", "")
-        plot = self.query_one(TimelinePlot)
-        plot.set_timeline(t)
+        self._plot.set_timeline(t)
         self._show_point(0)
 
     @on(TimelinePlot.CursorMoved)
@@ -146,7 +148,7 @@ class TimelineScreen(Screen[None]):
             f"({p.fraction:.1%}){seen}{over}"
         )
         text = head + "\n" + inert(message_preview(self.session.messages[index]))
-        self.query_one("#timeline-point", Static).update(Content(text))
+        self._point.update(Content(text))
 
     @on(DataTable.RowSelected, "#timeline-triggers")
     def _trigger_selected(self, event: DataTable.RowSelected) -> None:
@@ -164,26 +166,21 @@ class TimelineScreen(Screen[None]):
             self._focus_plot_at(self.timeline.events[event.cursor_row].index)
 
     def _focus_plot_at(self, index: int) -> None:
-        plot = self.query_one(TimelinePlot)
-        plot.cursor = index
-        plot.focus()
+        self._plot.cursor = index
+        self._plot.focus()
 
     def action_open_message(self) -> None:
         if self.timeline is not None:
-            show_message(self, self.query_one(TimelinePlot).cursor)
+            self.post_message(ShowMessage(self._plot.cursor))
 
     def action_zoom(self) -> None:
-        plot = self.query_one(TimelinePlot)
+        plot = self._plot
         plot.zoomed = not plot.zoomed
         binding_text = "peak" if plot.zoomed else "window"
         self.notify(f"plot scaled to the {binding_text}")
 
     def action_back(self) -> None:
         self.dismiss(None)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "timeline" and event.state == WorkerState.ERROR:
-            host(self).worker_failed("Timeline failed", event.worker.error)
 
 
 def open_timeline(screen: Screen[None], inspector: Inspector) -> None:

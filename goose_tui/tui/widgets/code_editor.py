@@ -9,6 +9,8 @@ changes.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.widgets import TextArea
 from textual.widgets.text_area import TextAreaTheme
 
@@ -20,7 +22,7 @@ THEME_NAME = "goose-tui-syntax"
 class CodeEditor(TextArea):
     """``syntax`` is a pygments language alias (``json``, ``markdown``)."""
 
-    def __init__(self, text: str = "", *, syntax: str | None = None, **kwargs) -> None:
+    def __init__(self, text: str = "", *, syntax: str | None = None, **kwargs: Any) -> None:
         self.syntax = syntax
         super().__init__(text, **kwargs)
 

@@ -183,7 +183,7 @@ class ConversationView(ScrollView, can_focus=True):
     BINDINGS = [
         Binding("up", "select(-1)", "Previous message", id="conversation.previous", show=False),
         Binding("down", "select(1)", "Next message", id="conversation.next", show=False),
-        Binding("enter", "toggle", "Expand message", id="conversation.toggle"),
+        Binding("enter", "toggle_message", "Expand message", id="conversation.toggle"),
         Binding(
             "n",
             "next_highlighted(1)",
@@ -382,7 +382,7 @@ class ConversationView(ScrollView, can_focus=True):
         if self._messages:
             self.selected = min(max(self.selected + delta, 0), len(self._messages) - 1)
 
-    def action_toggle(self) -> None:
+    def action_toggle_message(self) -> None:
         if not self._messages:
             return
         self._expanded ^= {self.selected}

@@ -8,6 +8,8 @@ order; the command palette key stays at the right edge.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer
@@ -48,7 +50,7 @@ def footer_order(bindings: list[Binding], narrow: bool) -> list[Binding]:
 
 
 class GooseFooter(Footer):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._narrow: bool | None = None
 

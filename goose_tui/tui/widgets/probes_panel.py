@@ -24,7 +24,7 @@ from goose_tui.analysis.probes import PROBE_LABELS, ProbeReport, format_probe_sc
 from goose_tui.inert import inert
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
-from goose_tui.tui.host import host
+from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
 
 CELL = 40
 
@@ -47,7 +47,7 @@ def _score_style(score: float | None) -> str:
     return "green" if score >= 1 else ("yellow" if score > 0 else "bold red")
 
 
-class ProbesPanel(Vertical):
+class ProbesPanel(WorkerErrorsUp, Vertical):
     DEFAULT_CSS = """
     ProbesPanel { height: 1fr; }
     ProbesPanel #probe-hint { height: auto; padding: 0 1; color: $text-muted; }
@@ -174,17 +174,15 @@ class ProbesPanel(Vertical):
 
     @on(DataTable.RowSelected, "#probe-items")
     def _probe_selected(self, event: DataTable.RowSelected) -> None:
-        from goose_tui.tui.screens.jump import show_message
-
         event.stop()
         if self.report is None or not 0 <= event.cursor_row < len(self.report.results):
             return
         index = self.report.results[event.cursor_row].probe.message_index
         if index is not None:
-            show_message(self, index)
+            self.post_message(ShowMessage(index))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "probes" and event.state == WorkerState.ERROR:
             error = event.worker.error
+            # The error itself reaches the app's error modal (WorkerErrorsUp).
             self.query_one("#probe-hint", Static).update(Content(inert(f"probes failed: {error}")))
-            host(self).worker_failed("Probes failed", error)

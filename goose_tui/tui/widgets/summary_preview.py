@@ -98,7 +98,7 @@ class MarkdownLines(ScrollView, can_focus=True):
         for section in self._sections:
             key = (section, width)
             lines, next_gap = cache[key] = (
-                cache.get(key) or self._cache.get(key) or self._render(*key)
+                cache.get(key) or self._cache.get(key) or self._render_section(*key)
             )
             strips.extend([blank, *lines] if gap else lines)
             gap = next_gap
@@ -107,7 +107,7 @@ class MarkdownLines(ScrollView, can_focus=True):
         self._strips = strips
         self.virtual_size = Size(width, len(strips))
 
-    def _render(self, section: str, width: int) -> tuple[list[Strip], bool]:
+    def _render_section(self, section: str, width: int) -> tuple[list[Strip], bool]:
         # Imported on the first summary, not at start-up: rich.markdown brings markdown-it,
         # ~0.15 s of the first screen, which shows no summary yet.
         from rich.markdown import Markdown as RichMarkdown

@@ -218,11 +218,12 @@ class TextViewer(ScrollView, can_focus=True):
             return
         haystack = self._text.lower()
         if len(haystack) != len(self._text):  # lower() changed lengths: go line by line
-            for number, line in enumerate(self._lines):
-                start = line.lower().find(needle)
+            for number, text_line in enumerate(self._lines):
+                lowered = text_line.lower()
+                start = lowered.find(needle)
                 while start != -1 and len(self._matches) < MAX_MATCHES:
                     self._matches.append((number, start))
-                    start = line.lower().find(needle, start + len(needle))
+                    start = lowered.find(needle, start + len(needle))
             return
         line, line_start, previous = 0, 0, 0
         position = haystack.find(needle)

@@ -1,0 +1,77 @@
+"""What screens, widgets and the command palette ask of the app: messages that bubble up to
+``GooseTUI``, which handles each in one place (Textual's "attributes down, messages up").
+
+No screen imports the app, and none reads another screen: a screen holds the ``Inspector``
+it was given and posts one of these when the app must act (open a dialog, switch the Goose
+version, go back to a message, show a worker's error).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from textual import on
+from textual.message import Message
+from textual.message_pump import MessagePump
+from textual.worker import Worker, WorkerState
+
+from goose_tui.compaction.profiles import GooseProfile
+from goose_tui.compaction.templates import TemplateName
+
+
+class WorkerFailed(Message):
+    """A worker ended with an error: the app shows it in the error modal."""
+
+    def __init__(self, worker: Worker[object]) -> None:
+        super().__init__()
+        self.worker = worker
+
+
+class SaveRequested(Message):
+    """Open the save dialog for the current session and summary."""
+
+
+class TemplateEditRequested(Message):
+    """Open the editor on one of the two templates."""
+
+    def __init__(self, name: TemplateName) -> None:
+        super().__init__()
+        self.name = name
+
+
+class GooseProfileRequested(Message):
+    """Format the conversation as this Goose version does."""
+
+    def __init__(self, profile: GooseProfile) -> None:
+        super().__init__()
+        self.profile = profile
+
+
+class ModelChoiceRequested(Message):
+    """Switch the summarizer: offline at once; a reply file or a litellm model is asked for."""
+
+    def __init__(self, kind: Literal["offline", "replay", "litellm"]) -> None:
+        super().__init__()
+        self.kind = kind
+
+
+class ShowMessage(Message):
+    """Back to the inspector with message ``index`` selected (``highlight``: also mark these
+    messages, for n / N)."""
+
+    def __init__(self, index: int, highlight: Sequence[int] = ()) -> None:
+        super().__init__()
+        self.index = index
+        self.highlight = list(highlight)
+
+
+class WorkerErrorsUp(MessagePump):
+    """Mixed into every screen and widget that runs workers. Textual sends a worker's state
+    only to the node that started it; this passes each error up as ``WorkerFailed``, so the
+    app's one handler turns every worker error of every screen into the error modal."""
+
+    @on(Worker.StateChanged)
+    def _worker_error_up(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR:
+            self.post_message(WorkerFailed(event.worker))
