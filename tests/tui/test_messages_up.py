@@ -1,0 +1,92 @@
+"""Issue 13: screens and widgets reach the app only by messages up. A worker's error on any
+screen, or in a widget deep inside one, reaches the app's one handler and its error modal;
+a request (go back to a message) is handled by the app, whatever screen posts it."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Static
+
+from goose_tui.tui.app import GooseTUI, bundled_sample
+from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
+from goose_tui.tui.screens.error_modal import ErrorModal
+from goose_tui.tui.widgets.conversation_view import ConversationView
+
+from .conftest import settle, wait_until
+
+
+class BrokenPanel(WorkerErrorsUp, Vertical):
+    """A widget whose worker fails, like the probes panel when a model call breaks."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("probing…")
+
+    def on_mount(self) -> None:
+        self.probe()
+
+    @work(thread=True, group="probes", exit_on_error=False)
+    def probe(self) -> None:
+        raise RuntimeError("the judge model answered 500")
+
+
+class BrokenScreen(WorkerErrorsUp, Screen[None]):
+    def __init__(self, *, with_panel: bool) -> None:
+        super().__init__()
+        self.with_panel = with_panel
+
+    def compose(self) -> ComposeResult:
+        if self.with_panel:
+            yield BrokenPanel()
+        else:
+            yield Static("plotting…")
+
+    def on_mount(self) -> None:
+        if not self.with_panel:
+            self.plot()
+
+    @work(thread=True, group="timeline", exit_on_error=False)
+    def plot(self) -> None:
+        raise ValueError("no tokens to plot")
+
+
+async def _modal_for(with_panel: bool) -> ErrorModal:
+    app = GooseTUI(bundled_sample())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.push_screen(BrokenScreen(with_panel=with_panel))
+        await wait_until(pilot, lambda: isinstance(app.screen, ErrorModal), timeout=60)
+        modal = app.screen
+        assert isinstance(modal, ErrorModal)
+        assert app.is_running  # the app keeps running under the modal
+        return modal
+
+
+async def test_a_screens_worker_error_reaches_the_one_error_modal() -> None:
+    modal = await _modal_for(with_panel=False)
+    assert modal.error_title == "Timeline failed"
+    assert modal.message == "ValueError: no tokens to plot"
+
+
+async def test_a_widgets_worker_error_bubbles_through_its_screen_to_the_modal() -> None:
+    modal = await _modal_for(with_panel=True)
+    assert modal.error_title == "Probes failed"
+    assert modal.message == "RuntimeError: the judge model answered 500"
+
+
+async def test_show_message_from_any_screen_goes_back_to_the_inspector() -> None:
+    app = GooseTUI(bundled_sample())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")  # the timeline, then a screen above it
+        await settle(pilot)
+        app.push_screen(Screen())
+        await settle(pilot)
+        assert len(app.screen_stack) == 4  # default, inspector, timeline, the one above
+        app.screen.post_message(ShowMessage(3, [3, 5]))
+        await settle(pilot)
+        assert app.screen is app.main
+        view = app.main.query_one(ConversationView)
+        assert view.selected == 3 and view.highlighted == [3, 5]
