@@ -74,7 +74,9 @@ def test_compact_with_a_missing_reply_file_fails_before_any_work(
     session_file: Path, tmp_path: Path
 ) -> None:
     inspector = _inspector(session_file, f"replay:{tmp_path / 'missing.md'}")
-    with pytest.raises(ValueError, match="missing.md"):
+    # FileNotFoundError, as the app raised it before the Inspector: the error modal reads
+    # "FileNotFoundError: …/missing.md: no such reply file".
+    with pytest.raises(FileNotFoundError, match="missing.md: no such reply file"):
         asyncio.run(inspector.compact())
     assert inspector.result is None
 
