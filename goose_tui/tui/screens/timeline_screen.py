@@ -64,7 +64,7 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
     ) -> None:
         super().__init__()
         self.session = session
-        self.options = {"threshold": threshold, "context_limit": context_limit, "model": model}
+        self.threshold, self.context_limit, self.model = threshold, context_limit, model
         self.timeline: Timeline | None = None
         self._summary = Static(Content("counting tokens…"), id="timeline-summary")
         self._plot = TimelinePlot(id="timeline-plot")
@@ -95,7 +95,12 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
 
     @work(thread=True, exclusive=True, group="timeline", exit_on_error=False)
     def build(self) -> None:
-        timeline = session_timeline(self.session, **self.options)  # type: ignore[arg-type]
+        timeline = session_timeline(
+            self.session,
+            threshold=self.threshold,
+            context_limit=self.context_limit,
+            model=self.model,
+        )
         self.app.call_from_thread(self._show, timeline)
 
     def _show(self, t: Timeline) -> None:
