@@ -4,8 +4,9 @@ prompt built from a 50 MB session scrolls as smoothly as a short one."""
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import accumulate
 
 from rich.segment import Segment
@@ -24,6 +25,67 @@ Spans = list[tuple[int, int, str]]
 Highlighter = Callable[[str], Spans]
 MAX_MATCHES = 10_000
 WORD_WRAP_CHARS = 2_000_000
+
+
+class Lines:
+    """The lines of one text without copying it: the text and an ``array`` of where each
+    line starts; a line is sliced out only when asked for (drawn, wrapped, searched).
+    A 47-million-character prompt costs 8 bytes per line here, not a second copy of it
+    plus a million ``str`` objects."""
+
+    def __init__(self, text: str = "") -> None:
+        self._text = text
+        self._starts = array("q")
+        if text:
+            self._starts.append(0)
+            self._index(0)
+
+    def _index(self, begin: int) -> None:
+        text, starts = self._text, self._starts
+        position = text.find("\n", begin)
+        while position != -1:
+            starts.append(position + 1)
+            position = text.find("\n", position + 1)
+
+    def append(self, chunk: str) -> None:
+        """Add ``chunk`` at the end (its first piece joins the last line)."""
+        begin = len(self._text)
+        self._text += chunk
+        if not self._starts:
+            self._starts.append(0)
+        self._index(begin)
+
+    def _end(self, number: int) -> int:
+        if number + 1 < len(self._starts):
+            return self._starts[number + 1] - 1
+        return len(self._text)
+
+    def length(self, number: int) -> int:
+        return self._end(number) - self._starts[number]
+
+    def longest(self) -> int:
+        return max(map(self.length, range(len(self._starts))), default=0)
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __bool__(self) -> bool:
+        return bool(self._starts)
+
+    def __getitem__(self, number: int) -> str:
+        if number < 0:
+            number += len(self._starts)
+        if not 0 <= number < len(self._starts):
+            raise IndexError(number)
+        return self._text[self._starts[number] : self._end(number)]
+
+    def __iter__(self) -> Iterator[str]:
+        for number in range(len(self._starts)):
+            yield self[number]
 
 
 def _word_breaks(line: str, width: int) -> list[int]:
@@ -97,13 +159,13 @@ class TextViewer(ScrollView, can_focus=True):
         self._syntax_spans: list[list[tuple[int, int, str]]] = []
         # Soft wrap at the view's width: _row_starts[i] is the first visual row of line i.
         self._wrap = wrap
-        self._row_starts: list[int] = []
+        self._row_starts: array[int] = array("q")
         self._row_total = 0
         self._breaks: dict[int, list[int]] = {}  # line -> where each of its rows starts
         self._wrapped_width = -1
         self._placeholder = placeholder
         self._text = ""
-        self._lines: list[str] = []
+        self._lines = Lines()
         self._matches: list[tuple[int, int]] = []  # (line, column)
         self._current = -1
         self.set_text(text)
@@ -135,12 +197,12 @@ class TextViewer(ScrollView, can_focus=True):
         self._text = text
         # Lines are kept raw and made inert when drawn: a 50 MB prompt is never copied whole.
         # A highlighted text is small: its lines are made inert now, so spans line up.
-        self._lines = text.split("\n") if text else []
+        self._lines = Lines(text)
         self._syntax_spans = []
         if self._syntax and text:
             shown = inert(text)
             self._syntax_spans = highlight_lines(shown, self._syntax)
-            self._lines = shown.split("\n")
+            self._lines = Lines(shown)
         self._update_size()
         self._find_matches()
         self.refresh()
@@ -148,13 +210,9 @@ class TextViewer(ScrollView, can_focus=True):
     def append(self, chunk: str) -> None:
         """Add streamed text at the end, keeping the view pinned to the bottom if it was."""
         at_bottom = self.scroll_y >= self.max_scroll_y
-        self._text += chunk
-        pieces = chunk.split("\n")
-        if self._lines:
-            self._lines[-1] += pieces[0]
-            self._lines.extend(pieces[1:])
-        else:
-            self._lines = pieces
+        self._lines.append(chunk)
+        # One string shared with the line index, not a second growing copy.
+        self._text = self._lines.text if not self._syntax else self._text + chunk
         self._update_size()
         self.refresh()
         if at_bottom:
@@ -165,7 +223,7 @@ class TextViewer(ScrollView, can_focus=True):
             self._wrapped_width = -1
             self._rewrap()
             return
-        width = max(map(len, self._lines), default=0)
+        width = self._lines.longest()
         self.virtual_size = Size(width + 1, max(len(self._lines), 1))
 
     @property
@@ -187,14 +245,15 @@ class TextViewer(ScrollView, can_focus=True):
             for number, line in enumerate(self._lines):
                 if len(line) > width:
                     self._breaks[number] = _word_breaks(line, width)
-        counts = [
+        lines = self._lines
+        counts = (
             len(self._breaks[number])
             if number in self._breaks
-            else ((len(line) - 1) // width + 1 if line else 1)
-            for number, line in enumerate(self._lines)
-        ]
-        self._row_starts = [0, *accumulate(counts)]
-        self._row_total = self._row_starts.pop()
+            else ((size - 1) // width + 1 if (size := lines.length(number)) else 1)
+            for number in range(len(lines))
+        )
+        self._row_starts = array("q", accumulate(counts, initial=0))
+        self._row_total = self._row_starts.pop() if self._row_starts else 0
         self.virtual_size = Size(width, max(self._row_total, 1))
 
     def on_resize(self) -> None:
@@ -282,7 +341,7 @@ class TextViewer(ScrollView, can_focus=True):
             breaks = self._breaks.get(line_no)
             if breaks:
                 start = breaks[part]
-                end = breaks[part + 1] if part + 1 < len(breaks) else len(self._lines[line_no])
+                end = breaks[part + 1] if part + 1 < len(breaks) else self._lines.length(line_no)
             else:
                 start = part * self._wrapped_width
                 end = start + self._wrapped_width
