@@ -393,6 +393,13 @@ class Inspector:
     def template_failed(self, error: TemplateError | str) -> None:
         self.banner = (f"template error: {error} — {LAST_GOOD}", "error")
 
+    def template_origins(self) -> tuple[str, str]:
+        """What the pane borders say of the two templates in use (prompt, summary)."""
+        return (
+            self.describe_template("compaction.md"),
+            self.describe_template("compaction_summary.md"),
+        )
+
     def describe_template(self, name: TemplateName) -> str:
         """Which template is in use for ``name``, and any broken override it stands in for."""
         text = describe_source(self.templates.get(name))

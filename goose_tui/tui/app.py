@@ -359,17 +359,10 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         if not inspector.same_templates(reload.templates):
             self._swap_templates(reload.templates)
         else:
-            self.main.template_origins = self.main_origins()
+            self.main.template_origins = self.inspector.template_origins()
         if reload.kept is not None:
             inspector.template_kept(reload.kept)
             self.main.banner = inspector.banner
-
-    def main_origins(self) -> tuple[str, str]:
-        """What the pane borders say of the templates in use."""
-        return (
-            self.inspector.describe_template("compaction.md"),
-            self.inspector.describe_template("compaction_summary.md"),
-        )
 
     def _warn_templates(self, warnings: list[str]) -> None:
         for warning in warnings:

@@ -90,14 +90,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.set_reactive(MainScreen.model_name, inspector.model.name)
         self.set_reactive(MainScreen.profile, inspector.goose_profile)
         self.set_reactive(MainScreen.templates, inspector.templates)
-        self.set_reactive(MainScreen.template_origins, self._origins())
-
-    def _origins(self) -> tuple[str, str]:
-        inspector = self.inspector
-        return (
-            inspector.describe_template("compaction.md"),
-            inspector.describe_template("compaction_summary.md"),
-        )
+        self.set_reactive(MainScreen.template_origins, self.inspector.template_origins())
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -194,7 +187,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def watch_templates(self, old: Templates | None, new: Templates | None) -> None:
         """Templates swapped in (the summary already rendered with them, by the app)."""
-        self.template_origins = self._origins()
+        self.template_origins = self.inspector.template_origins()
         self._show_template_origin()
         if old is None or new is None:
             return
