@@ -11,7 +11,7 @@ half off the UI thread: ``read_json`` / ``render_json`` / ``json_rendered`` and
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -108,14 +108,16 @@ class Inspector:
         goose_profile: GooseProfile = DEFAULT_PROFILE,
         threshold: float | None = None,
         context_limit: int | None = None,
+        templates: Templates | None = None,
     ) -> None:
         self.model: ModelSpec = model or ModelSpec.offline()
         self.prompts_dir = prompts_dir
         self.goose_profile: GooseProfile = goose_profile
         self.threshold = threshold
         self.context_limit = context_limit
-        # A broken override must not stop the inspector: it falls back (the TUI warns).
-        self.templates: Templates = load_templates(prompts_dir, fallback=True)
+        # A broken override must not stop the inspector: it falls back (the TUI warns). The
+        # CLI loads them itself, strictly (a broken override is an error there), and passes them.
+        self.templates: Templates = templates or load_templates(prompts_dir, fallback=True)
         # Template name -> (broken override, "path:line").
         self.broken_templates: dict[TemplateName, tuple[Path, str]] = self._broken(self.templates)
         self.session: Session | None = None
@@ -185,14 +187,16 @@ class Inspector:
         *,
         on_chunk: Callable[[str], None] | None = None,
         on_attempt: Callable[[Attempt], None] | None = None,
+        summarizer: Summarizer | None = None,
     ) -> CompactionResult:
-        """Compact the session with the model, templates, profile and focus; a reply that
-        cannot stand as a compaction raises ``UnusableReply``. The result becomes current."""
+        """Compact the session with the model (``summarizer``: its backend, when the caller
+        made it already), templates, profile and focus; a reply that cannot stand as a
+        compaction raises ``UnusableReply``. The result becomes current."""
         from goose_tui.compaction.reply_check import UnusableReply, reply_problem
         from goose_tui.compaction.summarize import summarize
 
         assert self.session is not None
-        summarizer = summarizer_for(self.model)
+        summarizer = summarizer or summarizer_for(self.model)
         result = await summarize(
             self.session.messages,
             summarizer,
@@ -459,24 +463,41 @@ class Inspector:
             *self.model.input_files(),
         ]
 
-    def check_save(self, kind: saving.SaveKind, target: Path) -> Path:
+    def check_save(
+        self,
+        kind: saving.SaveKind,
+        target: Path,
+        *,
+        overwrite: bool = True,
+        keep: Sequence[Path | None] = (),
+    ) -> Path:
         """The one check of a save target before asking anything: raises ``OverwriteRefused``
-        or ``SaveRefused``; returns the target to ask about when it exists."""
+        or ``SaveRefused``; returns the target to ask about when it exists. ``overwrite`` and
+        ``keep`` as for ``save``."""
         from goose_tui.session.writer import check_target
 
         target = target.expanduser()
+        inputs = [*self.input_files(), *keep]
         if kind in saving.SESSION_FORMATS:
-            check_target(target, self.input_files(), overwrite=True)
+            check_target(target, inputs, overwrite=overwrite)
             return target
-        return saving.check_target(target, self.input_files())
+        return saving.check_target(target, inputs)
 
-    def save(self, kind: saving.SaveKind, target: Path, *, overwrite: bool = True) -> Path:
+    def save(
+        self,
+        kind: saving.SaveKind,
+        target: Path,
+        *,
+        overwrite: bool = True,
+        keep: Sequence[Path | None] = (),
+    ) -> Path:
         """Write the summary (JSON or Markdown) or the compacted session to ``target``
-        atomically, after the same checks; the hand edits count as saved then."""
+        atomically, after the same checks; the hand edits count as saved then. ``keep``: more
+        files it must not replace (the CLI's summary file, written just before)."""
         from goose_tui.session.writer import save_compacted_session
 
         assert self.session is not None
-        inputs = self.input_files()
+        inputs = [*self.input_files(), *keep]
         if kind in saving.SESSION_FORMATS:
             written = save_compacted_session(
                 target,

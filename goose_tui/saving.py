@@ -23,6 +23,7 @@ SUFFIXES: dict[SaveKind, str] = {
 }
 # The kinds that are whole sessions, and the writer's format for each.
 SESSION_FORMATS: dict[SaveKind, SaveFormat] = {"session": "jsonl", "export": "json"}
+SESSION_KINDS: dict[SaveFormat, SaveKind] = {fmt: kind for kind, fmt in SESSION_FORMATS.items()}
 
 
 _PACKAGE = Path(__file__).resolve().parent  # goose_tui/

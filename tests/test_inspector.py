@@ -274,6 +274,34 @@ def test_save_compacted_session_asks_before_replacing(
     inspector.save("session", target, overwrite=True)
 
 
+def test_the_cli_options_strict_templates_overwrite_and_keep(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
+    """What `goose-tui compact` passes: its own (strictly loaded) templates, the summarizer
+    it checked, --overwrite for the early check, and the -o file as one more to keep."""
+    from goose_tui.compaction.templates import load_templates
+    from goose_tui.llm.replay import ReplaySummarizer
+
+    templates = load_templates(None).with_text("compaction_summary.md", "S: {{ next_step }}")
+    inspector = Inspector(model=ModelSpec.parse(f"replay:{reply_file}"), templates=templates)
+    inspector.load(load_session(session_file))
+    assert inspector.templates is templates and inspector.broken_templates == {}
+    result = asyncio.run(inspector.compact(summarizer=ReplaySummarizer(reply_file)))
+    assert result.summary == "S: Write the changelog entry"
+    assert inspector.summary_text == result.summary
+
+    target, summary = tmp_path / "out.compacted.json", tmp_path / "summary.md"
+    target.write_text("old")
+    with pytest.raises(SaveRefused, match="already exists"):
+        inspector.check_save("export", target, overwrite=False)
+    assert inspector.check_save("export", target, overwrite=True) == target
+    with pytest.raises(SaveRefused, match="input file"):
+        inspector.check_save("export", summary, keep=[summary])
+    with pytest.raises(SaveRefused, match="input file"):
+        inspector.save("session", summary, keep=[summary])
+    assert not summary.exists()
+
+
 def test_unsaved_edits_lists_every_edit(session_file: Path, reply_file: Path) -> None:
     inspector = _compacted(session_file, reply_file)
     assert inspector.unsaved_edits() == []

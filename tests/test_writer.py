@@ -231,6 +231,40 @@ def test_cli_compact_save_session(tmp_path: Path) -> None:
     assert refused.returncode == 2 and "sessions.db" in refused.stderr
 
 
+def test_cli_compact_never_saves_the_session_over_a_template_override(tmp_path: Path) -> None:
+    """`compact` goes through the core Inspector, whose inputs include the templates in use:
+    an override is refused as a --save-session target even with --overwrite, before the
+    model is called, and the override is left as it was. (Before, the CLI kept its own list
+    of inputs, without the templates, and replaced the override with the session.)"""
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    override = prompts / "compaction_summary.md"
+    text = "# Summary\n\n{{ user_intent }}\n"
+    override.write_text(text)
+    for fmt in ("jsonl", "json"):
+        done = _cli(
+            "compact",
+            str(SAMPLE),
+            "--prompts-dir",
+            str(prompts),
+            "--save-session",
+            str(override),
+            "--save-format",
+            fmt,
+            "--overwrite",
+        )
+        assert done.returncode == 2, done.stderr
+        assert "refusing to write over an input file" in done.stderr
+        assert done.stdout == ""  # refused before compacting
+        assert override.read_text() == text
+    summary = tmp_path / "summary.md"
+    kept = _cli(
+        "compact", str(SAMPLE), "-o", str(summary), "--save-session", str(summary), "--overwrite"
+    )
+    assert kept.returncode == 2 and "refusing to write over an input file" in kept.stderr
+    assert not summary.exists()
+
+
 def test_the_app_never_proposes_a_target_in_goose_own_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

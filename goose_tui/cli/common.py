@@ -296,6 +296,7 @@ def run_compaction(coro: Coroutine[Any, Any, T]) -> T:
     """Run a compaction coroutine, turning the pipeline's failures into CLI errors (exit 1)."""
     import asyncio
 
+    from goose_tui.compaction.reply_check import UnusableReply
     from goose_tui.compaction.summarize import CompactionFailed
     from goose_tui.compaction.templates import TemplateError
     from goose_tui.llm.base import ModelError
@@ -311,7 +312,7 @@ def run_compaction(coro: Coroutine[Any, Any, T]) -> T:
     try:
         asyncio.run(run())
         return holder[0]
-    except (CompactionFailed, ModelError, TemplateError) as exc:
+    except (CompactionFailed, ModelError, TemplateError, UnusableReply) as exc:
         raise CliError(str(exc), EXIT_FAILED) from exc
     except KeyboardInterrupt as exc:
         raise CliError("cancelled", EXIT_FAILED) from exc

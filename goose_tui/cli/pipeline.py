@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goose_tui.cli.common import (
     EXIT_FAILED,
@@ -30,8 +30,10 @@ from goose_tui.cli.common import (
     summarizer_of,
     usable,
 )
-from goose_tui.llm.spec import ModelSpec
-from goose_tui.session.models import Session
+
+if TYPE_CHECKING:
+    from goose_tui.inspector import Inspector
+    from goose_tui.saving import SaveKind
 
 
 def register(sub: Any) -> None:
@@ -157,43 +159,41 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_compact(args: argparse.Namespace) -> int:
-    from goose_tui.compaction.reply_check import reply_problem
-    from goose_tui.compaction.summarize import summarize
-    from goose_tui.files import atomic_write_text
+    """The session through one ``Inspector``, as the app compacts it, with the CLI's own
+    rules on top: templates loaded strictly (a broken override is an error, exit 2), every
+    output refused before the (perhaps paid) model call, and a summary that cannot be
+    written printed on stdout instead."""
+    from goose_tui.files import OverwriteRefused
+    from goose_tui.inspector import Inspector
 
     choice = prepare(model_arg(args))
     session = load_session_arg(args)
-    if args.save_session is not None:
-        _check_save_target(args, choice)
     templates = load_templates_arg(args.prompts_dir)
     spec = usable(choice)
     summarizer = summarizer_of(spec)
-    # Before the model is called: a refused path must not cost a (paid) compaction.
-    inputs: list[Path | None] = [args.session, *spec.input_files()]
-    inputs += [templates.compaction.source.path, templates.summary.source.path]
-    check_output_arg(args.output, inputs)
-
-    result = run_compaction(
-        summarize(
-            session.messages,
-            summarizer,
-            templates,
-            focus=args.focus,
-            profile=args.goose_profile,
-        )
+    inspector = Inspector(
+        model=spec,
+        prompts_dir=args.prompts_dir,
+        goose_profile=args.goose_profile,
+        templates=templates,
     )
-    problem = reply_problem(result.raw_response, result.extraction.structured is not None)
-    if problem is not None:
-        raise CliError(problem, EXIT_FAILED)
+    inspector.load(session)
+    inspector.set_focus(args.focus or "")
+    # Before the model is called: a refused path must not cost a (paid) compaction.
+    check_output_arg(args.output, [args.session, *inspector.input_files()])
+    if args.save_session is not None:
+        _check_save_target(args, inspector)
+
+    result = run_compaction(inspector.compact(summarizer=summarizer))
 
     write_failure: str | None = None
     if args.output is not None:
         try:
-            atomic_write_text(args.output, result.summary + "\n")
-        except OSError as exc:
-            write_failure = f"{args.output}: cannot write: {exc.strerror or exc}"
+            inspector.save("markdown", args.output)
+        except (OSError, OverwriteRefused) as exc:
+            write_failure = f"{args.output}: cannot write: {_reason(exc)}"
     if args.save_session is not None:
-        _save_session(args, spec, session, result.summary)
+        _save_session(args, inspector)
     if args.json:
         from goose_tui.cli.reports import CompactOutput
 
@@ -211,36 +211,38 @@ def cmd_compact(args: argparse.Namespace) -> int:
     return 0
 
 
-def _save_inputs(args: argparse.Namespace, choice: ModelSpec | CliError) -> list[Path | None]:
-    """What --save-session must not replace: the session, the summary file, the reply file."""
-    replies = [] if isinstance(choice, CliError) else choice.input_files()
-    return [args.session, args.output, *replies]
+def _reason(exc: Exception) -> str:
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
 
-def _check_save_target(args: argparse.Namespace, choice: ModelSpec | CliError) -> None:
+def _session_kind(args: argparse.Namespace) -> SaveKind:
+    from goose_tui.saving import SESSION_KINDS
+    from goose_tui.session.writer import format_for
+
+    return SESSION_KINDS[format_for(args.save_session, args.save_format)]
+
+
+def _save_options(args: argparse.Namespace) -> dict[str, Any]:
+    """--overwrite, and the files a --save-session must not replace besides the inspector's
+    inputs: the session as named and the summary file of -o."""
+    return {"overwrite": args.overwrite, "keep": [args.session, args.output]}
+
+
+def _check_save_target(args: argparse.Namespace, inspector: Inspector) -> None:
     """Before the model is called: a target that will be refused fails at once (exit 2)."""
-    from goose_tui.session.writer import SaveRefused, check_target
+    from goose_tui.session.writer import SaveRefused
 
     try:
-        check_target(args.save_session, _save_inputs(args, choice), overwrite=args.overwrite)
+        inspector.check_save(_session_kind(args), args.save_session, **_save_options(args))
     except SaveRefused as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
 
 
-def _save_session(
-    args: argparse.Namespace, spec: ModelSpec, session: Session, summary: str
-) -> None:
-    from goose_tui.session.writer import SaveRefused, save_compacted_session
+def _save_session(args: argparse.Namespace, inspector: Inspector) -> None:
+    from goose_tui.session.writer import SaveRefused
 
     try:
-        written = save_compacted_session(
-            args.save_session,
-            session,
-            summary,
-            args.save_format,
-            inputs=_save_inputs(args, spec),
-            overwrite=args.overwrite,
-        )
+        written = inspector.save(_session_kind(args), args.save_session, **_save_options(args))
     except SaveRefused as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
     print(f"goose-tui: saved the compacted session to {written}", file=sys.stderr)
