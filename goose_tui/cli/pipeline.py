@@ -32,8 +32,11 @@ from goose_tui.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from goose_tui.compaction.templates import Templates
     from goose_tui.inspector import Inspector
+    from goose_tui.llm.spec import ModelSpec
     from goose_tui.saving import SaveKind
+    from goose_tui.session.models import Session
 
 
 def register(sub: Any) -> None:
@@ -107,13 +110,12 @@ def cmd_format(args: argparse.Namespace) -> int:
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:
-    from goose_tui.compaction.summarize import build_request
     from goose_tui.compaction.templates import TemplateError
 
     session = load_session_arg(args)
-    templates = load_templates_arg(args.prompts_dir)
+    inspector = _inspector(args, session, load_templates_arg(args.prompts_dir))
     try:
-        request = build_request(session.messages, templates, args.focus, profile=args.goose_profile)
+        request = inspector.build_request()  # what the app's input pane shows
     except TemplateError as exc:
         raise _template_failure(exc) from exc
     sys.stdout.write(request.system_prompt + "\n")
@@ -164,21 +166,13 @@ def cmd_compact(args: argparse.Namespace) -> int:
     output refused before the (perhaps paid) model call, and a summary that cannot be
     written printed on stdout instead."""
     from goose_tui.files import OverwriteRefused
-    from goose_tui.inspector import Inspector
 
     choice = prepare(model_arg(args))
     session = load_session_arg(args)
     templates = load_templates_arg(args.prompts_dir)
     spec = usable(choice)
     summarizer = summarizer_of(spec)
-    inspector = Inspector(
-        model=spec,
-        prompts_dir=args.prompts_dir,
-        goose_profile=args.goose_profile,
-        templates=templates,
-    )
-    inspector.load(session)
-    inspector.set_focus(args.focus or "")
+    inspector = _inspector(args, session, templates, spec)
     # Before the model is called: a refused path must not cost a (paid) compaction.
     check_output_arg(args.output, [args.session, *inspector.input_files()])
     if args.save_session is not None:
@@ -209,6 +203,24 @@ def cmd_compact(args: argparse.Namespace) -> int:
         where = "in the JSON on stdout" if args.json else "printed on stdout instead"
         raise CliError(f"{write_failure}; the summary is {where}", EXIT_FAILED)
     return 0
+
+
+def _inspector(
+    args: argparse.Namespace, session: Session, templates: Templates, model: ModelSpec | None = None
+) -> Inspector:
+    """One Inspector, as the app holds it, on the CLI's session, templates (loaded strictly),
+    Goose profile and focus."""
+    from goose_tui.inspector import Inspector
+
+    inspector = Inspector(
+        model=model,
+        prompts_dir=args.prompts_dir,
+        goose_profile=args.goose_profile,
+        templates=templates,
+    )
+    inspector.load(session)
+    inspector.set_focus(args.focus or "")
+    return inspector
 
 
 def _reason(exc: Exception) -> str:
