@@ -206,6 +206,24 @@ def test_lone_surrogates_never_escape_as_python_errors() -> None:
         Compiled("\ud800{{ x }}")
 
 
+@pytest.mark.parametrize(
+    "value",
+    ['q"\\b', "{{ x }}{% if %}", "\\n\\u0041", "a\ud800b", "é🙂\u202e", "", " \n\t"],
+)
+def test_a_string_handed_over_as_a_global_renders_as_its_literal(value: str) -> None:
+    """A string value reaches the template from a global, not written into the source: the
+    same text as its literal (escapes, tags and surrogates alike), the same tests and
+    methods, and the global is gone after the render."""
+    template = (
+        "{{ x }}|{{ x ~ x }}|{{ x is defined }}|{{ x[1:] }}|{% for c in x %}<{{ c }}>{% endfor %}"
+    )
+    handed = Compiled(template)
+    assert handed.render({"x": value}) == Compiled(
+        "{% set x = " + literal(value) + " %}" + template
+    ).render({})
+    assert not [name for name in handed._env.globals if name.startswith(engine._SLOT)]
+
+
 def test_renders_of_one_template_from_several_threads() -> None:
     """The app renders from worker threads; one compiled template serves them one at a time
     (the binding releases the GIL while rendering, and the finalizer takes it back)."""

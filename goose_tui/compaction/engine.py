@@ -23,9 +23,11 @@ compiled with more features; what those add is taken away again here:
   source (same text, same lines).
 - Python objects: a list, a dict, or the context itself passed from Python stays a Python
   object inside the binding (printed by Python's ``str``, with Python's methods; a name
-  the context lacks found the dict's ``items``). Every context value is therefore written
-  as a template literal (``{% set x = [...] %}``) in a wrapper that includes the user's
-  template, so values are the engine's own, as in Goose, and the context is native.
+  the context lacks found the dict's ``items``). Every context value is therefore set in a
+  wrapper that includes the user's template (``{% set x = [...] %}``), so values are the
+  engine's own, as in Goose, and the context is native: a list or a map as a template
+  literal, a string (which the binding does convert to a native string) from a global
+  whose name is random per process, so a big ``{{ messages }}`` is not lexed again.
 
 Sandbox (docs/reliability.md): every render runs on a fuel budget (minijinja counts
 instructions) and an output cap; either one exhausted stops the render with a
@@ -36,6 +38,7 @@ empty sequence), the panic is caught and reported as an error instead of crashin
 from __future__ import annotations
 
 import math
+import os
 import re
 import threading
 from dataclasses import dataclass, field
@@ -73,6 +76,10 @@ _RESERVED = frozenset(
 )
 _ASCII_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _INCLUDE = '{% include "' + TEMPLATE_NAME + '" %}'
+# The prefix of the globals a render's string values are handed over in (Compiled._render):
+# random per process, so no template can name one.
+_SLOT = f"_goose_tui_{os.urandom(8).hex()}_"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class EngineError(Exception):
@@ -591,12 +598,27 @@ class Compiled:
         # then answer for the names it lacks ({{ items }} printed a bound method, {{ keys() }}
         # called it; in Goose both are "unknown"). A name that is not an identifier is
         # unreachable in Goose too.
-        sets = "".join(
-            f"{{% set {k} = {literal(v)} %}}" for k, v in sorted(context.items()) if _settable(k)
-        )
+        # A string is the one value the binding converts to the engine's own (a native
+        # string): it is handed over as a global under a name no template can know, not
+        # copied into the source, where the engine would lex and unescape it again (the
+        # prompt's {{ messages }} is tens of megabytes: 0.9 s as a literal, 0.15 s as a
+        # global, at 37 M characters). Not one with a lone surrogate: the binding does not
+        # make that a native string (it slices and iterates differently), its literal does.
+        sets: list[str] = []
+        handed: list[str] = []
+        for k, v in sorted(context.items()):
+            if not _settable(k):
+                continue
+            if isinstance(v, str) and (v.isascii() or not _SURROGATE.search(v)):
+                slot = f"{_SLOT}{len(handed)}"
+                env.add_global(slot, v)
+                handed.append(slot)
+                sets.append(f"{{% set {k} = {slot} %}}")
+            else:
+                sets.append(f"{{% set {k} = {literal(v)} %}}")
         self._output = 0
         try:
-            rendered: str = env.render_str(sets + _INCLUDE, WRAPPER_NAME)
+            rendered: str = env.render_str("".join(sets) + _INCLUDE, WRAPPER_NAME)
             return rendered
         except _OutputCapReached:
             raise EngineError(
@@ -621,6 +643,14 @@ class Compiled:
                     kind="budget",
                 ) from None
             raise EngineError(message, line, kind="render") from None
+        finally:
+            try:
+                for slot in handed:
+                    env.remove_global(slot)
+            except BaseException as exc:  # the environment was poisoned by a panic
+                if type(exc).__name__ != "PanicException":
+                    raise
+                self._env = None
 
 
 def _crash(detail: str, line: int | None) -> EngineError:
