@@ -16,7 +16,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -260,17 +259,41 @@ def test_every_query_is_bounded_in_time(tmp_path: Path, monkeypatch: pytest.Monk
     assert time.monotonic() - started < 5
 
 
+# Ctrl-C in a terminal: a process of its own with Python's default SIGINT handler, so the
+# test does not depend on the signal state its pytest worker was started with or that other
+# tests left (in-process, this test once ran its query the full 20 s in a full-suite run).
+_CTRL_C_CHILD = """
+import signal, sys
+from pathlib import Path
+signal.signal(signal.SIGINT, signal.default_int_handler)
+from goose_tui.session import sqlite as sqlite_loader
+print("ready", flush=True)
+try:
+    with sqlite_loader.connect_read_only(Path(sys.argv[1])) as connection:
+        connection.execute(sys.argv[2] + " SELECT count(*) FROM c").fetchone()
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+"""
+
+
 def test_ctrl_c_stops_a_running_query(tmp_path: Path) -> None:
     path = hostile_db(tmp_path)
-    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
-    started = time.monotonic()
-    timer.start()
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CTRL_C_CHILD, str(path), ENDLESS],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
-        with pytest.raises(KeyboardInterrupt):
-            with sqlite_loader.connect_read_only(path) as connection:
-                connection.execute(f"{ENDLESS} SELECT count(*) FROM c").fetchone()
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+        time.sleep(0.5)  # the endless query is running
+        started = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        stdout, stderr = child.communicate(timeout=30)
     finally:
-        timer.cancel()
+        child.kill()
+    assert stdout == "KeyboardInterrupt\n", stderr
     assert time.monotonic() - started < 5
 
 
