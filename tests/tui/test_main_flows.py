@@ -309,3 +309,43 @@ async def test_untrusted_text_is_inert(session_file: Path) -> None:
         assert "␛]0;pwned␇" in first and "\x1b" not in first
         screen_text = app.export_screenshot()
         assert "\x1b]0;pwned" not in screen_text and "\x1b[2J" not in screen_text
+
+
+async def test_a_streamed_reply_is_drawn_at_most_once_per_tick(
+    session_file: Path, tmp_path: Path
+) -> None:
+    # The offline model of a 53 MB session streams a 1.8 MB reply, 48 characters at a time:
+    # drawing each chunk (and the status's count) kept the loop repainting for three
+    # minutes. Chunks are now gathered and drawn once per status tick (0.1 s).
+    from .conftest import REPLY
+
+    analysis = "step by step " * 20_000  # 260 KB: ~4,000 chunks of the replay model
+    reply = REPLY.replace("<analysis>", "<analysis>\n" + analysis, 1)
+    reply_file = tmp_path / "long-reply.md"
+    reply_file.write_text(reply, encoding="utf-8")
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        main = app.main
+        viewer = main.query_one("#analysis-view", TextViewer)
+        drawn: list[str] = []
+        ticks = 0
+        real_append, real_tick = viewer.append, main._tick
+
+        def append(chunk: str) -> None:
+            drawn.append(chunk)
+            real_append(chunk)
+
+        def tick() -> None:
+            nonlocal ticks
+            ticks += 1
+            real_tick()
+
+        viewer.append = append  # type: ignore[method-assign]
+        main._tick = tick  # type: ignore[method-assign]
+        await pilot.press("c")
+        await settle(pilot)
+        assert main.query_one(CompactionStatus).state == "done"
+        assert "".join(drawn) == reply  # all of it, in order
+        assert 0 < len(drawn) <= ticks  # one draw per tick at most
+        assert main.query_one(CompactionStatus).received_chars == len(reply)

@@ -247,3 +247,86 @@ async def test_sectioned_render_matches_rendering_the_whole_text_at_once() -> No
         view.set_markdown(SECTIONED.replace("intro", "intro, edited"))
         new_keys = set(view._cache) - set(cached)
         assert len(new_keys) == 1 and "intro, edited" in next(iter(new_keys))[0]
+
+
+async def test_a_big_summary_is_rendered_in_a_thread_with_the_same_lines() -> None:
+    # The summary of a 53 MB session (1.8 MB of Markdown) held the event loop 4-5 s in
+    # Rich; more than SYNC_RENDER_CHARS of it is now rendered in a thread, the pane saying
+    # "rendering the summary…" meanwhile, and the lines are those of rendering it in place.
+    import threading
+
+    from goose_tui.tui.widgets import summary_preview
+    from goose_tui.tui.widgets.summary_preview import RENDERING, SYNC_RENDER_CHARS
+
+    body = "".join(f"## Part {n}\n\n- item `{n}` with **bold** text\n\n" for n in range(1500))
+    assert len(body) > SYNC_RENDER_CHARS
+    app = PreviewApp()
+    async with app.run_test(size=(90, 30)) as pilot:
+        view = app.query_one(MarkdownLines)
+        threads: set[str] = set()
+        real_render = summary_preview._Renderer.render
+
+        def render(self, section: str, width: int):  # type: ignore[no-untyped-def]
+            threads.add(threading.current_thread().name)
+            return real_render(self, section, width)
+
+        summary_preview._Renderer.render = render  # type: ignore[method-assign]
+        try:
+            view.set_markdown(body)
+            assert view.rendering and view.lines == []
+            assert RENDERING in view.render_line(0).text
+            await wait_until(pilot, lambda: not view.rendering)
+        finally:
+            summary_preview._Renderer.render = real_render  # type: ignore[method-assign]
+        assert threading.main_thread().name not in threads
+        threaded = [strip.text for strip in view.lines]
+        # The same text in place, small enough per call: section by section, on the loop.
+        view._cache.clear()
+        monkey = pytest.MonkeyPatch()
+        monkey.setattr(summary_preview, "SYNC_RENDER_CHARS", len(body) + 1)
+        try:
+            view.set_markdown(body + " ")  # a new text, rendered on the loop
+            view.set_markdown(body)
+        finally:
+            monkey.undo()
+        assert not view.rendering
+        assert [strip.text for strip in view.lines] == threaded
+        assert "Part 1499" in "".join(threaded)
+
+
+async def test_a_late_render_of_an_older_summary_is_dropped() -> None:
+    from goose_tui.tui.widgets.summary_preview import SYNC_RENDER_CHARS
+
+    big = "# Old\n\n" + "old words " * (SYNC_RENDER_CHARS // 5)
+    app = PreviewApp()
+    async with app.run_test(size=(90, 30)) as pilot:
+        view = app.query_one(MarkdownLines)
+        view.set_markdown(big)  # goes to a thread
+        view.set_markdown("# New\n\nsmall")  # rendered at once
+        await settle(pilot)
+        text = _plain(view)
+        assert "New" in text and "old words" not in text and not view.rendering
+
+
+async def test_a_big_text_is_highlighted_in_a_thread_and_shown_meanwhile() -> None:
+    from goose_tui.tui.highlight import highlight_lines
+    from goose_tui.tui.widgets.text_viewer import SYNC_HIGHLIGHT_CHARS
+
+    class ViewerApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield TextViewer(syntax="markdown")
+
+    text = "".join(f"## Heading {n}\n\n*emphasis* and `code`\n\n" for n in range(1000))
+    assert len(text) > SYNC_HIGHLIGHT_CHARS
+    app = ViewerApp()
+    async with app.run_test(size=(90, 30)) as pilot:
+        viewer = app.query_one(TextViewer)
+        viewer.set_text(text)
+        assert viewer._lines[0] == "## Heading 0"  # the text is there at once, plain
+        await settle(pilot)
+        assert viewer._syntax_spans == highlight_lines(text, "markdown")
+        # A newer small text wins over a late result for the big one.
+        viewer.set_text(text + "x")
+        viewer.set_text("# small")
+        await settle(pilot)
+        assert viewer._syntax_spans == highlight_lines("# small", "markdown")

@@ -37,3 +37,39 @@ def test_append_matches_split_of_joined(chunks: list[str]) -> None:
 def test_the_text_is_not_copied() -> None:
     text = "x" * 1000 + "\n" + "y" * 10
     assert Lines(text).text is text
+
+
+@pytest.mark.parametrize(
+    "chunks", [["ab", "c\nde", "fghij\n", "", "k\n\nlmnopqrs", "t"], ["\n\n", "xyz"], ["", "long"]]
+)
+def test_the_longest_line_is_kept_up_to_date_as_chunks_arrive(chunks: list[str]) -> None:
+    lines = Lines("12\n1234")
+    lines.longest()  # measured once, then kept
+    joined = "12\n1234"
+    for chunk in chunks:
+        lines.append(chunk)
+        joined += chunk
+        assert lines.longest() == max(map(len, joined.split("\n")))
+
+
+class _CountingLines(Lines):
+    measured = 0
+
+    def length(self, number: int) -> int:
+        self.measured += 1
+        return super().length(number)
+
+
+def test_a_streamed_chunk_measures_only_the_lines_it_touched() -> None:
+    # A reply streamed in thousands of chunks into a pane of thousands of lines measured
+    # every line again per chunk (the app's compaction of a 53 MB session spent most of its
+    # three minutes there).
+    lines = _CountingLines("line\n" * 5_000)
+    lines.longest()
+    lines.measured = 0
+    for _ in range(1_000):
+        lines.append("more text ")
+        lines.longest()  # as the viewer sizes itself after each chunk
+    lines.append("end\nnew line\nanother")
+    assert lines.measured <= 1_000 + 3
+    assert lines.longest() == len("more text " * 1_000 + "end")

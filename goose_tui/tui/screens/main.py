@@ -87,6 +87,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.clock = clock  # injectable so snapshots show a fixed elapsed time
         self._started = 0.0
         self._ticker: Timer | None = None
+        # Reply text streamed in since the last tick: drawn in one piece per tick.
+        self._streamed: list[str] = []
         self.set_reactive(MainScreen.model_name, inspector.model.name)
         self.set_reactive(MainScreen.profile, inspector.goose_profile)
         self.set_reactive(MainScreen.templates, inspector.templates)
@@ -303,6 +305,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         status = self.query_one(CompactionStatus)
         analysis = self.query_one("#analysis-view", TextViewer)
         analysis.set_text("")
+        self._streamed.clear()
         self.query_one("#pane-analysis", Pane).set_title("analysis · reply streaming")
         status.model, status.attempt, status.received_chars, status.note = (
             self.inspector.model.name,
@@ -319,12 +322,15 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         def on_attempt(attempt: Attempt) -> None:
             status.attempt = attempt
             if attempt.outcome == "running":
+                self._streamed.clear()
                 analysis.set_text("")
                 status.received_chars = 0
 
         def on_chunk(chunk: str) -> None:
-            analysis.append(chunk)
-            status.received_chars += len(chunk)
+            # Kept until the next tick: a model may stream tens of thousands of chunks
+            # (the offline one sends 48 characters at a time), and redrawing the pane and
+            # the status per chunk kept the event loop busy repainting for minutes.
+            self._streamed.append(chunk)
 
         try:
             result = await self.inspector.compact(on_chunk=on_chunk, on_attempt=on_attempt)
@@ -340,6 +346,11 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def _tick(self) -> None:
         status = self.query_one(CompactionStatus)
         status.elapsed = self.clock() - self._started
+        if self._streamed:
+            text = "".join(self._streamed)
+            self._streamed.clear()
+            self.query_one("#analysis-view", TextViewer).append(text)
+            status.received_chars += len(text)
         if status.note == IMPORTING_NOTE and not self._client_importing():
             status.note = ""
 

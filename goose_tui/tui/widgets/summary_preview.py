@@ -12,17 +12,26 @@ fence), each cached by its text and the width: an edit of one field re-renders o
 Rich separates top-level blocks with one blank line, so the sections joined by one blank
 line read as the whole text rendered at once. (A reference-style link whose definition sits
 in another section would show as plain text; summaries use none.)
+
+Rich renders about 0.5 MB of Markdown a second, on whichever thread calls it. Sections not
+yet rendered that add up to more than ``SYNC_RENDER_CHARS`` are rendered in a thread, with
+"rendering the summary…" shown meanwhile: the summary of a 53 MB session (1.8 MB) held the
+event loop for 4-5 s.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
+from rich.style import Style as RichStyle
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -35,6 +44,19 @@ from goose_tui.tui.widgets.text_viewer import TextViewer
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r" {0,3}#{1,6}(\s|$)")
 SECTION_CACHE = 64  # sections kept per widget; a summary has about ten
+SYNC_RENDER_CHARS = 32_000  # at most ~60 ms of Rich on the event loop; more goes to a thread
+RENDERING = "rendering the summary…"
+
+# (section, width) -> (lines, whether Rich puts a blank line after the section)
+Rendered = dict[tuple[str, int], tuple[list[Strip], bool]]
+
+
+def _sections_of(text: str) -> list[str]:
+    """``text`` as shown (inert, fences given their languages), cut into sections."""
+    # Fences get the language of the file heading above them (key_code), so Rich
+    # highlights them; the source view and everything saved keep the text as it is.
+    shown = markdown_with_languages(inert(text)) if text.strip() else ""
+    return split_sections(shown) if shown else []
 
 
 def split_sections(text: str) -> list[str]:
@@ -54,6 +76,34 @@ def split_sections(text: str) -> list[str]:
     return ["\n".join(lines) for lines in sections]
 
 
+@dataclass(frozen=True)
+class _Renderer:
+    """What rendering a section needs from the app, read on the event loop so a thread can
+    render with it."""
+
+    console: Console
+    options: ConsoleOptions
+    style: RichStyle
+    dark: bool
+
+    def render(self, section: str, width: int) -> tuple[list[Strip], bool]:
+        # Imported on the first summary, not at start-up: rich.markdown brings markdown-it,
+        # ~0.15 s of the first screen, which shows no summary yet.
+        from rich.markdown import Markdown as RichMarkdown
+
+        markdown = RichMarkdown(
+            section, hyperlinks=False, code_theme="github-dark" if self.dark else "friendly"
+        )
+        options = self.options.update(width=width, height=None, highlight=False)
+        lines = self.console.render_lines(markdown, options, style=self.style)
+        # Rich writes a blank line before a block when the block before it asks for one
+        # (its element's ``new_line``): the last top-level token of the section decides.
+        last = next((t.type for t in reversed(markdown.parsed) if t.level == 0), "")
+        opening = last.removesuffix("_close") + "_open"  # elements are keyed by the opener
+        element = markdown.elements.get(opening) or markdown.elements.get(last)
+        return [Strip(line, width) for line in lines], bool(getattr(element, "new_line", True))
+
+
 class MarkdownLines(ScrollView, can_focus=True):
     """Markdown rendered by Rich into lines, re-rendered only when the text or width changes."""
 
@@ -63,22 +113,34 @@ class MarkdownLines(ScrollView, can_focus=True):
     """
     COMPONENT_CLASSES = {"markdown-lines--placeholder"}
 
+    class SectionsRendered(Message):
+        """Posted by the rendering thread: one text's sections and their lines."""
+
+        def __init__(self, generation: int, sections: list[str], rendered: Rendered) -> None:
+            super().__init__()
+            self.generation = generation
+            self.sections = sections
+            self.rendered = rendered
+
     def __init__(
         self, *, placeholder: str = "", id: str | None = None, classes: str | None = None
     ) -> None:
         super().__init__(id=id, classes=classes)
         self._placeholder = placeholder
-        self._sections: list[str] = []
-        # (section, width) -> (lines, whether Rich puts a blank line after the section)
-        self._cache: dict[tuple[str, int], tuple[list[Strip], bool]] = {}
+        self._text = ""
+        # The text cut into sections; None while a thread prepares a big text's sections.
+        self._sections: list[str] | None = []
+        self._cache: Rendered = {}
         self._strips: list[Strip] = []
         self._rendered_width = -1  # the width self._strips were rendered at
+        self._generation = 0  # bumped per text and width: a thread's late result is dropped
+        self._rendering = False  # a thread is rendering the current text
 
     def set_markdown(self, text: str) -> None:
-        # Fences get the language of the file heading above them (key_code), so Rich
-        # highlights them; the source view and everything saved keep the text as it is.
-        shown = markdown_with_languages(inert(text)) if text.strip() else ""
-        self._sections = split_sections(shown) if shown else []
+        self._text = text
+        # Making a big text inert and finding its fences is ~0.2 s at 1.8 MB: the thread
+        # that renders it does that too.
+        self._sections = _sections_of(text) if len(text) <= SYNC_RENDER_CHARS else None
         self._rendered_width = -1
         if self.is_mounted and self._width:
             self._render_lines(self._width)  # now, so the virtual size is right at once
@@ -89,17 +151,56 @@ class MarkdownLines(ScrollView, can_focus=True):
         """The rendered lines (for tests)."""
         return self._strips
 
+    @property
+    def rendering(self) -> bool:
+        """Whether a thread is still rendering the current text."""
+        return self._rendering
+
     def _render_lines(self, width: int) -> None:
         self._rendered_width = width
+        self._generation += 1
+        sections, cache = self._sections, self._cache
+        if sections is not None:
+            missing = {s for s in sections if (s, width) not in cache}
+            if sum(map(len, missing)) <= SYNC_RENDER_CHARS:
+                renderer = self._renderer()
+                self._rendering = False
+                self._show(sections, {(s, width): renderer.render(s, width) for s in missing})
+                return
+        # Too much for the event loop: a thread renders it, and until it is done the pane
+        # says so rather than showing the previous summary's lines.
+        self._rendering = True
+        self._strips = []
+        self.virtual_size = Size(width, 1)
+        generation, renderer, text = self._generation, self._renderer(), self._text
+
+        def work() -> None:
+            cut = sections if sections is not None else _sections_of(text)
+            rendered = {
+                (s, width): cache.get((s, width)) or renderer.render(s, width) for s in set(cut)
+            }
+            self.post_message(self.SectionsRendered(generation, cut, rendered))
+
+        self.run_worker(work, thread=True, group="markdown-lines", exclusive=True)
+
+    def on_markdown_lines_sections_rendered(self, message: SectionsRendered) -> None:
+        message.stop()
+        if message.generation == self._generation:
+            self._rendering = False
+            self._show(message.sections, message.rendered)
+            self.refresh()
+
+    def _show(self, sections: list[str], rendered: Rendered) -> None:
+        """The text's lines at the rendered width, from ``rendered`` and the cache."""
+        width = self._rendered_width
+        self._sections = sections
         blank = Strip.blank(width, self.rich_style)
-        cache: dict[tuple[str, int], tuple[list[Strip], bool]] = {}
+        cache: Rendered = {}
         strips: list[Strip] = []
         gap = False
-        for section in self._sections:
+        for section in sections:
             key = (section, width)
-            lines, next_gap = cache[key] = (
-                cache.get(key) or self._cache.get(key) or self._render_section(*key)
-            )
+            lines, next_gap = cache[key] = rendered.get(key) or self._cache[key]
             strips.extend([blank, *lines] if gap else lines)
             gap = next_gap
         # Keep what this text used plus the most recent others (typing back and forth).
@@ -107,23 +208,9 @@ class MarkdownLines(ScrollView, can_focus=True):
         self._strips = strips
         self.virtual_size = Size(width, len(strips))
 
-    def _render_section(self, section: str, width: int) -> tuple[list[Strip], bool]:
-        # Imported on the first summary, not at start-up: rich.markdown brings markdown-it,
-        # ~0.15 s of the first screen, which shows no summary yet.
-        from rich.markdown import Markdown as RichMarkdown
-
+    def _renderer(self) -> _Renderer:
         dark = self.app.current_theme.dark if self.app.current_theme else True
-        markdown = RichMarkdown(
-            section, hyperlinks=False, code_theme="github-dark" if dark else "friendly"
-        )
-        options = self.app.console_options.update(width=width, height=None, highlight=False)
-        lines = self.app.console.render_lines(markdown, options, style=self.rich_style)
-        # Rich writes a blank line before a block when the block before it asks for one
-        # (its element's ``new_line``): the last top-level token of the section decides.
-        last = next((t.type for t in reversed(markdown.parsed) if t.level == 0), "")
-        opening = last.removesuffix("_close") + "_open"  # elements are keyed by the opener
-        element = markdown.elements.get(opening) or markdown.elements.get(last)
-        return [Strip(line, width) for line in lines], bool(getattr(element, "new_line", True))
+        return _Renderer(self.app.console, self.app.console_options, self.rich_style, dark)
 
     @property
     def _width(self) -> int:
@@ -142,9 +229,10 @@ class MarkdownLines(ScrollView, can_focus=True):
         base = self.rich_style
         number = self.scroll_offset.y + y
         if not self._strips:
-            if y == 0 and self._placeholder:
+            placeholder = RENDERING if self._rendering else self._placeholder
+            if y == 0 and placeholder:
                 style = base + self.get_component_rich_style("markdown-lines--placeholder")
-                return Strip([Segment(self._placeholder, style)]).crop_extend(0, width, base)
+                return Strip([Segment(placeholder, style)]).crop_extend(0, width, base)
             return Strip.blank(width, base)
         if number >= len(self._strips):
             return Strip.blank(width, base)

@@ -13,6 +13,7 @@ from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -24,6 +25,7 @@ from goose_tui.tui.highlight import highlight_lines, syntax_classes, syntax_css
 Spans = list[tuple[int, int, str]]
 Highlighter = Callable[[str], Spans]
 MAX_MATCHES = 10_000
+SYNC_HIGHLIGHT_CHARS = 16_000  # ~50 ms of pygments; a longer text is highlighted in a thread
 WORD_WRAP_CHARS = 2_000_000
 
 
@@ -36,6 +38,7 @@ class Lines:
     def __init__(self, text: str = "") -> None:
         self._text = text
         self._starts = array("q")
+        self._longest: int | None = None  # measured on the first ask, then kept up to date
         if text:
             self._starts.append(0)
             self._index(0)
@@ -53,7 +56,12 @@ class Lines:
         self._text += chunk
         if not self._starts:
             self._starts.append(0)
+        touched = len(self._starts) - 1  # the last line grows; the lines after it are new
         self._index(begin)
+        if self._longest is not None:
+            # Only the lines this chunk touched: a streamed reply of thousands of chunks
+            # would otherwise measure every line again per chunk.
+            self._longest = max(self._longest, *map(self.length, range(touched, len(self._starts))))
 
     def _end(self, number: int) -> int:
         if number + 1 < len(self._starts):
@@ -64,7 +72,9 @@ class Lines:
         return self._end(number) - self._starts[number]
 
     def longest(self) -> int:
-        return max(map(self.length, range(len(self._starts))), default=0)
+        if self._longest is None:
+            self._longest = max(map(self.length, range(len(self._starts))), default=0)
+        return self._longest
 
     @property
     def text(self) -> str:
@@ -157,6 +167,7 @@ class TextViewer(ScrollView, can_focus=True):
         # A pygments language: the whole text is highlighted once per set_text (small texts).
         self._syntax = syntax
         self._syntax_spans: list[list[tuple[int, int, str]]] = []
+        self._highlighting = 0  # bumped per text: a thread's spans for an older one are dropped
         # Soft wrap at the view's width: _row_starts[i] is the first visual row of line i.
         self._wrap = wrap
         self._row_starts: array[int] = array("q")
@@ -199,13 +210,40 @@ class TextViewer(ScrollView, can_focus=True):
         # A highlighted text is small: its lines are made inert now, so spans line up.
         self._lines = Lines(text)
         self._syntax_spans = []
+        self._highlighting += 1
         if self._syntax and text:
             shown = inert(text)
-            self._syntax_spans = highlight_lines(shown, self._syntax)
             self._lines = Lines(shown)
+            if len(shown) <= SYNC_HIGHLIGHT_CHARS or not self.is_attached:
+                self._syntax_spans = highlight_lines(shown, self._syntax)
+            else:
+                self._highlight_in_thread(shown, self._syntax)
         self._update_size()
         self._find_matches()
         self.refresh()
+
+    class Highlighted(Message):
+        """Posted by the highlighting thread: the spans of one text."""
+
+        def __init__(self, generation: int, spans: list[Spans]) -> None:
+            super().__init__()
+            self.generation = generation
+            self.spans = spans
+
+    def _highlight_in_thread(self, shown: str, syntax: str) -> None:
+        """pygments takes ~3 s a MB: a big text is shown plain until its spans are ready."""
+        generation = self._highlighting
+
+        def work() -> None:
+            self.post_message(self.Highlighted(generation, highlight_lines(shown, syntax)))
+
+        self.run_worker(work, thread=True, group="text-viewer-highlight", exclusive=True)
+
+    def on_text_viewer_highlighted(self, message: Highlighted) -> None:
+        message.stop()
+        if message.generation == self._highlighting:
+            self._syntax_spans = message.spans
+            self.refresh()
 
     def append(self, chunk: str) -> None:
         """Add streamed text at the end, keeping the view pinned to the bottom if it was."""
