@@ -29,6 +29,8 @@ STALL_TICK = 0.02  # the loop is sampled this often; a longer gap is a stall
 async def measure(
     path: Path, until: tuple[str, ...] = ("conversation", "prompt", "counts"), limit: float = 600
 ) -> dict[str, object]:
+    import gc
+
     from goose_tui.tui.app import GooseTUI
     from goose_tui.tui.screens.help import HelpScreen
     from goose_tui.tui.widgets.compaction_status import CompactionStatus
@@ -36,6 +38,17 @@ async def measure(
     from goose_tui.tui.widgets.conversation_view import ConversationView
     from goose_tui.tui.widgets.text_viewer import TextViewer
 
+    collections: list[tuple[float, int, float]] = []  # (at, generation, seconds)
+    collecting: dict[str, float] = {}
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collecting["at"] = time.perf_counter()
+        elif "at" in collecting:
+            at = collecting.pop("at")
+            collections.append((at - started, info["generation"], time.perf_counter() - at))
+
+    gc.callbacks.append(on_gc)
     started = time.perf_counter()
     marks: dict[str, float] = {}
     gaps: list[float] = []
@@ -89,10 +102,16 @@ async def measure(
                     state = main.query_one(CompactionStatus).state
             if set(until) <= marks.keys():
                 break
-    extra: dict[str, object] = {}
+    gc.callbacks.remove(on_gc)
+    full = [seconds for _, generation, seconds in collections if generation == 2]
+    extra: dict[str, object] = {
+        "gc_full_collections": len(full),
+        "gc_longest_full_ms": round(max(full, default=0) * 1000),
+        "gc_full_total_s": round(sum(full), 2),
+    }
     if compact_gaps_from is not None:
         during = gaps[compact_gaps_from:]
-        extra = {
+        extra |= {
             "compaction_state": state,
             "longest_stall_during_compaction_ms": round(max(during, default=0) * 1000),
             "peak_rss_bytes": _peak_rss(),

@@ -224,3 +224,31 @@ async def test_the_request_goes_out_while_the_prompt_is_counted(monkeypatch) -> 
         "attempt ok",
     ]
     assert result.attempts[0].tokens_sent == real_count(result.request)
+
+
+def test_what_a_load_builds_is_kept_out_of_full_collections_until_the_next_load() -> None:
+    # With a 53 MB session loaded, each full collection walked its ~million objects: pauses
+    # of 200-250 ms of the app's event loop, six in one compaction (app_big_session.py).
+    import gc
+    import weakref
+
+    from goose_tui.gc_pause import kept_out_of_collections
+
+    class Node:
+        def __init__(self) -> None:
+            self.me = self  # a cycle: only the collector frees it
+
+    freed: list[bool] = []
+    try:
+        with kept_out_of_collections():
+            loaded = [Node() for _ in range(3)]
+        probe = loaded[0]
+        assert not any(obj is probe for obj in gc.get_objects())  # not walked
+        watch = weakref.ref(probe, lambda _: freed.append(True))
+        del loaded, probe
+        gc.collect()
+        assert watch() is not None and not freed  # garbage, but out of the collector's reach
+        with kept_out_of_collections():  # the next load frees it first
+            assert freed == [True]
+    finally:
+        gc.unfreeze()

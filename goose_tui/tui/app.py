@@ -217,10 +217,12 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_session(self, path: Path, session_id: str | None) -> None:
+        from goose_tui.gc_pause import kept_out_of_collections
         from goose_tui.recent import remember
         from goose_tui.session.loader import load_session
 
-        session = load_session(path, session_id, all_sessions=self.all_sessions)
+        with kept_out_of_collections():  # see there: no full-heap pauses after loading
+            session = load_session(path, session_id, all_sessions=self.all_sessions)
         remember(path, session_id, session.title, len(session.messages), session.model_name)
         self.call_from_thread(self.main.show_session, session)
 

@@ -330,3 +330,17 @@ async def test_a_big_text_is_highlighted_in_a_thread_and_shown_meanwhile() -> No
         viewer.set_text("# small")
         await settle(pilot)
         assert viewer._syntax_spans == highlight_lines("# small", "markdown")
+
+
+async def test_the_loaded_session_is_kept_out_of_full_collections() -> None:
+    import gc
+
+    app = GooseTUI(Path(__file__).parent / "data" / "small_session.jsonl")
+    try:
+        async with app.run_test() as pilot:
+            await settle(pilot)
+            assert app.inspector.session is not None
+            message = app.inspector.session.messages[0]
+            assert not any(obj is message for obj in gc.get_objects())
+    finally:
+        gc.unfreeze()

@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
 
 from goose_tui.compaction.structured import FIELD_ORDER, StructuredSummary
 from goose_tui.inert import inert
@@ -14,6 +15,9 @@ from goose_tui.tui.highlight import highlight_lines, lexer_name, rich_syntax_sty
 
 LABEL_LIMIT = 300  # a tree label is one line; the JSON editor has the full text
 KEY_CODE_LINES = 40  # key_code shows as one leaf per line, highlighted by its file's language
+# Items shown per list field. Tree nodes are built on the event loop: the summary of a 53 MB
+# session has ~15,000 items (0.8 s); the JSON editor and the preview have them all.
+ITEMS_SHOWN = 200
 
 
 def _label(text: str, style: str = "") -> Text:
@@ -22,6 +26,11 @@ def _label(text: str, style: str = "") -> Text:
     if len(one_line) > LABEL_LIMIT:
         one_line = one_line[:LABEL_LIMIT] + "…"
     return Text(one_line, style=style)
+
+
+def _more(node: TreeNode[None], count: int) -> None:
+    if count > ITEMS_SHOWN:
+        node.add_leaf(Text(f"… {count - ITEMS_SHOWN:,} more (the json tab has them all)", "dim"))
 
 
 class FieldsTree(Tree[None]):
@@ -46,7 +55,7 @@ class FieldsTree(Tree[None]):
         title = f"{name} (extra)" if extra else name
         if name == "files" and not extra:
             node = self.root.add(_label(f"{title} [{len(value)}]", "bold"))
-            for entry in value:
+            for entry in value[:ITEMS_SHOWN]:
                 file_node = node.add(_label(entry.path or "(no path)", "bold"))
                 file_node.add_leaf(_label(entry.summary))
                 if entry.key_code:
@@ -54,14 +63,16 @@ class FieldsTree(Tree[None]):
                     code = file_node.add(_label(f"key_code ({language or 'text'})", "dim"))
                     for line in self._highlighted(entry.key_code, language, KEY_CODE_LINES):
                         code.add_leaf(line)
+            _more(node, len(value))
             return
         if isinstance(value, list):
             node = self.root.add(_label(f"{title} [{len(value)}]", "bold"))
-            for item in value:
+            for item in value[:ITEMS_SHOWN]:
                 if isinstance(item, str):
                     node.add_leaf(_label(item))
                 else:
                     node.add_leaf(self._highlighted(json.dumps(item), "json", 1)[0])
+            _more(node, len(value))
             return
         node = self.root.add(_label(title, "bold"))
         if value is None or isinstance(value, str):
