@@ -6,8 +6,11 @@ run as a subprocess (litellm inside). The session is a Goose legacy JSONL writte
 corpus conversation. Both clients must send the byte-equal request and end in the
 byte-equal summary.
 
-Each subprocess spends seconds importing litellm, so all of them are started at once by a
-module fixture (each with its own server) and the tests then check one run each.
+A process spends seconds importing litellm (3-4 s of CPU each, a dozen runs), so a module
+fixture starts every server, runs the reference against each, and then one child process
+runs the CLI's entry point (``goose_tui.cli.main``, what ``goose-tui`` runs) once per case,
+each with its own arguments, environment, stdout and stderr; the tests check one run each.
+``test_templates_engine.py`` runs ``goose-tui compact`` as a process of its own.
 """
 
 from __future__ import annotations
@@ -86,26 +89,14 @@ def write_session(case: Case, path: Path) -> Path:
 def start_compact(
     session: Path, server: ScriptedServer, prompts_dir: Path, home: Path
 ) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOSE_", "OPENAI_"))}
-    # Keep any user-level template overrides out of the run; --prompts-dir wins anyway.
-    env["XDG_CONFIG_HOME"] = str(home / "xdg")
-    env["OPENAI_API_KEY"] = API_KEY
-    command = [
-        sys.executable,
-        "-m",
-        "goose_tui.cli",
-        "compact",
-        str(session),
-        "--model",
-        "openai/gpt-4o",
-        "--api-base",
-        server.base_url,
-        "--prompts-dir",
-        str(prompts_dir),
-        "--json",
-    ]
+    command = [sys.executable, "-m", "goose_tui.cli", *compact_argv(session, server, prompts_dir)]
     return subprocess.Popen(
-        command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command,
+        cwd=REPO,
+        env=cli_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -116,28 +107,76 @@ def _reference(server: ScriptedServer, case: Case) -> Any:
         return exc
 
 
+# Runs each case's CLI in this one process: {name: [argv, XDG_CONFIG_HOME]} on stdin,
+# {name: [exit code, stdout, stderr]} on stdout.
+_DRIVER = """
+import contextlib, io, json, os, sys
+from goose_tui.cli import main
+
+results = {}
+for name, (argv, home) in json.load(sys.stdin).items():
+    os.environ["XDG_CONFIG_HOME"] = home
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code
+    results[name] = [code, out.getvalue(), err.getvalue()]
+sys.__stdout__.write(json.dumps(results))
+"""
+
+
+def compact_argv(session: Path, server: ScriptedServer, prompts_dir: Path) -> list[str]:
+    return [
+        "compact",
+        str(session),
+        "--model",
+        "openai/gpt-4o",
+        "--api-base",
+        server.base_url,
+        "--prompts-dir",
+        str(prompts_dir),
+        "--json",
+    ]
+
+
+def cli_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOSE_", "OPENAI_"))}
+    # Keep any user-level template overrides out of the run; --prompts-dir wins anyway.
+    env["XDG_CONFIG_HOME"] = str(home / "xdg")
+    env["OPENAI_API_KEY"] = API_KEY
+    return env
+
+
 @pytest.fixture(scope="module")
 def runs(goose_prompts_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
-    # A few CLI processes at a time: their litellm imports are CPU-bound, so more than the
-    # machine's cores only adds memory, not speed.
-    parallel = max(2, os.cpu_count() or 2)
     results: dict[str, Run] = {}
-    names = list(RUNS)
-    for start in range(0, len(names), parallel):
-        with ExitStack() as stack:
-            batch = []
-            for name in names[start : start + parallel]:
-                case, script = RUNS[name]
-                server = stack.enter_context(serve(script))
-                reference = _reference(server, case)
-                home = tmp_path_factory.mktemp(name)
-                session = write_session(case, home / "session.jsonl")
-                proc = start_compact(session, server, goose_prompts_dir, home)
-                batch.append((name, case, server, reference, proc))
-            for name, case, server, reference, proc in batch:
-                stdout, stderr = proc.communicate(timeout=300)
-                requests = list(server.requests)
-                results[name] = Run(case, reference, requests, proc.returncode, stdout, stderr)
+    with ExitStack() as stack:
+        plan: dict[str, list[Any]] = {}
+        started = []
+        for name, (case, script) in RUNS.items():
+            server = stack.enter_context(serve(script))
+            reference = _reference(server, case)
+            home = tmp_path_factory.mktemp(name)
+            session = write_session(case, home / "session.jsonl")
+            plan[name] = [compact_argv(session, server, goose_prompts_dir), str(home / "xdg")]
+            started.append((name, case, server, reference))
+        child = subprocess.run(
+            [sys.executable, "-c", _DRIVER],
+            input=json.dumps(plan),
+            cwd=REPO,
+            env=cli_env(tmp_path_factory.mktemp("driver")),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert child.returncode == 0, child.stderr
+        outputs = json.loads(child.stdout)
+        for name, case, server, reference in started:
+            code, stdout, stderr = outputs[name]
+            requests = list(server.requests)
+            results[name] = Run(case, reference, requests, code, stdout, stderr)
     yield results
 
 

@@ -258,7 +258,7 @@ async def test_a_big_summary_is_rendered_in_a_thread_with_the_same_lines() -> No
     from goose_tui.tui.widgets import summary_preview
     from goose_tui.tui.widgets.summary_preview import RENDERING, SYNC_RENDER_CHARS
 
-    body = "".join(f"## Part {n}\n\n- item `{n}` with **bold** text\n\n" for n in range(1500))
+    body = "".join(f"## Part {n}\n\n- item `{n}` with **bold** text\n\n" for n in range(800))
     assert len(body) > SYNC_RENDER_CHARS
     app = PreviewApp()
     async with app.run_test(size=(90, 30)) as pilot:
@@ -291,7 +291,7 @@ async def test_a_big_summary_is_rendered_in_a_thread_with_the_same_lines() -> No
             monkey.undo()
         assert not view.rendering
         assert [strip.text for strip in view.lines] == threaded
-        assert "Part 1499" in "".join(threaded)
+        assert "Part 799" in "".join(threaded)
 
 
 async def test_a_late_render_of_an_older_summary_is_dropped() -> None:
