@@ -51,6 +51,7 @@ async def measure(
     gc.callbacks.append(on_gc)
     started = time.perf_counter()
     marks: dict[str, float] = {}
+    peaks: dict[str, int] = {}  # mark -> peak RSS (MB) when it was reached
     gaps: list[float] = []
     progress_seen: list[str] = []
     stalls: list[tuple[float, int]] = []  # (seconds after start, ms) of stalls over 200 ms
@@ -100,11 +101,14 @@ async def measure(
                 if main.query_one(CompactionStatus).state in ("done", "failed"):
                     marks["compacted"] = elapsed
                     state = main.query_one(CompactionStatus).state
+            for mark in marks.keys() - peaks.keys():
+                peaks[mark] = _peak_rss() >> 20
             if set(until) <= marks.keys():
                 break
     gc.callbacks.remove(on_gc)
     full = [seconds for _, generation, seconds in collections if generation == 2]
     extra: dict[str, object] = {
+        "peak_rss_mb_by": peaks,
         "gc_full_collections": len(full),
         "gc_longest_full_ms": round(max(full, default=0) * 1000),
         "gc_full_total_s": round(sum(full), 2),
