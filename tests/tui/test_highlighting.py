@@ -142,3 +142,42 @@ async def test_input_pane_wraps_at_its_width_in_the_four_pane_layout(session_fil
             if len(" ".join(joined).split()) >= len(first_line.split()):
                 break
         assert " ".join(" ".join(joined).split()) == " ".join(first_line.split())
+
+
+async def test_a_big_json_is_highlighted_off_the_event_loop_after_each_edit() -> None:
+    # TextArea re-highlights after every edit: pygments over a 100 KB summary JSON on the
+    # event loop took ~0.3 s per key press. Over SYNC_HIGHLIGHT_CHARS it runs in a thread;
+    # the highlights that arrive are those of the edited text.
+    import threading
+
+    from goose_tui.tui.widgets import code_editor
+    from goose_tui.tui.widgets.text_viewer import SYNC_HIGHLIGHT_CHARS
+
+    class EditorApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield CodeEditor("{}", syntax="json")
+
+    big = json.dumps({"user_messages": [f"message {n}" for n in range(2_000)]}, indent=2)
+    assert len(big) > SYNC_HIGHLIGHT_CHARS
+    threads: set[str] = set()
+    real = code_editor.highlight_lines
+
+    def recording(text: str, language: str | None):  # type: ignore[no-untyped-def]
+        threads.add(threading.current_thread().name)
+        return real(text, language)
+
+    app = EditorApp()
+    async with app.run_test() as pilot:
+        editor = app.query_one(CodeEditor)
+        code_editor.highlight_lines = recording  # type: ignore[assignment]
+        try:
+            editor.load_text(big)
+            await settle(pilot)
+            editor.insert('"x": 1,\n', (1, 2))
+            await settle(pilot)
+        finally:
+            code_editor.highlight_lines = real  # type: ignore[assignment]
+        assert threads and threading.main_thread().name not in threads
+        shown = {line: spans for line, spans in editor._highlights.items() if spans}
+        assert shown == code_editor._byte_highlights(editor.text, "json")
+        assert editor._highlights[1]  # the inserted line is coloured too
