@@ -83,3 +83,13 @@ def screen_text(app) -> list[str]:
 def screen_report(app) -> str:
     toasts = [str(n.message) for n in getattr(app, "_notifications", [])]
     return "\n".join([*screen_text(app), f"toasts: {toasts}", f"screen: {app.screen!r}"])
+
+
+async def paste(pilot: Pilot, text: str) -> None:
+    """A bracketed paste, as the terminal's driver posts it: the app hands it to the focused
+    widget. Tests paste long paths rather than typing them (each typed key waits for the
+    screen to refresh: seconds for a temporary path)."""
+    from textual import events
+
+    pilot.app.post_message(events.Paste(text))
+    await pilot.pause()

@@ -13,7 +13,7 @@ from goose_tui.tui.app import GooseTUI, bundled_sample
 from goose_tui.tui.screens.retention_screen import RetentionScreen
 from goose_tui.tui.widgets.conversation_view import ConversationView
 
-from .conftest import settle, wait_until
+from .conftest import paste, settle, wait_until
 
 KNOWN_ERROR = "FAILED tests/test_dates.py::test_parse_dates"
 
@@ -79,7 +79,7 @@ async def test_retention_follows_a_hand_edit_of_the_summary(session_file: Path) 
         await pilot.press("e")
         editor = app.main.query_one("#json-editor")
         editor.select_all()
-        await pilot.press(*'{"user_intent": ["pytest -q"]}')
+        await paste(pilot, '{"user_intent": ["pytest -q"]}')
         await settle(pilot)
         await pilot.click("#conversation")  # leave the editor, where l would be typed
         await pilot.press("l")
@@ -241,9 +241,10 @@ async def _open_compare(pilot, spec: str | None, folder: str = "") -> None:
     if spec is not None:
         field = pilot.app.screen.query_one("#compare-spec")
         field.value = ""
-        await pilot.press(*spec)
+        await paste(pilot, spec)
     if folder:
-        await pilot.press("tab", *folder)
+        await pilot.press("tab")
+        await paste(pilot, folder)
     elif spec != "previous":
         await pilot.press("enter")  # the folder field is empty: enter moves there first
     await pilot.press("enter")
@@ -321,7 +322,7 @@ async def test_compare_with_the_summary_before_the_last_edit(session_file: Path)
         await pilot.press("e")
         editor = app.main.query_one("#json-editor")
         editor.select_all()
-        await pilot.press(*'{"user_intent": ["Ship v2"]}')
+        await paste(pilot, '{"user_intent": ["Ship v2"]}')
         await settle(pilot)
         await pilot.click("#conversation")
         await _open_compare(pilot, "previous")

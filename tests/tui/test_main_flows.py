@@ -18,7 +18,7 @@ from goose_tui.tui.widgets.fields_tree import FieldsTree
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
-from .conftest import settle, wait_until
+from .conftest import paste, settle, wait_until
 
 
 def _palette_options(app: GooseTUI) -> list[str]:
@@ -291,7 +291,8 @@ async def test_switch_model_from_command_palette(session_file: Path, reply_file:
         await wait_until(pilot, lambda: "Model: replay a reply file…" in _palette_options(app))
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, InputPrompt))
-        await pilot.press(*str(reply_file), "enter")
+        await paste(pilot, str(reply_file))
+        await pilot.press("enter")
         await pilot.pause()
         assert app.inspector.model.name == f"replay:{reply_file}"
         await pilot.press("c")
