@@ -141,7 +141,7 @@ def _configure_litellm() -> Any:
     litellm.telemetry = False
     litellm.suppress_debug_info = True
     # Still read by litellm, though its package no longer re-exports the name.
-    litellm.set_verbose = False  # type: ignore[attr-defined]
+    litellm.set_verbose = False
     litellm.drop_params = True
     # litellm counts the prompt's tokens itself, for its cost estimate: it builds its own
     # tokenizer on the first call (~2 s) and re-encodes the whole prompt (seconds on a big
