@@ -14,6 +14,17 @@ settings.register_profile(
 )
 settings.load_profile("goose-tui")
 
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject's addopts): one worker per core, plus one.
+
+    The app tests spend about a third of their time waiting on timers (debounce, refresh
+    ticks, a loopback server's reply); a spare worker fills those waits with another test's
+    work. On 2 cores, quiet: 2 workers 142 s, 3 workers 127 s, 4 workers 128 s.
+    """
+    return (os.cpu_count() or 1) + 1
+
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_sessions"
 # Real `goose session export` files (see its README), kept with the tests so that a clone
