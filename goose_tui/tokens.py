@@ -324,17 +324,62 @@ def resolve_threshold(cli_value: float | None = None) -> float:
 
 
 @lru_cache(maxsize=1)
+def _model_map_text() -> str | None:
+    package = litellm_package_dir()
+    if package is None:
+        return None
+    try:
+        return (package / MODEL_MAP_FILE).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return None
+
+
+@lru_cache(maxsize=1)
 def model_map() -> dict[str, Any]:
     """litellm's bundled model map (context windows and prices), read as plain JSON (3.5 MB,
     parsed once) without importing litellm; {} when litellm or the file is not there."""
-    package = litellm_package_dir()
-    if package is None:
-        return {}
     try:
-        data = json.loads((package / MODEL_MAP_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(_model_map_text() or "{}")
+    except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
+
+
+_MISSING = object()
+
+
+@lru_cache(maxsize=1)
+def _plainly_keyed_map() -> str | None:
+    """The map's text when it is litellm's ``json.dump(indent=4)`` with no escape in a
+    top-level key, else None. In such a text a top-level key is exactly the text that
+    starts a line with four spaces and a quote (strings hold no raw newline; nested keys are
+    indented further), spelled as ``json.dumps`` spells the name, so a name is found, or
+    known to be absent, by a search of the text instead of parsing all of it."""
+    text = _model_map_text()
+    if not text or not text.startswith('{\n    "') or _ESCAPED_KEY.search(text):
+        return None
+    return text
+
+
+_ESCAPED_KEY = re.compile(r'\n    "[^"\n]*\\')
+
+
+def _model_map_entry(name: str) -> Any:
+    """The map's entry for ``name`` (None when absent), without parsing the whole map (28 ms
+    on the app's first-screen path) when its text allows; _MISSING when it does not."""
+    if model_map.cache_info().currsize:  # parsed already: a dict lookup
+        return model_map().get(name)
+    text = _plainly_keyed_map()
+    if text is None:
+        return _MISSING
+    for spelling in {json.dumps(name), json.dumps(name, ensure_ascii=False)}:
+        at = text.rfind(f"\n    {spelling}: ")  # the last wins, as in json.loads
+        if at != -1:
+            try:
+                return json.JSONDecoder().raw_decode(text, at + len(spelling) + 7)[0]
+            except ValueError:
+                return _MISSING
+    return None
 
 
 def _limit_of(entry: Any) -> int | None:
@@ -350,7 +395,6 @@ def _limit_of(entry: Any) -> int | None:
 def model_map_limit(model: str, provider: str | None = None) -> int | None:
     """The window of ``model`` in litellm's map: exact name, then with the session's provider
     in front, then with provider prefixes stripped one at a time."""
-    table = model_map()
     candidates = [model]
     if provider and not model.startswith(f"{provider}/"):
         candidates.append(f"{provider}/{model}")
@@ -359,7 +403,10 @@ def model_map_limit(model: str, provider: str | None = None) -> int | None:
         rest = rest.split("/", 1)[1]
         candidates.append(rest)
     for candidate in candidates:
-        if (limit := _limit_of(table.get(candidate))) is not None:
+        entry = _model_map_entry(candidate)
+        if entry is _MISSING:  # a text the quick read cannot trust: parse it
+            entry = model_map().get(candidate)
+        if (limit := _limit_of(entry)) is not None:
             return limit
     return None
 

@@ -252,3 +252,25 @@ def test_what_a_load_builds_is_kept_out_of_full_collections_until_the_next_load(
             assert freed == [True]
     finally:
         gc.unfreeze()
+
+
+def test_a_load_with_nothing_kept_out_runs_no_full_collection(monkeypatch) -> None:
+    # The app's first load had a 37 ms full collection of Textual's and pydantic's objects on
+    # its first-screen path, with nothing of an earlier session to free.
+    import gc
+
+    from goose_tui import gc_pause
+
+    calls: list[tuple[object, ...]] = []
+    real_collect = gc.collect
+    monkeypatch.setattr(gc_pause.gc, "collect", lambda *a: calls.append(a) or real_collect(*a))
+    gc.unfreeze()
+    try:
+        with gc_pause.kept_out_of_collections():
+            pass
+        assert calls == []  # nothing was kept out: the collector frees as usual
+        with gc_pause.kept_out_of_collections():
+            pass
+        assert len(calls) == 1  # what the first load kept out is collected once
+    finally:
+        gc.unfreeze()

@@ -239,6 +239,80 @@ def test_model_map_lookup_strips_and_adds_provider_prefixes() -> None:
     assert context_window(by_provider)[1] == "model-map"
 
 
+def _full_parse_limit(model: str, provider: str | None = None) -> int | None:
+    """model_map_limit's rule over the fully parsed map: the reference of the quick read."""
+    table = tokens.model_map()
+    candidates = [model]
+    if provider and not model.startswith(f"{provider}/"):
+        candidates.append(f"{provider}/{model}")
+    rest = model
+    while "/" in rest:
+        rest = rest.split("/", 1)[1]
+        candidates.append(rest)
+    for candidate in candidates:
+        if (limit := tokens._limit_of(table.get(candidate))) is not None:
+            return limit
+    return None
+
+
+def _fresh_map_caches() -> None:
+    for cached in (tokens._model_map_text, tokens._plainly_keyed_map, tokens.model_map):
+        cached.cache_clear()
+
+
+def test_a_models_window_is_read_without_parsing_the_whole_map() -> None:
+    # The 3.5 MB parse was ~30 ms of the app's first screen, for one entry.
+    _fresh_map_caches()
+    try:
+        assert context_window(session(), model="openai/gpt-4o") == (128_000, "model-map")
+        assert context_window(session(), model="no-such-model") == (
+            DEFAULT_CONTEXT_LIMIT,
+            "assumed",
+        )
+        assert tokens.model_map.cache_info().misses == 0
+    finally:
+        _fresh_map_caches()
+
+
+def test_the_quick_read_of_the_map_agrees_with_parsing_it() -> None:
+    import random
+
+    _fresh_map_caches()
+    names = sorted(tokens.model_map())
+    sample = random.Random(12).sample(names, 150)
+    tried = [*sample, *(f"openai/{n}" for n in sample[:30]), "nope", "x/nope", 'a"b', "é"]
+    expected = {name: _full_parse_limit(name, "anthropic") for name in tried}
+    _fresh_map_caches()  # the quick read runs only while the map is not parsed
+    try:
+        got = {name: tokens.model_map_limit(name, "anthropic") for name in tried}
+        assert tokens.model_map.cache_info().misses == 0
+        assert got == expected
+    finally:
+        _fresh_map_caches()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"m": {"max_tokens": 5}}',  # not indented: the quick read does not apply
+        '{\n    "m\\u0078": {"max_tokens": 5},\n    "mx": {"max_tokens": 7}\n}',  # escaped key
+    ],
+)
+def test_a_map_the_quick_read_cannot_trust_is_parsed(monkeypatch, text: str) -> None:
+    import json
+
+    _fresh_map_caches()
+    monkeypatch.setattr(tokens, "_model_map_text", lambda: text)
+    tokens._plainly_keyed_map.cache_clear()
+    try:
+        table = json.loads(text)
+        for name in ("m", "mx", "absent"):
+            assert tokens.model_map_limit(name) == tokens._limit_of(table.get(name))
+    finally:
+        monkeypatch.undo()
+        _fresh_map_caches()
+
+
 def test_model_map_prefers_max_input_tokens_then_max_tokens() -> None:
     assert tokens._limit_of({"max_input_tokens": 10, "max_tokens": 20}) == 10
     assert tokens._limit_of({"max_tokens": 20}) == 20
