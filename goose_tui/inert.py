@@ -11,12 +11,14 @@ isolates reorder what is drawn after them (a file name ``evil<U+202E>gpj.exe`` r
 
 from __future__ import annotations
 
-from goose_tui.terminal import INVISIBLE, VISIBLE_TABLE
+from goose_tui.terminal import INVISIBLE, VISIBLE_TABLE, translator
 
 __all__ = ["INVISIBLE", "inert", "restore"]
 
 # Tabs are laid out as spaces; everything else as the CLI shows it on a terminal.
 _TABLE: dict[int, str] = VISIBLE_TABLE | {ord("\t"): "    "}
+
+_inert = translator(_TABLE)
 
 # The C0 and DEL pictures back to their characters (newline and tab have none).
 _REVERSE: dict[int, str] = {
@@ -29,7 +31,7 @@ _REVERSE: dict[int, str] = {
 def inert(text: str) -> str:
     """``text`` with every control character except newline, and every bidi or zero-width
     character, replaced by a visible stand-in."""
-    return text.translate(_TABLE)
+    return _inert(text)
 
 
 def restore(text: str) -> str:

@@ -10,8 +10,9 @@ Whatever UTF-8 cannot hold (a lone surrogate from a session's JSON) is written a
 from __future__ import annotations
 
 import json
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
@@ -41,24 +42,57 @@ del VISIBLE_TABLE[ord("\n")], VISIBLE_TABLE[ord("\t")]
 VISIBLE_TABLE.update({code: f"<U+{code:04X}>" for code in INVISIBLE})
 
 
+def translator(table: dict[int, str]) -> Callable[[str], str]:
+    """``text.translate(table)`` as a regex over the characters the table maps. A text with
+    one character above U+00FF (an emoji) sends ``str.translate`` down its slow path, a dict
+    lookup per character: 140 ms for a 2.8 MB summary against 6 ms here, and seconds for a
+    prompt of tens of MB; untouched stretches are copied at C speed."""
+    by_char = {chr(code): replacement for code, replacement in table.items()}
+    codes = sorted(table)
+    ranges: list[tuple[int, int]] = []
+    for code in codes:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1] = (ranges[-1][0], code)
+        else:
+            ranges.append((code, code))
+    pattern = re.compile(
+        "["
+        + "".join(
+            re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+            for a, b in ranges
+        )
+        + "]"
+    )
+
+    def replace(match: re.Match[str]) -> str:
+        return by_char[match[0]]
+
+    def apply(text: str) -> str:
+        return pattern.sub(replace, text)
+
+    return apply
+
+
 # In JSON text: the same characters (and lone surrogates) as \\u escapes, which any JSON
 # reader turns back into the same string; json.dumps escapes C0 itself.
 _JSON_ESCAPES: dict[int, str] = {
     code: f"\\u{code:04x}"
     for code in (0x7F, *range(0x80, 0xA0), *INVISIBLE, *range(0xD800, 0xE000))
 }
+_json_escapes = translator(_JSON_ESCAPES)
+_visible = translator(VISIBLE_TABLE)
 
 
 def json_text(value: Any) -> str:
     """``value`` as indented JSON with no control, bidi, zero-width or unencodable
     character left raw: safe on a terminal, valid UTF-8, and the same value when read."""
-    return json.dumps(value, ensure_ascii=False, indent=2).translate(_JSON_ESCAPES)
+    return _json_escapes(json.dumps(value, ensure_ascii=False, indent=2))
 
 
 def visible(text: str) -> str:
     """``text`` with every control, bidi and zero-width character replaced by a visible
     stand-in (newlines and tabs kept)."""
-    return text.translate(VISIBLE_TABLE)
+    return _visible(text)
 
 
 class VisibleStream:

@@ -181,3 +181,55 @@ async def test_a_big_json_is_highlighted_off_the_event_loop_after_each_edit() ->
         shown = {line: spans for line, spans in editor._highlights.items() if spans}
         assert shown == code_editor._byte_highlights(editor.text, "json")
         assert editor._highlights[1]  # the inserted line is coloured too
+
+
+async def test_the_bracket_at_the_cursor_is_matched_as_textual_matches_it() -> None:
+    # CodeEditor.find_matching_bracket scans with a regex; TextArea's own walks a character
+    # at a time (0.24 s for a big summary JSON with the cursor on its first "{").
+    import random
+
+    from textual.widgets import TextArea
+
+    rng = random.Random(3)
+    pieces = ["{", "}", "[", "]", "(", ")", "a", " ", '"', "\n", "é🚀"]
+    texts = [
+        '{\n  "a": [1, (2)],\n  "b": {}\n}',
+        "",
+        "}{",
+        *("".join(rng.choices(pieces, k=rng.randrange(1, 60))) for _ in range(300)),
+    ]
+    app = EditorApp()
+    async with app.run_test():
+        editor = app.query_one(CodeEditor)
+        for text in texts:
+            editor.load_text(text)
+            lines = text.split("\n")
+            for row, line in enumerate(lines):
+                for column, character in enumerate(line):
+                    at = (row, column)
+                    ours = editor.find_matching_bracket(character, at)
+                    assert ours == TextArea.find_matching_bracket(editor, character, at), (text, at)
+
+
+async def test_an_editor_in_a_hidden_tab_loads_its_text_when_shown(session_file: Path) -> None:
+    # After a compaction of a 53 MB session, loading the summary JSON into the editor of the
+    # tab that was not shown held the event loop ~0.5 s (app_big_session.py).
+    from textual.widgets import TabbedContent
+
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        main = app.main
+        editor = main.query_one("#json-editor", CodeEditor)
+        loaded = main.inspector.json_loaded
+        assert main.query_one("#fields-tabs", TabbedContent).active == "fields-tree-tab"
+        assert editor.text == loaded and loaded.startswith("{")
+        assert editor.document.text == ""  # not wrapped, highlighted or matched yet
+        main.query_one("#fields-tabs", TabbedContent).active = "fields-json-tab"
+        await settle(pilot)
+        assert editor.document.text == loaded
+        shown = "".join(seg.text for seg in editor.render_line(0))
+        assert loaded.split("\n", 1)[0] in shown
+        assert main.inspector.unsaved_edits() == []  # loading it is no hand edit
