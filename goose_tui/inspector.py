@@ -38,6 +38,7 @@ from goose_tui.compaction.templates import (
 from goose_tui.inert import INVISIBLE, inert, restore
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Session
+from goose_tui.terminal import translator
 
 if TYPE_CHECKING:
     from goose_tui.llm.base import Summarizer
@@ -51,14 +52,19 @@ JsonState = Literal["loaded", "edited", "invalid"]
 Banner = tuple[str, str]
 
 
+# The characters json.dumps leaves raw that the editor must not show raw: DEL and C1
+# controls, bidi and zero-width characters, as \u escapes (\u202e reads back as the same
+# character).
+_EDITOR_ESCAPES = translator(
+    {code: f"\\u{code:04x}" for code in (*range(0x7F, 0xA0), *sorted(INVISIBLE))}
+)
+
+
 def json_text(summary: StructuredSummary | None) -> str:
-    """The summary as the JSON editor shows it. json.dumps escapes C0 controls; C1 controls,
-    bidi and zero-width characters are escaped too (``\\u202e`` reads back as the same
-    character), so the editor stays inert."""
+    """The summary as the JSON editor shows it: json.dumps (which escapes C0 controls) with
+    the rest of what would not be inert escaped too."""
     text = json.dumps(summary.to_json_dict() if summary else {}, indent=2, ensure_ascii=False)
-    return "".join(
-        f"\\u{ord(c):04x}" if 0x7F <= ord(c) <= 0x9F or ord(c) in INVISIBLE else c for c in text
-    )
+    return _EDITOR_ESCAPES(text)
 
 
 def describe_source(template: Template) -> str:

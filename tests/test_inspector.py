@@ -321,3 +321,27 @@ def test_the_inspector_imports_no_textual() -> None:
     from tests.test_core_imports import PROBE, run_probe
 
     assert run_probe(PROBE.format(modules=["goose_tui.inspector", "goose_tui.saving"])) == []
+
+
+def test_the_editors_json_escapes_what_is_not_inert_and_nothing_else() -> None:
+    # json_text escaped with a Python step per character (125 ms of the event loop for the
+    # 53 MB session's summary); the rule is unchanged, checked here against that loop.
+    import random
+
+    from goose_tui.compaction.structured import StructuredSummary
+    from goose_tui.inert import INVISIBLE
+    from goose_tui.inspector import json_text
+
+    def per_character(text: str) -> str:
+        return "".join(
+            f"\\u{ord(c):04x}" if 0x7F <= ord(c) <= 0x9F or ord(c) in INVISIBLE else c for c in text
+        )
+
+    pool = [chr(c) for c in (*range(0x7E, 0xA1), *INVISIBLE)] + list('ab \n"\\é🚀\x01')
+    rng = random.Random(5)
+    for _ in range(200):
+        words = ["".join(rng.choices(pool, k=rng.randrange(0, 30))) for _ in range(3)]
+        summary = StructuredSummary.model_validate({"user_intent": words})
+        plain = json.dumps(summary.to_json_dict(), indent=2, ensure_ascii=False)
+        assert json_text(summary) == per_character(plain)
+        assert json.loads(json_text(summary)) == summary.to_json_dict()

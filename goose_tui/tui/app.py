@@ -59,6 +59,7 @@ FAILED_TITLES = {
     "retention": "Retention check failed",
     "probes": "Probes failed",
     "context": "Counting failed",
+    "projection": "Counting failed",
     "timeline": "Timeline failed",
 }
 

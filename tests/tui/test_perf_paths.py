@@ -344,3 +344,28 @@ async def test_the_loaded_session_is_kept_out_of_full_collections() -> None:
             assert not any(obj is message for obj in gc.get_objects())
     finally:
         gc.unfreeze()
+
+
+async def test_tokens_are_never_summed_on_the_event_loop(session_file: Path) -> None:
+    # After a compaction the gauge's projection summed the history's 20,000 cached counts of
+    # a 53 MB session on the event loop (80 ms); it is a worker now, like the first count.
+    threads: list[str] = []
+    real_total = TokenCounter.total
+
+    def recording(self, messages):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread().name)
+        return real_total(self, messages)
+
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        TokenCounter.total = recording  # type: ignore[method-assign]
+        try:
+            await settle(pilot)
+            await pilot.press("c")
+            await settle(pilot)
+        finally:
+            TokenCounter.total = real_total  # type: ignore[method-assign]
+        gauge = app.main.query_one(ContextGauge)
+        assert gauge.projected is not None and gauge.replaced is not None
+        assert gauge.replaced == app.main.token_counter.total(app.main.inspector.session.messages)
+        assert threads and threading.main_thread().name not in threads

@@ -372,10 +372,27 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         usage = result.usage
         status.note = f"usage in {usage.input_tokens} / out {usage.output_tokens}"
         self._show_prompt(result.request.system_prompt, "as sent")
-        gauge = self.query_one(ContextGauge)
-        assert inspector.session is not None
+        self.project_summary(result)
+        self._reply_editor.load_text(inspector.reply_loaded)
+        self._show_extraction()
+        # A new compaction is the new starting point for hand edits: the editors' texts.
+        inspector.json_text, inspector.reply_text = self._json_editor.text, self._reply_editor.text
+        inspector.mark_saved()
+
+    @work(thread=True, exclusive=True, group="projection", exit_on_error=False)
+    def project_summary(self, result: CompactionResult) -> None:
+        """The gauge's projection: the summary's tokens against the history's. Summing the
+        20,000 cached counts of a 53 MB session is 80 ms: not on the event loop."""
+        session = self.inspector.session
+        assert session is not None
         projected = self.token_counter.total([result.summary_message])
-        replaced = self.token_counter.total(inspector.session.messages)
+        replaced = self.token_counter.total(session.messages)
+        self.app.call_from_thread(self._show_projection, result, projected, replaced)
+
+    def _show_projection(self, result: CompactionResult, projected: int, replaced: int) -> None:
+        if self.inspector.result is not result:  # another session or compaction since
+            return
+        gauge = self.query_one(ContextGauge)
         gauge.projected, gauge.replaced = projected, replaced
         if not_smaller(replaced, projected):
             self.notify(
@@ -385,11 +402,6 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
                 severity="warning",
                 timeout=10,
             )
-        self._reply_editor.load_text(inspector.reply_loaded)
-        self._show_extraction()
-        # A new compaction is the new starting point for hand edits: the editors' texts.
-        inspector.json_text, inspector.reply_text = self._json_editor.text, self._reply_editor.text
-        inspector.mark_saved()
 
     def _show_extraction(self) -> None:
         """Draw the summary the inspector has just extracted (a compaction, an edited reply)."""
