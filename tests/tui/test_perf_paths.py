@@ -369,3 +369,51 @@ async def test_tokens_are_never_summed_on_the_event_loop(session_file: Path) -> 
         assert gauge.projected is not None and gauge.replaced is not None
         assert gauge.replaced == app.main.token_counter.total(app.main.inspector.session.messages)
         assert threads and threading.main_thread().name not in threads
+
+
+async def test_a_big_text_is_split_into_lines_in_a_thread_with_the_same_rows() -> None:
+    # Splitting the 47-million-character prompt of a 53 MB session into lines and counting
+    # its wrapped rows held the event loop ~0.4 s (app_big_session.py).
+    from goose_tui.tui.widgets import text_viewer
+    from goose_tui.tui.widgets.text_viewer import INDEX_IN_THREAD_CHARS, Lines
+
+    class ViewerApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield TextViewer("before", wrap=True)
+
+    line = "word " * 30
+    text = "\n".join(line[: n % 150] for n in range(INDEX_IN_THREAD_CHARS // 70))
+    assert len(text) > INDEX_IN_THREAD_CHARS
+    threads: set[str] = set()
+    real = text_viewer.Lines
+
+    class Recording(Lines):
+        def __init__(self, text: str = "") -> None:
+            threads.add(threading.current_thread().name)
+            super().__init__(text)
+
+    app = ViewerApp()
+    async with app.run_test(size=(90, 30)) as pilot:
+        viewer = app.query_one(TextViewer)
+        text_viewer.Lines = Recording  # type: ignore[misc]
+        try:
+            viewer.set_text(text)
+            assert viewer.text == "before"  # shown until the new lines are ready
+            await settle(pilot)
+        finally:
+            text_viewer.Lines = real  # type: ignore[misc]
+        assert threading.main_thread().name not in threads
+        assert viewer.text is text and list(viewer._lines) == text.split("\n")
+        width = viewer._wrap_width
+        assert (viewer._row_starts, viewer._row_total) == text_viewer._rows(Lines(text), width, {})
+        assert viewer.virtual_size.height == viewer._row_total
+        # A newer text set meanwhile wins over a late result; streamed text extends it.
+        viewer.set_text(text + "x")
+        viewer.set_text("small")
+        viewer.append(" and more")
+        await settle(pilot)
+        assert viewer.text == "small and more"
+        viewer.set_text(text)
+        viewer.append("!")  # extends the big text, not the one shown before it
+        await settle(pilot)
+        assert viewer.text == text + "!"

@@ -27,6 +27,9 @@ Highlighter = Callable[[str], Spans]
 MAX_MATCHES = 10_000
 SYNC_HIGHLIGHT_CHARS = 16_000  # ~50 ms of pygments; a longer text is highlighted in a thread
 WORD_WRAP_CHARS = 2_000_000
+# A longer plain text is split into lines, and its rows counted, in a thread: for the prompt
+# of a 53 MB session (47 million characters, a million lines) that was ~0.4 s of the loop.
+INDEX_IN_THREAD_CHARS = WORD_WRAP_CHARS
 
 
 class Lines:
@@ -111,6 +114,18 @@ def _word_breaks(line: str, width: int) -> list[int]:
     return starts
 
 
+def _rows(lines: Lines, width: int, breaks: dict[int, list[int]]) -> tuple[array[int], int]:
+    """The first visual row of each line at ``width`` columns, and the rows in all."""
+    counts = (
+        len(breaks[number])
+        if number in breaks
+        else ((size - 1) // width + 1 if (size := lines.length(number)) else 1)
+        for number in range(len(lines))
+    )
+    starts = array("q", accumulate(counts, initial=0))
+    return starts, starts.pop() if starts else 0
+
+
 _ROLE = re.compile(r"^\[(user|assistant|system)\]: ")
 _TOOL = re.compile(r"\b(tool_request|tool_response|tool_confirmation_request|action_required)\b")
 _TAG = re.compile(r"</?analysis>|^#{1,6} .*|^```\w*$")
@@ -177,6 +192,8 @@ class TextViewer(ScrollView, can_focus=True):
         self._placeholder = placeholder
         self._text = ""
         self._lines = Lines()
+        self._incoming: str | None = None  # a big text being split into lines in a thread
+        self._indexing = 0  # bumped per text: a thread's lines for an older one are dropped
         self._matches: list[tuple[int, int]] = []  # (line, column)
         self._current = -1
         self.set_text(text)
@@ -201,10 +218,64 @@ class TextViewer(ScrollView, can_focus=True):
         self.refresh()
 
     def set_text(self, text: str) -> None:
-        if self._lines and text == self._text:
+        if self._incoming is not None:
+            if text == self._incoming:
+                return
+        elif self._lines and text == self._text:
             # The prompt comes back unchanged after a compaction: splitting 47 million
             # characters into lines again would block the UI for a few hundred ms.
             return
+        self._incoming = None
+        self._indexing += 1
+        if len(text) > INDEX_IN_THREAD_CHARS and not self._syntax and self.is_attached:
+            self._index_in_thread(text)  # what is shown stays until its lines are ready
+            return
+        self._show_text(text)
+
+    class Indexed(Message):
+        """Posted by the indexing thread: one text's lines (and rows, when wrapped)."""
+
+        def __init__(
+            self,
+            generation: int,
+            text: str,
+            lines: Lines,
+            width: int | None,
+            rows: tuple[array[int], int] | None,
+        ) -> None:
+            super().__init__()
+            self.generation, self.text, self.lines = generation, text, lines
+            self.width, self.rows = width, rows
+
+    def _index_in_thread(self, text: str) -> None:
+        self._incoming = text
+        generation = self._indexing
+        width = self._wrap_width if self._wrap and self.scrollable_content_region.width else None
+
+        def work() -> None:
+            lines = Lines(text)
+            # Over WORD_WRAP_CHARS rows are cut at the width: no word breaks to find.
+            rows = _rows(lines, width, {}) if width is not None else None
+            self.post_message(self.Indexed(generation, text, lines, width, rows))
+
+        self.run_worker(work, thread=True, group="text-viewer-index", exclusive=True)
+
+    def on_text_viewer_indexed(self, message: Indexed) -> None:
+        message.stop()
+        if message.generation != self._indexing or message.text is not self._incoming:
+            return
+        self._incoming = None
+        self._text, self._lines, self._syntax_spans = message.text, message.lines, []
+        if message.rows is not None and message.width == self._wrap_width:
+            self._breaks, self._wrapped_width = {}, message.width
+            self._row_starts, self._row_total = message.rows
+            self.virtual_size = Size(message.width, max(self._row_total, 1))
+        else:  # not wrapped, or the width changed meanwhile
+            self._update_size()
+        self._find_matches()
+        self.refresh()
+
+    def _show_text(self, text: str) -> None:
         self._text = text
         # Lines are kept raw and made inert when drawn: a 50 MB prompt is never copied whole.
         # A highlighted text is small: its lines are made inert now, so spans line up.
@@ -247,6 +318,10 @@ class TextViewer(ScrollView, can_focus=True):
 
     def append(self, chunk: str) -> None:
         """Add streamed text at the end, keeping the view pinned to the bottom if it was."""
+        if self._incoming is not None:  # the text it extends is being indexed: now, then
+            text, self._incoming = self._incoming, None
+            self._indexing += 1
+            self._show_text(text)
         at_bottom = self.scroll_y >= self.max_scroll_y
         self._lines.append(chunk)
         # One string shared with the line index, not a second growing copy.
@@ -283,15 +358,7 @@ class TextViewer(ScrollView, can_focus=True):
             for number, line in enumerate(self._lines):
                 if len(line) > width:
                     self._breaks[number] = _word_breaks(line, width)
-        lines = self._lines
-        counts = (
-            len(self._breaks[number])
-            if number in self._breaks
-            else ((size - 1) // width + 1 if (size := lines.length(number)) else 1)
-            for number in range(len(lines))
-        )
-        self._row_starts = array("q", accumulate(counts, initial=0))
-        self._row_total = self._row_starts.pop() if self._row_starts else 0
+        self._row_starts, self._row_total = _rows(self._lines, width, self._breaks)
         self.virtual_size = Size(width, max(self._row_total, 1))
 
     def on_resize(self) -> None:
