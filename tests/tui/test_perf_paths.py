@@ -407,6 +407,24 @@ async def test_a_big_text_is_split_into_lines_in_a_thread_with_the_same_rows() -
         width = viewer._wrap_width
         assert (viewer._row_starts, viewer._row_total) == text_viewer._rows(Lines(text), width, {})
         assert viewer.virtual_size.height == viewer._row_total
+        # A new width (a resize, a scroll bar) counts the rows again, in a thread too.
+        counted: set[str] = set()
+        real_rows = text_viewer._rows
+
+        def recording_rows(*args):  # type: ignore[no-untyped-def]
+            counted.add(threading.current_thread().name)
+            return real_rows(*args)
+
+        text_viewer._rows = recording_rows  # type: ignore[assignment]
+        try:
+            await pilot.resize_terminal(70, 30)
+            await settle(pilot)
+        finally:
+            text_viewer._rows = real_rows  # type: ignore[assignment]
+        assert viewer._wrap_width != width and viewer._wrapped_width == viewer._wrap_width
+        assert counted and threading.main_thread().name not in counted
+        expected = text_viewer._rows(Lines(text), viewer._wrap_width, {})
+        assert (viewer._row_starts, viewer._row_total) == expected
         # A newer text set meanwhile wins over a late result; streamed text extends it.
         viewer.set_text(text + "x")
         viewer.set_text("small")

@@ -189,6 +189,8 @@ class TextViewer(ScrollView, can_focus=True):
         self._row_total = 0
         self._breaks: dict[int, list[int]] = {}  # line -> where each of its rows starts
         self._wrapped_width = -1
+        self._rewrapping: int | None = None  # the width a thread is counting rows for
+        self._version = 0  # bumped when the lines change: a thread's rows for older are dropped
         self._placeholder = placeholder
         self._text = ""
         self._lines = Lines()
@@ -256,6 +258,8 @@ class TextViewer(ScrollView, can_focus=True):
             lines = Lines(text)
             # Over WORD_WRAP_CHARS rows are cut at the width: no word breaks to find.
             rows = _rows(lines, width, {}) if width is not None else None
+            if width is None:
+                lines.longest()  # measured here, not on the loop (kept by the lines)
             self.post_message(self.Indexed(generation, text, lines, width, rows))
 
         self.run_worker(work, thread=True, group="text-viewer-index", exclusive=True)
@@ -264,8 +268,9 @@ class TextViewer(ScrollView, can_focus=True):
         message.stop()
         if message.generation != self._indexing or message.text is not self._incoming:
             return
-        self._incoming = None
+        self._incoming, self._rewrapping = None, None
         self._text, self._lines, self._syntax_spans = message.text, message.lines, []
+        self._version += 1
         if message.rows is not None and message.width == self._wrap_width:
             self._breaks, self._wrapped_width = {}, message.width
             self._row_starts, self._row_total = message.rows
@@ -332,8 +337,10 @@ class TextViewer(ScrollView, can_focus=True):
             self.scroll_end(animate=False, immediate=False, x_axis=False)
 
     def _update_size(self) -> None:
+        """After the lines changed (a new text, appended text)."""
+        self._version += 1
         if self._wrap:
-            self._wrapped_width = -1
+            self._wrapped_width, self._rewrapping = -1, None
             self._rewrap()
             return
         width = self._lines.longest()
@@ -348,7 +355,12 @@ class TextViewer(ScrollView, can_focus=True):
         if not self.scrollable_content_region.width:
             return  # not laid out yet: wrapped when it is
         width = self._wrap_width
-        if width == self._wrapped_width:
+        if width == self._wrapped_width or width == self._rewrapping:
+            return
+        if len(self._text) > INDEX_IN_THREAD_CHARS and self.is_attached:
+            # A million rows to count again (a scroll bar appeared, the pane was resized):
+            # in a thread; the rows at the last width are drawn until then.
+            self._rewrap_in_thread(width)
             return
         self._wrapped_width = width
         # Word wrap (break after the last space that fits) for texts of a usual size; a
@@ -360,6 +372,33 @@ class TextViewer(ScrollView, can_focus=True):
                     self._breaks[number] = _word_breaks(line, width)
         self._row_starts, self._row_total = _rows(self._lines, width, self._breaks)
         self.virtual_size = Size(width, max(self._row_total, 1))
+
+    class Rewrapped(Message):
+        """Posted by the rewrapping thread: the rows of the current lines at one width."""
+
+        def __init__(self, version: int, width: int, rows: tuple[array[int], int]) -> None:
+            super().__init__()
+            self.version, self.width, self.rows = version, width, rows
+
+    def _rewrap_in_thread(self, width: int) -> None:
+        self._rewrapping = width
+        lines, version = self._lines, self._version
+
+        def work() -> None:
+            self.post_message(self.Rewrapped(version, width, _rows(lines, width, {})))
+
+        self.run_worker(work, thread=True, group="text-viewer-rewrap", exclusive=True)
+
+    def on_text_viewer_rewrapped(self, message: Rewrapped) -> None:
+        message.stop()
+        if message.version != self._version or message.width != self._rewrapping:
+            return  # another text, or a newer width is being counted
+        self._rewrapping = None
+        self._breaks, self._wrapped_width = {}, message.width
+        self._row_starts, self._row_total = message.rows
+        self.virtual_size = Size(message.width, max(self._row_total, 1))
+        self._rewrap()  # the width may have changed again meanwhile
+        self.refresh()
 
     def on_resize(self) -> None:
         if self._wrap:
