@@ -135,6 +135,8 @@ class Inspector:
         self.prompt_note = ""
         # The one-off focus for the next compactions (FOCUS_VARIABLE); "" for none.
         self.focus_text = ""
+        # (what it was built from, the request): see build_request.
+        self._built: tuple[tuple[object, ...], CompactionRequest] | None = None
         self.banner: Banner = ("no summary yet", "")
         # The editors' texts: as loaded (extracted, or the model's reply) and as they are.
         self.json_loaded = "{}"
@@ -170,11 +172,27 @@ class Inspector:
         self.focus_text = focus
 
     def build_request(self) -> CompactionRequest:
-        """The request a compaction would send now (the input pane)."""
+        """The request a compaction would send now (the input pane); kept, with what it was
+        built from, so a compaction of the same does not build it again."""
         assert self.session is not None
-        return build_request(
+        inputs = self._request_inputs()
+        request = build_request(
             self.session.messages, self.templates, self.focus_text, profile=self.goose_profile
         )
+        self._built = (inputs, request)
+        return request
+
+    def _request_inputs(self) -> tuple[object, ...]:
+        return (self.session, self.templates, self.focus_text, self.goose_profile)
+
+    def _built_request(self) -> CompactionRequest | None:
+        """The last request built, if it was built from what a compaction would use now."""
+        if self._built is None:
+            return None
+        inputs, request = self._built
+        now = self._request_inputs()
+        same = all(a is b for a, b in zip(inputs[:2], now[:2], strict=True))
+        return request if same and inputs[2:] == now[2:] else None
 
     def show_prompt(self, prompt: str, note: str) -> None:
         self.system_prompt, self.prompt_note = prompt, note
@@ -211,6 +229,7 @@ class Inspector:
             on_chunk=on_chunk,
             focus=self.focus_text,
             profile=self.goose_profile,
+            first_request=self._built_request(),
         )
         problem = reply_problem(result.raw_response, result.extraction.structured is not None)
         if problem is not None:

@@ -345,3 +345,34 @@ def test_the_editors_json_escapes_what_is_not_inert_and_nothing_else() -> None:
         plain = json.dumps(summary.to_json_dict(), indent=2, ensure_ascii=False)
         assert json_text(summary) == per_character(plain)
         assert json.loads(json_text(summary)) == summary.to_json_dict()
+
+
+def test_a_compaction_sends_the_prompt_built_for_the_input_pane(
+    session_file: Path, monkeypatch
+) -> None:
+    # The app builds the prompt for its input pane; compacting the same session with the
+    # same templates, focus and profile built it again (~1 s and a second 47-million-
+    # character copy for a 53 MB session). Anything changed since: built anew.
+    from goose_tui.compaction import summarize as pipeline
+
+    built: list[str] = []
+    real = pipeline.render_compaction_prompt
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        built.append("prompt")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "render_compaction_prompt", counting)
+    inspector = _inspector(session_file)
+    shown = inspector.build_request()
+    result = asyncio.run(inspector.compact())
+    assert built == ["prompt"] and result.request is shown
+    inspector.set_focus("the deploy")
+    result = asyncio.run(inspector.compact())
+    assert built == ["prompt", "prompt"] and "the deploy" in result.request.system_prompt
+    inspector.build_request()
+    inspector.load(load_session(session_file))  # another session (the same file, reread)
+    result = asyncio.run(inspector.compact())
+    assert len(built) == 4
+    fresh = pipeline.build_request(inspector.session.messages, inspector.templates, "the deploy")
+    assert result.request == fresh

@@ -247,13 +247,17 @@ async def summarize(
     on_chunk: OnChunk | None = None,
     focus: str | None = None,
     profile: GooseProfile = DEFAULT_PROFILE,
+    first_request: CompactionRequest | None = None,
 ) -> CompactionResult:
     """Run the ladder of SPEC §7. Raises ``CompactionFailed`` when every rung overflows (or
     the first does with nothing to remove); any other model error propagates unchanged, and
     so does cancellation. ``on_attempt`` sees each attempt when it starts and when it ends.
     ``finish`` (extraction and the summary template) runs in a thread: a slow summary
     template must not hold the event loop. ``focus`` is the user's one-off instruction for
-    this summary (FOCUS_VARIABLE)."""
+    this summary (FOCUS_VARIABLE). ``first_request``: the first rung's request when the
+    caller has built it already (``build_request`` of the same messages, templates, focus
+    and profile; the app shows it in its input pane): not built again (formatting and
+    rendering a 53 MB session's prompt is ~1 s)."""
     history = summarizer_messages(messages)
     has_tool_responses = any(m.has_tool_response() for m in history)
     attempts: list[Attempt] = []
@@ -275,9 +279,12 @@ async def summarize(
         # counted while the request is on its way (tiktoken leaves the GIL to the exchange);
         # the attempt is reported, then the chunks that came meanwhile are delivered, in
         # the order they always came: attempt first.
-        removed, request = await asyncio.to_thread(
-            _build_attempt, history, percent, templates, focus, profile
-        )
+        if percent == 0 and first_request is not None:
+            removed, request = 0, first_request  # rung 0 removes nothing: build_request's
+        else:
+            removed, request = await asyncio.to_thread(
+                _build_attempt, history, percent, templates, focus, profile
+            )
         counting = asyncio.ensure_future(asyncio.to_thread(request_tokens, request))
         sink = _ChunkSink(on_chunk)
         calling = asyncio.ensure_future(
