@@ -392,17 +392,22 @@ def _limit_of(entry: Any) -> int | None:
     return None
 
 
-def model_map_limit(model: str, provider: str | None = None) -> int | None:
-    """The window of ``model`` in litellm's map: exact name, then with the session's provider
-    in front, then with provider prefixes stripped one at a time."""
-    candidates = [model]
+def model_map_names(model: str, provider: str | None = None) -> list[str]:
+    """The names ``model`` is looked up by in litellm's map, in order."""
+    names = [model]
     if provider and not model.startswith(f"{provider}/"):
-        candidates.append(f"{provider}/{model}")
+        names.append(f"{provider}/{model}")
     rest = model
     while "/" in rest:
         rest = rest.split("/", 1)[1]
-        candidates.append(rest)
-    for candidate in candidates:
+        names.append(rest)
+    return names
+
+
+def model_map_limit(model: str, provider: str | None = None) -> int | None:
+    """The window of ``model`` in litellm's map: exact name, then with the session's provider
+    in front, then with provider prefixes stripped one at a time."""
+    for candidate in model_map_names(model, provider):
         entry = _model_map_entry(candidate)
         if entry is _MISSING:  # a text the quick read cannot trust: parse it
             entry = model_map().get(candidate)

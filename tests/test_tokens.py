@@ -242,14 +242,7 @@ def test_model_map_lookup_strips_and_adds_provider_prefixes() -> None:
 def _full_parse_limit(model: str, provider: str | None = None) -> int | None:
     """model_map_limit's rule over the fully parsed map: the reference of the quick read."""
     table = tokens.model_map()
-    candidates = [model]
-    if provider and not model.startswith(f"{provider}/"):
-        candidates.append(f"{provider}/{model}")
-    rest = model
-    while "/" in rest:
-        rest = rest.split("/", 1)[1]
-        candidates.append(rest)
-    for candidate in candidates:
+    for candidate in tokens.model_map_names(model, provider):
         if (limit := tokens._limit_of(table.get(candidate))) is not None:
             return limit
     return None
