@@ -435,3 +435,69 @@ async def test_a_big_text_is_split_into_lines_in_a_thread_with_the_same_rows() -
         viewer.append("!")  # extends the big text, not the one shown before it
         await settle(pilot)
         assert viewer.text == text + "!"
+
+
+async def test_a_big_summary_settles_at_the_width_it_is_drawn_in() -> None:
+    # Rendering a big summary in a thread cleared the pane, so its scroll bar went and the
+    # width grew by the bar's; the long result brought the bar back, the width shrank, and
+    # it rendered again: forever, at 100% CPU, the lines drawn clipped (tmux, 53 MB session).
+    from goose_tui.tui.widgets.summary_preview import SECTION_CACHE, SYNC_RENDER_CHARS
+
+    body = "".join(
+        f"## Part {n}\n\n- item `{n}` with words enough to wrap at forty columns\n\n"
+        for n in range(SECTION_CACHE * 8)
+    )
+    assert len(body) > SYNC_RENDER_CHARS
+    app = PreviewApp()
+    async with app.run_test(size=(50, 20)) as pilot:
+        view = app.query_one(MarkdownLines)
+        view.set_markdown(body)
+        await wait_until(pilot, lambda: not view.rendering)
+        await pilot.pause(0.3)
+        settled = view._generation
+        await pilot.pause(1.0)
+        assert view._generation == settled and not view.rendering  # no render since
+        assert view._rendered_width == view._width
+        assert all(strip.cell_length == view._width for strip in view.lines[:50])
+        # A resize renders it again in a thread; the lines at the last width stay meanwhile.
+        from goose_tui.tui.widgets import summary_preview
+
+        before, gate = view._width, threading.Event()
+        real_render = summary_preview._Renderer.render
+
+        def held(self, section: str, width: int):  # type: ignore[no-untyped-def]
+            gate.wait(10)
+            return real_render(self, section, width)
+
+        summary_preview._Renderer.render = held  # type: ignore[method-assign]
+        try:
+            await pilot.resize_terminal(64, 20)
+            await pilot.pause()
+            assert view._width != before and view.rendering and view.lines
+            assert "Part 0" in view.render_line(0).text + view.render_line(1).text
+        finally:
+            gate.set()
+            summary_preview._Renderer.render = real_render  # type: ignore[method-assign]
+        await wait_until(pilot, lambda: not view.rendering)
+        assert view._rendered_width == view._width
+
+
+async def test_a_new_width_keeps_the_line_at_the_top_of_the_view() -> None:
+    # Re-wrapping at a new width kept the row number, so a resize showed another part of the
+    # prompt (tmux: from its end to its middle).
+    class ViewerApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield TextViewer(wrap=True)
+
+    lines = [f"line {n:03d} " + "word " * 24 for n in range(300)]
+    app = ViewerApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        viewer = app.query_one(TextViewer)
+        viewer.set_text("\n".join(lines))
+        await settle(pilot)
+        viewer.scroll_to(y=viewer._row_starts[150], animate=False)
+        await settle(pilot)
+        assert viewer.render_line(0).text.startswith("line 150")
+        await pilot.resize_terminal(90, 20)
+        await settle(pilot)
+        assert viewer.render_line(0).text.startswith("line 150")

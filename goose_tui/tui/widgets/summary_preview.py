@@ -105,10 +105,14 @@ class _Renderer:
 
 
 class MarkdownLines(ScrollView, can_focus=True):
-    """Markdown rendered by Rich into lines, re-rendered only when the text or width changes."""
+    """Markdown rendered by Rich into lines, re-rendered only when the text or width changes.
+
+    The scroll bar's gutter is always kept: otherwise a big summary's lines going (while a
+    thread renders them) and coming back took the bar away and back, changed the width,
+    and each width started another render, without end."""
 
     DEFAULT_CSS = """
-    MarkdownLines { background: $surface; overflow-x: hidden; }
+    MarkdownLines { background: $surface; overflow-x: hidden; scrollbar-gutter: stable; }
     MarkdownLines > .markdown-lines--placeholder { color: $text-muted; text-style: italic; }
     """
     COMPONENT_CLASSES = {"markdown-lines--placeholder"}
@@ -132,6 +136,7 @@ class MarkdownLines(ScrollView, can_focus=True):
         self._sections: list[str] | None = []
         self._cache: Rendered = {}
         self._strips: list[Strip] = []
+        self._strips_text: str | None = None  # the text self._strips show
         self._rendered_width = -1  # the width self._strips were rendered at
         self._generation = 0  # bumped per text and width: a thread's late result is dropped
         self._rendering = False  # a thread is rendering the current text
@@ -168,10 +173,12 @@ class MarkdownLines(ScrollView, can_focus=True):
                 self._show(sections, {(s, width): renderer.render(s, width) for s in missing})
                 return
         # Too much for the event loop: a thread renders it, and until it is done the pane
-        # says so rather than showing the previous summary's lines.
+        # says so rather than showing the previous summary's lines (the same text at the
+        # last width stays, after a resize).
         self._rendering = True
-        self._strips = []
-        self.virtual_size = Size(width, 1)
+        if self._strips_text is not self._text:
+            self._strips = []
+            self.virtual_size = Size(width, 1)
         generation, renderer, text = self._generation, self._renderer(), self._text
 
         def work() -> None:
@@ -205,7 +212,7 @@ class MarkdownLines(ScrollView, can_focus=True):
             gap = next_gap
         # Keep what this text used plus the most recent others (typing back and forth).
         self._cache = dict(list(self._cache.items())[-SECTION_CACHE:]) | cache
-        self._strips = strips
+        self._strips, self._strips_text = strips, self._text
         self.virtual_size = Size(width, len(strips))
 
     def _renderer(self) -> _Renderer:
@@ -236,7 +243,10 @@ class MarkdownLines(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         if number >= len(self._strips):
             return Strip.blank(width, base)
-        return self._strips[number]
+        strip = self._strips[number]
+        if self._rendering and strip.cell_length != width:  # the last width's, for now
+            return strip.crop_extend(0, width, base)
+        return strip
 
 
 class SummaryPreview(Vertical, can_focus=False):

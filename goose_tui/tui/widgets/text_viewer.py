@@ -362,16 +362,28 @@ class TextViewer(ScrollView, can_focus=True):
             # in a thread; the rows at the last width are drawn until then.
             self._rewrap_in_thread(width)
             return
-        self._wrapped_width = width
         # Word wrap (break after the last space that fits) for texts of a usual size; a
         # prompt of tens of megabytes is cut at the width, which costs no loop per row.
-        self._breaks = {}
+        breaks: dict[int, list[int]] = {}
         if len(self._text) <= WORD_WRAP_CHARS:
             for number, line in enumerate(self._lines):
                 if len(line) > width:
-                    self._breaks[number] = _word_breaks(line, width)
-        self._row_starts, self._row_total = _rows(self._lines, width, self._breaks)
+                    breaks[number] = _word_breaks(line, width)
+        self._use_rows(width, breaks, _rows(self._lines, width, breaks))
+
+    def _use_rows(
+        self, width: int, breaks: dict[int, list[int]], rows: tuple[array[int], int]
+    ) -> None:
+        """The rows at ``width``. When the lines are those wrapped before (a new width, not a
+        new text), the line at the top of the view stays at the top."""
+        top = None
+        if self._wrapped_width > 0 and self._row_starts and self.scroll_y > 0:
+            top = bisect_right(self._row_starts, int(self.scroll_y)) - 1
+        self._breaks, self._wrapped_width = breaks, width
+        self._row_starts, self._row_total = rows
         self.virtual_size = Size(width, max(self._row_total, 1))
+        if top is not None and top < len(self._row_starts):
+            self.scroll_to(y=self._row_starts[top], animate=False)
 
     class Rewrapped(Message):
         """Posted by the rewrapping thread: the rows of the current lines at one width."""
@@ -394,9 +406,7 @@ class TextViewer(ScrollView, can_focus=True):
         if message.version != self._version or message.width != self._rewrapping:
             return  # another text, or a newer width is being counted
         self._rewrapping = None
-        self._breaks, self._wrapped_width = {}, message.width
-        self._row_starts, self._row_total = message.rows
-        self.virtual_size = Size(message.width, max(self._row_total, 1))
+        self._use_rows(message.width, {}, message.rows)
         self._rewrap()  # the width may have changed again meanwhile
         self.refresh()
 
