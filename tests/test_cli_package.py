@@ -201,3 +201,31 @@ def test_a_batch_report_names_the_summarizer_it_ran(tmp_path: Path, reply: Path)
     report = asyncio.run(run_batch(folder, spec.summarizer()))
     assert report.model == spec.name == f"replay:{reply}"
     assert report.totals.succeeded == 1
+
+
+def test_a_sub_command_imports_only_what_it_needs() -> None:
+    # Every run built the parser of all thirteen commands, importing compare, probes,
+    # retention and batch (~85 ms) for `goose-tui usage` too.
+    import subprocess
+    import sys
+
+    from tests.conftest import SAMPLES
+
+    code = (
+        "import sys, contextlib, io\n"
+        "from goose_tui.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main(['usage', {str(SAMPLES / 'short.jsonl')!r}])\n"
+        "print(code, sorted(m for m in sys.modules if m.startswith('goose_tui.analysis')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    code_, modules = out.split(" ", 1)
+    assert code_ == "0" and "goose_tui.analysis.breakdown" in modules  # what usage shows
+    for unneeded in ("compare", "probes", "retention", "batch", "probe_model"):
+        assert f"goose_tui.analysis.{unneeded}'" not in modules
+    # The full parser still has every command (`build_parser()`, as the schema test reads).
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(sub.choices) == set(cli.SUBCOMMANDS)
