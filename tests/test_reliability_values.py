@@ -29,6 +29,7 @@ from goose_tui.compaction.format import format_messages
 from goose_tui.session import sqlite as sqlite_loader
 from goose_tui.session.loader import SessionLoadError, detect_format, load_session
 from goose_tui.session.schema import create_schema, insert_session
+from tests.cli_child import CliRun, run_cli_cases
 from tests.conftest import ROOT
 from tests.test_session_support import untouched
 
@@ -143,19 +144,26 @@ COMMANDS = [
 ]
 
 
+@pytest.fixture(scope="module")
+def bad_value_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CliRun]:
+    """Every command on every kind of hostile session, run by goose-tui's entry point in one
+    child process (tests/cli_child.py): 33 fresh interpreters took ~15 s of CPU."""
+    cases = {}
+    for kind, make in MAKERS.items():
+        path = make(tmp_path_factory.mktemp(kind.replace(".", "-")))
+        for command in COMMANDS:
+            cases[f"{' '.join(command)}-{kind}"] = ([command[0], str(path), *command[1:]], {})
+    return run_cli_cases(cases, cwd=ROOT, env=dict(os.environ))
+
+
+# The module fixture above runs once: every test that uses it on one worker.
+@pytest.mark.xdist_group("bad_value_runs")
 @pytest.mark.parametrize("kind", list(MAKERS))
 @pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c) for c in COMMANDS])
 def test_every_command_works_on_a_session_with_bad_values(
-    tmp_path: Path, kind: str, command: tuple[str, ...]
+    bad_value_runs: dict[str, CliRun], kind: str, command: tuple[str, ...]
 ) -> None:
-    path = MAKERS[kind](tmp_path)
-    out = subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", command[0], str(path), *command[1:]],
-        capture_output=True,
-        cwd=ROOT,
-        timeout=120,
-        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
-    )
+    out = bad_value_runs[f"{' '.join(command)}-{kind}"]
     assert out.returncode == 0, out.stderr.decode("utf-8", "replace")
     assert b"internal error" not in out.stderr
     out.stdout.decode("utf-8")  # strict: every byte is UTF-8
