@@ -9,7 +9,8 @@ byte-equal summary.
 A process spends seconds importing litellm (3-4 s of CPU each, a dozen runs), so a module
 fixture starts every server, runs the reference against each, and then one child process
 runs the CLI's entry point (``goose_tui.cli.main``, what ``goose-tui`` runs) once per case,
-each with its own arguments, environment, stdout and stderr; the tests check one run each.
+each with its own arguments, environment, stdout and stderr (tests/cli_child.py); the tests
+check one run each.
 ``test_templates_engine.py`` runs ``goose-tui compact`` as a process of its own.
 """
 
@@ -28,6 +29,7 @@ from typing import Any
 import pytest
 
 from goose_tui.compaction.summarize import SUMMARIZE_REQUEST
+from tests.cli_child import run_cli_cases
 from tests.differential.conftest import Script, ScriptedServer, our_messages, run_reference, serve
 from tests.differential.corpus import CASES, Case
 
@@ -109,22 +111,6 @@ def _reference(server: ScriptedServer, case: Case) -> Any:
 
 # Runs each case's CLI in this one process: {name: [argv, XDG_CONFIG_HOME]} on stdin,
 # {name: [exit code, stdout, stderr]} on stdout.
-_DRIVER = """
-import contextlib, io, json, os, sys
-from goose_tui.cli import main
-
-results = {}
-for name, (argv, home) in json.load(sys.stdin).items():
-    os.environ["XDG_CONFIG_HOME"] = home
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as exc:
-            code = exc.code
-    results[name] = [code, out.getvalue(), err.getvalue()]
-sys.__stdout__.write(json.dumps(results))
-"""
 
 
 def compact_argv(session: Path, server: ScriptedServer, prompts_dir: Path) -> list[str]:
@@ -153,30 +139,22 @@ def cli_env(home: Path) -> dict[str, str]:
 def runs(goose_prompts_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     results: dict[str, Run] = {}
     with ExitStack() as stack:
-        plan: dict[str, list[Any]] = {}
+        plan: dict[str, tuple[list[str], dict[str, str]]] = {}
         started = []
         for name, (case, script) in RUNS.items():
             server = stack.enter_context(serve(script))
             reference = _reference(server, case)
             home = tmp_path_factory.mktemp(name)
             session = write_session(case, home / "session.jsonl")
-            plan[name] = [compact_argv(session, server, goose_prompts_dir), str(home / "xdg")]
+            argv = compact_argv(session, server, goose_prompts_dir)
+            plan[name] = (argv, {"XDG_CONFIG_HOME": str(home / "xdg")})
             started.append((name, case, server, reference))
-        child = subprocess.run(
-            [sys.executable, "-c", _DRIVER],
-            input=json.dumps(plan),
-            cwd=REPO,
-            env=cli_env(tmp_path_factory.mktemp("driver")),
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert child.returncode == 0, child.stderr
-        outputs = json.loads(child.stdout)
+        outputs = run_cli_cases(plan, cwd=REPO, env=cli_env(tmp_path_factory.mktemp("driver")))
         for name, case, server, reference in started:
-            code, stdout, stderr = outputs[name]
+            out = outputs[name]
             requests = list(server.requests)
-            results[name] = Run(case, reference, requests, code, stdout, stderr)
+            stdout, stderr = out.stdout.decode("utf-8"), out.stderr.decode("utf-8")
+            results[name] = Run(case, reference, requests, out.returncode, stdout, stderr)
     yield results
 
 
