@@ -169,6 +169,11 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         else:
             self.load_session(path, self.session_id)
 
+    def on_unmount(self) -> None:
+        from goose_tui.gc_pause import give_back
+
+        give_back()  # what the loads kept out of the collector goes with the app
+
     def watch_theme(self, theme: str) -> None:
         """Keep the theme the user picked for next time (settings file, atomically)."""
         if not self._save_theme:
