@@ -506,3 +506,22 @@ async def test_a_new_width_keeps_the_line_at_the_top_of_the_view() -> None:
         await pilot.resize_terminal(90, 20)
         await settle(pilot)
         assert viewer.render_line(0).text.startswith("line 150")
+
+
+async def test_the_rendered_summary_is_kept_as_segments_not_strips() -> None:
+    # Each Textual Strip carries seven caches: the 58,000 lines of the 53 MB session's summary
+    # held ~400,000 FIFOCache objects (app_big_session.py: +300 MB after the compaction). The
+    # lines are kept as Rich segments and a Strip is made for the lines drawn.
+    from textual.strip import Strip
+
+    body = "".join(f"## Part {n}\n\n- item `{n}` with **bold** text\n\n" for n in range(300))
+    app = PreviewApp()
+    async with app.run_test(size=(90, 30)) as pilot:
+        view = app.query_one(MarkdownLines)
+        view.set_markdown(body)
+        await wait_until(pilot, lambda: not view.rendering)
+        await settle(pilot)
+        kept = [*view._rows, *(line for rows, _ in view._cache.values() for line in rows)]
+        assert kept and not any(isinstance(row, Strip) for row in kept)
+        assert len(view.lines) > 1000 and "Part 299" in _plain(view)
+        assert view.render_line(0).cell_length == view._width

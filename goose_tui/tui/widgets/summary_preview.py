@@ -48,7 +48,9 @@ SYNC_RENDER_CHARS = 32_000  # at most ~60 ms of Rich on the event loop; more goe
 RENDERING = "rendering the summary…"
 
 # (section, width) -> (lines, whether Rich puts a blank line after the section)
-Rendered = dict[tuple[str, int], tuple[list[Strip], bool]]
+# A rendered line: Rich segments (a Strip, with its seven caches, is made when it is drawn).
+Row = list[Segment]
+Rendered = dict[tuple[str, int], tuple[list[Row], bool]]
 
 
 def _sections_of(text: str) -> list[str]:
@@ -86,7 +88,7 @@ class _Renderer:
     style: RichStyle
     dark: bool
 
-    def render(self, section: str, width: int) -> tuple[list[Strip], bool]:
+    def render(self, section: str, width: int) -> tuple[list[Row], bool]:
         # Imported on the first summary, not at start-up: rich.markdown brings markdown-it,
         # ~0.15 s of the first screen, which shows no summary yet.
         from rich.markdown import Markdown as RichMarkdown
@@ -101,7 +103,7 @@ class _Renderer:
         last = next((t.type for t in reversed(markdown.parsed) if t.level == 0), "")
         opening = last.removesuffix("_close") + "_open"  # elements are keyed by the opener
         element = markdown.elements.get(opening) or markdown.elements.get(last)
-        return [Strip(line, width) for line in lines], bool(getattr(element, "new_line", True))
+        return lines, bool(getattr(element, "new_line", True))
 
 
 class MarkdownLines(ScrollView, can_focus=True):
@@ -135,9 +137,9 @@ class MarkdownLines(ScrollView, can_focus=True):
         # The text cut into sections; None while a thread prepares a big text's sections.
         self._sections: list[str] | None = []
         self._cache: Rendered = {}
-        self._strips: list[Strip] = []
-        self._strips_text: str | None = None  # the text self._strips show
-        self._rendered_width = -1  # the width self._strips were rendered at
+        self._rows: list[Row] = []
+        self._rows_text: str | None = None  # the text self._rows show
+        self._rendered_width = -1  # the width self._rows were rendered at
         self._generation = 0  # bumped per text and width: a thread's late result is dropped
         self._rendering = False  # a thread is rendering the current text
 
@@ -154,7 +156,12 @@ class MarkdownLines(ScrollView, can_focus=True):
     @property
     def lines(self) -> list[Strip]:
         """The rendered lines (for tests)."""
-        return self._strips
+        return [Strip(row, self._rendered_width) for row in self._rows]
+
+    @property
+    def lines_count(self) -> int:
+        """How many lines the current text has rendered to (0 while a thread renders it)."""
+        return len(self._rows)
 
     @property
     def rendering(self) -> bool:
@@ -176,8 +183,8 @@ class MarkdownLines(ScrollView, can_focus=True):
         # says so rather than showing the previous summary's lines (the same text at the
         # last width stays, after a resize).
         self._rendering = True
-        if self._strips_text is not self._text:
-            self._strips = []
+        if self._rows_text is not self._text:
+            self._rows = []
             self.virtual_size = Size(width, 1)
         generation, renderer, text = self._generation, self._renderer(), self._text
 
@@ -201,19 +208,19 @@ class MarkdownLines(ScrollView, can_focus=True):
         """The text's lines at the rendered width, from ``rendered`` and the cache."""
         width = self._rendered_width
         self._sections = sections
-        blank = Strip.blank(width, self.rich_style)
+        blank: Row = [Segment(" " * width, self.rich_style)]
         cache: Rendered = {}
-        strips: list[Strip] = []
+        rows: list[Row] = []
         gap = False
         for section in sections:
             key = (section, width)
             lines, next_gap = cache[key] = rendered.get(key) or self._cache[key]
-            strips.extend([blank, *lines] if gap else lines)
+            rows.extend([blank, *lines] if gap else lines)
             gap = next_gap
         # Keep what this text used plus the most recent others (typing back and forth).
         self._cache = dict(list(self._cache.items())[-SECTION_CACHE:]) | cache
-        self._strips, self._strips_text = strips, self._text
-        self.virtual_size = Size(width, len(strips))
+        self._rows, self._rows_text = rows, self._text
+        self.virtual_size = Size(width, len(rows))
 
     def _renderer(self) -> _Renderer:
         dark = self.app.current_theme.dark if self.app.current_theme else True
@@ -235,16 +242,16 @@ class MarkdownLines(ScrollView, can_focus=True):
             self._render_lines(width)
         base = self.rich_style
         number = self.scroll_offset.y + y
-        if not self._strips:
+        if not self._rows:
             placeholder = RENDERING if self._rendering else self._placeholder
             if y == 0 and placeholder:
                 style = base + self.get_component_rich_style("markdown-lines--placeholder")
                 return Strip([Segment(placeholder, style)]).crop_extend(0, width, base)
             return Strip.blank(width, base)
-        if number >= len(self._strips):
+        if number >= len(self._rows):
             return Strip.blank(width, base)
-        strip = self._strips[number]
-        if self._rendering and strip.cell_length != width:  # the last width's, for now
+        strip = Strip(self._rows[number], self._rendered_width)
+        if self._rendering and self._rendered_width != width:  # the last width's, for now
             return strip.crop_extend(0, width, base)
         return strip
 
