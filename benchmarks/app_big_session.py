@@ -109,6 +109,8 @@ async def measure(
                 preview = main.query_one(MarkdownLines)
                 shown = getattr(preview, "lines_count", None)  # older code: its lines list
                 shown = len(preview.lines) if shown is None else shown
+                if shown and "summary_head_shown" not in marks:
+                    marks["summary_head_shown"] = elapsed  # its first screens
                 if state != "done" or (not preview.rendering and shown):
                     marks["summary_shown"] = elapsed
             for mark in marks.keys() - peaks.keys():

@@ -525,3 +525,36 @@ async def test_the_rendered_summary_is_kept_as_segments_not_strips() -> None:
         assert kept and not any(isinstance(row, Strip) for row in kept)
         assert len(view.lines) > 1000 and "Part 299" in _plain(view)
         assert view.render_line(0).cell_length == view._width
+
+
+async def test_a_big_summarys_first_screens_are_shown_while_the_rest_renders() -> None:
+    # The 1.8 MB summary of a 53 MB session said "rendering the summary…" for ~5 s; its first
+    # sections are on screen as soon as they are rendered, the rest follows.
+    from goose_tui.tui.widgets import summary_preview
+    from goose_tui.tui.widgets.summary_preview import SYNC_RENDER_CHARS
+
+    body = "".join(f"## Part {n}\n\n- item `{n}` with **bold** text\n\n" for n in range(900))
+    assert len(body) > SYNC_RENDER_CHARS
+    gate = threading.Event()
+    real_render = summary_preview._Renderer.render
+
+    def held(self, section: str, width: int):  # type: ignore[no-untyped-def]
+        if "Part 300" in section:
+            gate.wait(10)  # the thread stops here until the head was seen
+        return real_render(self, section, width)
+
+    app = PreviewApp()
+    async with app.run_test(size=(90, 30)) as pilot:
+        view = app.query_one(MarkdownLines)
+        summary_preview._Renderer.render = held  # type: ignore[method-assign]
+        try:
+            view.set_markdown(body)
+            await wait_until(pilot, lambda: view.lines_count > 0)
+            assert view.rendering  # the rest is still on its way
+            assert "Part 0" in view.render_line(0).text + view.render_line(1).text
+            assert "Part 899" not in _plain(view)
+        finally:
+            gate.set()
+            summary_preview._Renderer.render = real_render  # type: ignore[method-assign]
+        await wait_until(pilot, lambda: not view.rendering)
+        assert "Part 899" in _plain(view)

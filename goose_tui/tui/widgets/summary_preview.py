@@ -122,11 +122,14 @@ class MarkdownLines(ScrollView, can_focus=True):
     class SectionsRendered(Message):
         """Posted by the rendering thread: one text's sections and their lines."""
 
-        def __init__(self, generation: int, sections: list[str], rendered: Rendered) -> None:
+        def __init__(
+            self, generation: int, sections: list[str], rendered: Rendered, head: bool = False
+        ) -> None:
             super().__init__()
             self.generation = generation
             self.sections = sections
             self.rendered = rendered
+            self.head = head  # the first sections only: the thread goes on with the rest
 
     def __init__(
         self, *, placeholder: str = "", id: str | None = None, classes: str | None = None
@@ -183,16 +186,26 @@ class MarkdownLines(ScrollView, can_focus=True):
         # says so rather than showing the previous summary's lines (the same text at the
         # last width stays, after a resize).
         self._rendering = True
-        if self._rows_text is not self._text:
+        fresh = self._rows_text is not self._text
+        if fresh:
             self._rows = []
             self.virtual_size = Size(width, 1)
         generation, renderer, text = self._generation, self._renderer(), self._text
+        # A new text's first screens are shown as soon as they are rendered (Rich takes ~5 s
+        # for the 1.8 MB summary of a 53 MB session), the rest when all of it is.
+        first = max(self.size.height, 10) * 2 if fresh else 0
 
         def work() -> None:
             cut = sections if sections is not None else _sections_of(text)
-            rendered = {
-                (s, width): cache.get((s, width)) or renderer.render(s, width) for s in set(cut)
-            }
+            rendered: Rendered = {}
+            rows = 0
+            for number, section in enumerate(cut):
+                key = (section, width)
+                if key not in rendered:
+                    rendered[key] = cache.get(key) or renderer.render(section, width)
+                if first and rows < first <= (rows := rows + len(rendered[key][0]) + 1):
+                    head = cut[: number + 1]
+                    self.post_message(self.SectionsRendered(generation, head, dict(rendered), True))
             self.post_message(self.SectionsRendered(generation, cut, rendered))
 
         self.run_worker(work, thread=True, group="markdown-lines", exclusive=True)
@@ -200,14 +213,14 @@ class MarkdownLines(ScrollView, can_focus=True):
     def on_markdown_lines_sections_rendered(self, message: SectionsRendered) -> None:
         message.stop()
         if message.generation == self._generation:
-            self._rendering = False
-            self._show(message.sections, message.rendered)
+            self._rendering = message.head
+            self._show(message.sections, message.rendered, head=message.head)
             self.refresh()
 
-    def _show(self, sections: list[str], rendered: Rendered) -> None:
-        """The text's lines at the rendered width, from ``rendered`` and the cache."""
+    def _show(self, sections: list[str], rendered: Rendered, *, head: bool = False) -> None:
+        """The text's lines at the rendered width, from ``rendered`` and the cache (``head``:
+        its first sections only, shown while the rest renders; nothing is kept of them)."""
         width = self._rendered_width
-        self._sections = sections
         blank: Row = [Segment(" " * width, self.rich_style)]
         cache: Rendered = {}
         rows: list[Row] = []
@@ -217,10 +230,13 @@ class MarkdownLines(ScrollView, can_focus=True):
             lines, next_gap = cache[key] = rendered.get(key) or self._cache[key]
             rows.extend([blank, *lines] if gap else lines)
             gap = next_gap
-        # Keep what this text used plus the most recent others (typing back and forth).
-        self._cache = dict(list(self._cache.items())[-SECTION_CACHE:]) | cache
         self._rows, self._rows_text = rows, self._text
         self.virtual_size = Size(width, len(rows))
+        if head:
+            return
+        self._sections = sections
+        # Keep what this text used plus the most recent others (typing back and forth).
+        self._cache = dict(list(self._cache.items())[-SECTION_CACHE:]) | cache
 
     def _renderer(self) -> _Renderer:
         dark = self.app.current_theme.dark if self.app.current_theme else True
