@@ -506,6 +506,14 @@ async def test_a_new_width_keeps_the_line_at_the_top_of_the_view() -> None:
         await pilot.resize_terminal(90, 20)
         await settle(pilot)
         assert viewer.render_line(0).text.startswith("line 150")
+        # At the end, it stays at the end.
+        viewer.scroll_end(animate=False, immediate=True)
+        await settle(pilot)
+        await pilot.resize_terminal(50, 20)
+        await settle(pilot)
+        assert viewer.scroll_y == viewer.max_scroll_y > 0
+        last = [viewer.render_line(y).text for y in range(viewer.size.height)]
+        assert any("word" in row for row in last[-3:]) and "line 299" in "".join(last)
 
 
 async def test_the_rendered_summary_is_kept_as_segments_not_strips() -> None:

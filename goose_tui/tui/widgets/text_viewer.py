@@ -376,13 +376,17 @@ class TextViewer(ScrollView, can_focus=True):
     ) -> None:
         """The rows at ``width``. When the lines are those wrapped before (a new width, not a
         new text), the line at the top of the view stays at the top."""
-        top = None
+        top, at_end = None, False
         if self._wrapped_width > 0 and self._row_starts and self.scroll_y > 0:
             top = bisect_right(self._row_starts, int(self.scroll_y)) - 1
+            # The last row in view: it stays in view (max_scroll_y is not settled mid-resize).
+            at_end = self.scroll_y + self.size.height >= self._row_total
         self._breaks, self._wrapped_width = breaks, width
         self._row_starts, self._row_total = rows
         self.virtual_size = Size(width, max(self._row_total, 1))
-        if top is not None and top < len(self._row_starts):
+        if at_end:
+            self.scroll_end(animate=False, immediate=False, x_axis=False)
+        elif top is not None and top < len(self._row_starts):
             self.scroll_to(y=self._row_starts[top], animate=False)
 
     class Rewrapped(Message):
