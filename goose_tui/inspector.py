@@ -35,10 +35,10 @@ from goose_tui.compaction.templates import (
     override_dirs,
     render_summary,
 )
-from goose_tui.inert import INVISIBLE, inert, restore
+from goose_tui.inert import inert, restore
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Session
-from goose_tui.terminal import translator
+from goose_tui.terminal import INERT_JSON_ESCAPES, translator
 
 if TYPE_CHECKING:
     from goose_tui.llm.base import Summarizer
@@ -52,12 +52,9 @@ JsonState = Literal["loaded", "edited", "invalid"]
 Banner = tuple[str, str]
 
 
-# The characters json.dumps leaves raw that the editor must not show raw: DEL and C1
-# controls, bidi and zero-width characters, as \u escapes (\u202e reads back as the same
-# character).
-_EDITOR_ESCAPES = translator(
-    {code: f"\\u{code:04x}" for code in (*range(0x7F, 0xA0), *sorted(INVISIBLE))}
-)
+# The characters json.dumps leaves raw that the editor must not show raw (\u202e reads back
+# as the same character).
+_EDITOR_ESCAPES = translator(INERT_JSON_ESCAPES)
 
 
 def json_text(summary: StructuredSummary | None) -> str:

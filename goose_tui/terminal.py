@@ -48,21 +48,7 @@ def translator(table: dict[int, str]) -> Callable[[str], str]:
     lookup per character: 140 ms for a 2.8 MB summary against 6 ms here, and seconds for a
     prompt of tens of MB; untouched stretches are copied at C speed."""
     by_char = {chr(code): replacement for code, replacement in table.items()}
-    codes = sorted(table)
-    ranges: list[tuple[int, int]] = []
-    for code in codes:
-        if ranges and ranges[-1][1] == code - 1:
-            ranges[-1] = (ranges[-1][0], code)
-        else:
-            ranges.append((code, code))
-    pattern = re.compile(
-        "["
-        + "".join(
-            re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
-            for a, b in ranges
-        )
-        + "]"
-    )
+    pattern = re.compile("[" + "".join(map(re.escape, by_char)) + "]")
 
     def replace(match: re.Match[str]) -> str:
         return by_char[match[0]]
@@ -73,12 +59,13 @@ def translator(table: dict[int, str]) -> Callable[[str], str]:
     return apply
 
 
-# In JSON text: the same characters (and lone surrogates) as \\u escapes, which any JSON
-# reader turns back into the same string; json.dumps escapes C0 itself.
-_JSON_ESCAPES: dict[int, str] = {
-    code: f"\\u{code:04x}"
-    for code in (0x7F, *range(0x80, 0xA0), *INVISIBLE, *range(0xD800, 0xE000))
+# In JSON text: DEL, C1 controls, bidi and zero-width characters as \\u escapes, which any
+# JSON reader turns back into the same string (json.dumps escapes C0 itself); the app's JSON
+# editor uses these, and the CLI's JSON also escapes lone surrogates.
+INERT_JSON_ESCAPES: dict[int, str] = {
+    code: f"\\u{code:04x}" for code in (0x7F, *range(0x80, 0xA0), *INVISIBLE)
 }
+_JSON_ESCAPES = INERT_JSON_ESCAPES | {code: f"\\u{code:04x}" for code in range(0xD800, 0xE000)}
 _json_escapes = translator(_JSON_ESCAPES)
 _visible = translator(VISIBLE_TABLE)
 
