@@ -194,8 +194,9 @@ class TextViewer(ScrollView, can_focus=True):
         self._placeholder = placeholder
         self._text = ""
         self._lines = Lines()
-        self._incoming: str | None = None  # a big text being split into lines in a thread
-        self._indexing = 0  # bumped per text: a thread's lines for an older one are dropped
+        # A big text being split into lines in a thread; a thread's lines for any other
+        # text (one set since, or none: a small text or streamed text came) are dropped.
+        self._incoming: str | None = None
         self._matches: list[tuple[int, int]] = []  # (line, column)
         self._current = -1
         self.set_text(text)
@@ -228,7 +229,6 @@ class TextViewer(ScrollView, can_focus=True):
             # characters into lines again would block the UI for a few hundred ms.
             return
         self._incoming = None
-        self._indexing += 1
         if len(text) > INDEX_IN_THREAD_CHARS and not self._syntax and self.is_attached:
             self._index_in_thread(text)  # what is shown stays until its lines are ready
             return
@@ -238,20 +238,13 @@ class TextViewer(ScrollView, can_focus=True):
         """Posted by the indexing thread: one text's lines (and rows, when wrapped)."""
 
         def __init__(
-            self,
-            generation: int,
-            text: str,
-            lines: Lines,
-            width: int | None,
-            rows: tuple[array[int], int] | None,
+            self, text: str, lines: Lines, width: int | None, rows: tuple[array[int], int] | None
         ) -> None:
             super().__init__()
-            self.generation, self.text, self.lines = generation, text, lines
-            self.width, self.rows = width, rows
+            self.text, self.lines, self.width, self.rows = text, lines, width, rows
 
     def _index_in_thread(self, text: str) -> None:
         self._incoming = text
-        generation = self._indexing
         width = self._wrap_width if self._wrap and self.scrollable_content_region.width else None
 
         def work() -> None:
@@ -260,21 +253,20 @@ class TextViewer(ScrollView, can_focus=True):
             rows = _rows(lines, width, {}) if width is not None else None
             if width is None:
                 lines.longest()  # measured here, not on the loop (kept by the lines)
-            self.post_message(self.Indexed(generation, text, lines, width, rows))
+            self.post_message(self.Indexed(text, lines, width, rows))
 
         self.run_worker(work, thread=True, group="text-viewer-index", exclusive=True)
 
     def on_text_viewer_indexed(self, message: Indexed) -> None:
         message.stop()
-        if message.generation != self._indexing or message.text is not self._incoming:
+        if message.text is not self._incoming:
             return
         self._incoming, self._rewrapping = None, None
         self._text, self._lines, self._syntax_spans = message.text, message.lines, []
         self._version += 1
         if message.rows is not None and message.width == self._wrap_width:
-            self._breaks, self._wrapped_width = {}, message.width
-            self._row_starts, self._row_total = message.rows
-            self.virtual_size = Size(message.width, max(self._row_total, 1))
+            self._wrapped_width = -1  # a new text: nothing of the last view's place to keep
+            self._use_rows(message.width, {}, message.rows)
         else:  # not wrapped, or the width changed meanwhile
             self._update_size()
         self._find_matches()
@@ -325,7 +317,6 @@ class TextViewer(ScrollView, can_focus=True):
         """Add streamed text at the end, keeping the view pinned to the bottom if it was."""
         if self._incoming is not None:  # the text it extends is being indexed: now, then
             text, self._incoming = self._incoming, None
-            self._indexing += 1
             self._show_text(text)
         at_bottom = self.scroll_y >= self.max_scroll_y
         self._lines.append(chunk)
