@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from textual import on, work
+from textual.actions import ActionParseResult
 from textual.app import App
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
 from textual.worker import WorkerState, get_current_worker
 
@@ -549,6 +551,19 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
     def unsaved_edits(self) -> list[str]:
         return self.inspector.unsaved_edits()
+
+    async def run_action(
+        self,
+        action: str | ActionParseResult,
+        default_namespace: DOMNode | None = None,
+        namespaces: Mapping[str, DOMNode] | None = None,
+    ) -> bool:
+        """Every key binding goes through here: once the app is exiting, keys queued behind
+        ``q`` (a paste, fast typing) start nothing; a screen pushed then failed to mount and
+        printed a traceback on the way out."""
+        if self._exit:
+            return False
+        return await super().run_action(action, default_namespace, namespaces)
 
     async def action_quit(self) -> None:
         """``q`` (and ctrl+q): asks first when a hand edit would be lost."""

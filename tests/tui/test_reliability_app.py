@@ -414,3 +414,18 @@ async def test_paths_toasts_inputs_titles_and_modals_are_inert(
         assert "<U+202E>LSNOJ" in message or "<U+2067>" in message
     for sequence in FORBIDDEN:
         assert sequence not in output, repr(sequence)
+
+
+async def test_keys_queued_behind_q_open_nothing_while_the_app_exits(session_file: Path) -> None:
+    # tmux: `send-keys question_mark` typed q-u-e-s-…: `q` quit, `u` then pushed the context
+    # screen into the exiting app, whose mount failed and printed a traceback on exit. Keys
+    # that arrive together (a paste, fast typing) are queued behind `q` the same way.
+    from textual import events
+
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        for key in "qug":  # quit, then the context and timeline screens
+            app.post_message(events.Key(key, key))
+        await pilot.pause(0.5)
+    assert app.return_code == 0 and not app._exit_renderables
