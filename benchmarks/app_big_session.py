@@ -5,6 +5,10 @@ appear, how long a key press waits while the workers run, and the longest event-
     python benchmarks/app_big_session.py --compact [SESSION]  # then press c (offline model),
                                                               # wait for the summary to be
                                                               # drawn, report the peak memory
+    python benchmarks/app_big_session.py --compact --litellm [SESSION]
+        # the same with a litellm model (openai/gpt-4o) against a loopback server in another
+        # process, which streams the wheel bench's ~8 KB summary reply
+    ... --why   # also: what each thread ran when the loop was 60 ms late
 
 Prints one JSON object. Not part of the pytest run.
 """
@@ -12,10 +16,13 @@ Prints one JSON object. Not part of the pytest run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -28,7 +35,12 @@ STALL_TICK = 0.02  # the loop is sampled this often; a longer gap is a stall
 
 
 async def measure(
-    path: Path, until: tuple[str, ...] = ("conversation", "prompt", "counts"), limit: float = 600
+    path: Path,
+    until: tuple[str, ...] = ("conversation", "prompt", "counts"),
+    limit: float = 600,
+    model: str = "offline",
+    api_base: str | None = None,
+    why: bool = False,
 ) -> dict[str, object]:
     import gc
 
@@ -56,24 +68,49 @@ async def measure(
     peaks: dict[str, int] = {}  # mark -> peak RSS (MB) when it was reached
     gaps: list[float] = []
     progress_seen: list[str] = []
-    stalls: list[tuple[float, int]] = []  # (seconds after start, ms) of stalls over 200 ms
+    stalls: list[tuple[float, int]] = []  # (seconds after start, ms) of stalls over 100 ms
     tasks: list = []  # pilot coroutines to start from the loop
     background: list[asyncio.Future] = []  # kept referenced until the run ends
-    app = GooseTUI(path, model="offline")
+    app = GooseTUI(path, model=model, api_base=api_base)
     compact_gaps_from: int | None = None
     state = None
+    watch = StallWatch() if why else None
     async with app.run_test(size=(200, 50)) as pilot:
         main = app.main
+        client_ready = app.inspector.model.client_ready
+        real_compact = main.action_compact
+
+        def action_compact() -> None:  # when the key reached its binding
+            if c_pressed_at is not None:
+                marks["c_to_binding"] = time.perf_counter() - c_pressed_at
+            real_compact()
+
+        main.action_compact = action_compact  # type: ignore[method-assign]
+        display = app._display
+
+        def recording_display(screen, renderable) -> None:  # type: ignore[no-untyped-def]
+            display(screen, renderable)
+            # Key to screen: the first frame after `c` whose bytes show the compaction running.
+            if c_pressed_at is None or "c_to_frame" in marks:
+                return
+            render = getattr(renderable, "render_segments", None)
+            if render is not None and "running" in render(app.console):
+                marks["c_to_frame"] = time.perf_counter() - c_pressed_at
+
+        app._display = recording_display  # type: ignore[method-assign]
         last = time.perf_counter()
         pressed_at: float | None = None
+        c_pressed_at: float | None = None
         while time.perf_counter() - started < limit:
             await asyncio.sleep(STALL_TICK)
             while tasks:
                 background.append(asyncio.ensure_future(tasks.pop()))
             now = time.perf_counter()
+            if watch is not None:
+                watch.tick(now - started)
             gaps.append(now - last - STALL_TICK)
             elapsed = now - started
-            if gaps[-1] > 0.2:
+            if gaps[-1] > 0.1:
                 stalls.append((round(last - started, 2), round(gaps[-1] * 1000)))
             last = now
             gauge = main.query_one(ContextGauge)
@@ -98,7 +135,13 @@ async def measure(
                 marks["counts"] = elapsed
                 if "compacted" in until:
                     compact_gaps_from = len(gaps)
+                    c_pressed_at = time.perf_counter()
                     tasks.append(pilot.press("c"))
+            if model != "offline" and "litellm_imported" not in marks and client_ready():
+                marks["litellm_imported"] = elapsed
+            if c_pressed_at is not None and "c_to_progress" not in marks:
+                if main.query_one(CompactionStatus).state != "idle":
+                    marks["c_to_progress"] = time.perf_counter() - c_pressed_at
             if "counts" in marks and "compacted" in until and "compacted" not in marks:
                 if main.query_one(CompactionStatus).state in ("done", "failed"):
                     marks["compacted"] = elapsed
@@ -132,14 +175,63 @@ async def measure(
             "longest_stall_during_compaction_ms": round(max(during, default=0) * 1000),
             "peak_rss_bytes": _peak_rss(),
         }
+    if watch is not None:
+        extra["stall_stacks"] = watch.stop()
     return {
         **extra,
         "seconds": {k: round(v, 2) for k, v in marks.items()},
         "longest_stall_ms": round(max(gaps, default=0) * 1000),
         "stalls_over_100ms": sum(g > 0.1 for g in gaps),
-        "stalls_over_200ms_at": stalls,
+        "stalls_over_100ms_at": stalls,
         "progress_samples": progress_seen[:: max(len(progress_seen) // 5, 1)],
     }
+
+
+class StallWatch:
+    """``--why``: a thread that, when the loop has not ticked for 60 ms, records what every
+    thread is running (the innermost frames of goose_tui, textual, rich and the like)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._main = threading.get_ident()
+        self._last = time.perf_counter()
+        self._at = 0.0
+        self._dumped = False
+        self._stop = threading.Event()
+        self.stacks: list[dict[str, object]] = []
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def tick(self, at: float) -> None:
+        self._last, self._at, self._dumped = time.perf_counter(), at, False
+
+    def _run(self) -> None:
+        import threading
+        import traceback
+
+        names = {t.ident: t.name for t in threading.enumerate()}
+        while not self._stop.wait(0.01):
+            late = time.perf_counter() - self._last
+            if late < 0.06 or self._dumped:
+                continue
+            self._dumped = True
+            frames = sys._current_frames()
+            names |= {t.ident: t.name for t in threading.enumerate()}
+            threads = {}
+            for ident, frame in frames.items():
+                if ident == threading.get_ident():
+                    continue
+                stack = traceback.extract_stack(frame)
+                inner = [f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in stack[-6:]]
+                threads["main" if ident == self._main else names.get(ident, ident)] = inner
+            self.stacks.append(
+                {"after_s": round(self._at, 2), "late_ms": round(late * 1000)} | threads
+            )
+
+    def stop(self) -> list[dict[str, object]]:
+        self._stop.set()
+        return self.stacks
 
 
 def _peak_rss() -> int:
@@ -150,23 +242,56 @@ def _peak_rss() -> int:
     return 0
 
 
+SERVER = """
+import sys
+sys.path[:0] = [{root!r}, {here!r}]
+from tests.loopback import LoopbackServer, Reply
+from wheel_bench import summary_reply
+with LoopbackServer([Reply.sse(summary_reply(), chunk_size=64)]) as server:
+    print(server.url, flush=True)
+    sys.stdin.read()  # until the benchmark closes it
+"""
+
+
+@contextlib.contextmanager
+def loopback_process() -> Iterator[str]:
+    """A loopback OpenAI-compatible server in its own process (parsing the request body there
+    must not take the GIL from the app being measured); yields its base URL."""
+    code = SERVER.format(root=str(HERE.parent), here=str(HERE))
+    child = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        yield child.stdout.readline().strip() + "/v1"
+    finally:
+        assert child.stdin is not None
+        child.stdin.close()
+        child.wait(timeout=30)
+
+
 def main() -> None:
     args = sys.argv[1:]
     compact = "--compact" in args
-    args = [a for a in args if a != "--compact"]
+    litellm = "--litellm" in args
+    why = "--why" in args
+    args = [a for a in args if a not in ("--compact", "--litellm", "--why")]
     until = ("conversation", "prompt", "counts") + (
         ("compacted", "summary_shown") if compact else ()
     )
-    if args:
-        path = Path(args[0])
-        result = asyncio.run(measure(path, until))
-        size = path.stat().st_size
-    else:
-        with tempfile.TemporaryDirectory(prefix="goose-tui-big-") as tmp:
+    with contextlib.ExitStack() as stack:
+        model, api_base = "offline", None
+        if litellm:
+            model, api_base = "openai/gpt-4o", stack.enter_context(loopback_process())
+        if args:
+            path = Path(args[0])
+        else:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="goose-tui-big-"))
             path = Path(tmp) / "big-session.jsonl"
             gen_session.write_big_jsonl(path, target_bytes=50_000_000, messages=20_000)
-            size = path.stat().st_size
-            result = asyncio.run(measure(path, until))
+        size = path.stat().st_size
+        result = asyncio.run(measure(path, until, model=model, api_base=api_base, why=why))
+        result["model"] = model
     result["file_mb"] = round(size / 1e6, 1)
     if "peak_rss_bytes" in result:
         result["peak_over_file"] = round(int(result["peak_rss_bytes"]) / size, 2)

@@ -109,7 +109,7 @@ def prepare_litellm() -> None:
 
 def _import_in_background() -> None:
     try:
-        _configure_litellm()
+        configure_litellm()
     except BaseException:  # noqa: BLE001 - the caller's own import reports it in its context
         pass
     finally:
@@ -129,10 +129,10 @@ async def load_litellm() -> Any:
         # Ctrl-C in the CLI) must not wait for the import to finish.
         while not _prepared.wait(0):
             await asyncio.sleep(0.02)
-    return _configure_litellm()
+    return configure_litellm()
 
 
-def _configure_litellm() -> Any:
+def configure_litellm() -> Any:
     # Before the import: the model cost map is otherwise fetched over the network.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_LOG", "ERROR")
@@ -212,7 +212,7 @@ class LiteLLMSummarizer:
             raise self._translate(exc) from None
 
     def _translate(self, exc: BaseException) -> Exception:
-        litellm = _configure_litellm()
+        litellm = configure_litellm()
         raw = provider_message(scrub_secrets(str(exc), (self.api_key or "",)))
         status = getattr(exc, "status_code", None)
         if (

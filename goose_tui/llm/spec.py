@@ -33,6 +33,9 @@ class ModelSpec(BaseModel):
     reply_file: Path | None = None
     api_base: str | None = None  # litellm only
     offline_context_limit: int | None = None  # offline only
+    # litellm only: call the model from a worker process (goose_tui/llm/litellm_worker.py).
+    # The app does: litellm's client holds the GIL in long C calls that froze its screen.
+    in_worker_process: bool = False
 
     @classmethod
     def parse(
@@ -41,6 +44,7 @@ class ModelSpec(BaseModel):
         *,
         api_base: str | None = None,
         offline_context_limit: int | None = None,
+        in_worker_process: bool = False,
     ) -> ModelSpec:
         """``offline``, ``replay:FILE`` or a litellm model string. Raises ``ValueError``
         with a message fit for the user when ``text`` cannot name a model."""
@@ -56,7 +60,9 @@ class ModelSpec(BaseModel):
             if not path:
                 raise ValueError("replay: needs a file, as in replay:reply.txt")
             return cls(kind="replay", reply_file=Path(path).expanduser())
-        return cls(kind="litellm", model=text, api_base=api_base)
+        return cls(
+            kind="litellm", model=text, api_base=api_base, in_worker_process=in_worker_process
+        )
 
     @classmethod
     def from_options(
@@ -83,8 +89,10 @@ class ModelSpec(BaseModel):
         return cls(kind="offline")
 
     def with_text(self, text: str) -> ModelSpec:
-        """Another model typed by the user, keeping this one's api base."""
-        return ModelSpec.parse(text, api_base=self.api_base)
+        """Another model typed by the user, keeping this one's api base and how it is called."""
+        return ModelSpec.parse(
+            text, api_base=self.api_base, in_worker_process=self.in_worker_process
+        )
 
     @property
     def name(self) -> str:
@@ -141,6 +149,12 @@ class ModelSpec(BaseModel):
         from goose_tui.llm.litellm_backend import DEFAULT_TIMEOUT, LiteLLMSummarizer
 
         assert self.model is not None
+        if self.in_worker_process:
+            from goose_tui.llm.litellm_worker import WorkerLiteLLMSummarizer
+
+            return WorkerLiteLLMSummarizer(
+                self.model, api_base=self.api_base, api_key=api_key, timeout=timeout
+            )
         return LiteLLMSummarizer(
             self.model, api_base=self.api_base, api_key=api_key, timeout=timeout or DEFAULT_TIMEOUT
         )
@@ -148,7 +162,26 @@ class ModelSpec(BaseModel):
     def prepare(self) -> None:
         """Start what calling this model will need, in the background (litellm's import takes
         seconds); returns at once, and does nothing for the built-in models."""
-        if self.is_litellm:
+        if not self.is_litellm:
+            return
+        if self.in_worker_process:
+            from goose_tui.llm import litellm_worker
+
+            litellm_worker.prepare()
+        else:
             from goose_tui.llm.litellm_backend import prepare_litellm
 
             prepare_litellm()
+
+    def client_ready(self) -> bool:
+        """Whether a call would start without waiting for litellm's import (always, for the
+        built-in models)."""
+        if not self.is_litellm:
+            return True
+        if self.in_worker_process:
+            from goose_tui.llm import litellm_worker
+
+            return litellm_worker.ready()
+        from goose_tui.llm.litellm_backend import litellm_ready
+
+        return litellm_ready()

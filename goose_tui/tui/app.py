@@ -129,7 +129,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         self.all_sessions = all_sessions
         # The inspector's state; a broken override falls back (the app warns on mount).
         self._inspector = Inspector(
-            model=ModelSpec.parse(model, api_base=api_base),
+            model=ModelSpec.parse(model, api_base=api_base, in_worker_process=True),
             prompts_dir=prompts_dir,
             goose_profile=goose_profile,
             threshold=threshold,
@@ -325,6 +325,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     def set_model(self, model: str | ModelSpec) -> None:
         """Switch the summarizer: a ``ModelSpec``, or text as the user types it."""
         spec = model if isinstance(model, ModelSpec) else self.inspector.model.with_text(model)
+        # The app calls litellm from a worker process (goose_tui/llm/litellm_worker.py).
+        spec = spec.model_copy(update={"in_worker_process": True})
         self.inspector.set_model(spec)
         self._prepare_model()
         self.main.model_name = spec.name  # the status bar; the gauge counts again

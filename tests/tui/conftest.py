@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.worker import WorkerState
 
 DATA = Path(__file__).parent / "data"
 
@@ -47,9 +49,16 @@ async def settle(pilot: Pilot) -> None:
     """Wait for a defined state: every worker (loading, counting, compacting) finished, what
     they posted handled and drawn (``GooseTUI.settled``), never for a time or an idle CPU."""
     settled = getattr(pilot.app, "settled", None)
-    if settled is None:  # a bare test app: no workers of its own
-        await pilot.pause()
-        return
+    if settled is None:  # a bare test app: its widgets' threads (highlighting, wrapping)
+        # finish, then what they posted is handled. Idle alone came before a loaded
+        # machine's thread was done.
+        workers = pilot.app.workers
+        for _ in range(100):  # a handled result may start another worker
+            await asyncio.gather(*(w.wait() for w in workers), return_exceptions=True)
+            await pilot.pause()
+            if not any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in workers):
+                return
+        raise AssertionError("the app's workers kept starting others")
     await settled()
 
 

@@ -1,5 +1,7 @@
 """Issue 12: with a litellm model the app never waits for litellm's import (seconds) on its
-event loop. Run in a fresh interpreter: litellm must not be imported yet, as in a real start."""
+event loop, and litellm runs in a worker process, never in the app's (its client held the
+app's GIL in long C calls: docs/performance.md, run 7). Run in a fresh interpreter: litellm
+must not be imported yet, as in a real start."""
 
 from __future__ import annotations
 
@@ -14,8 +16,7 @@ CHILD = r"""
 import asyncio, json, sys, threading, time
 from pathlib import Path
 
-import goose_tui.llm.litellm_backend as backend
-from goose_tui.llm.litellm_backend import litellm_ready
+from goose_tui.llm import litellm_worker
 from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.screens.help import HelpScreen
 from goose_tui.tui.screens.main import IMPORTING_NOTE
@@ -25,19 +26,19 @@ from tests.loopback import LoopbackServer, Reply
 
 session, reply = Path(sys.argv[1]), Path(sys.argv[2]).read_text(encoding="utf-8")
 
-# The real import, held back until the keys were pressed: on a fast machine it can finish
-# before the second key arrives, on a slow one long after; either way the test must see the
-# import still running when it presses them.
-release = threading.Event()
-real_import = backend._import_in_background
-
-
-def held_import():
-    release.wait(120)
-    real_import()
-
-
-backend._import_in_background = held_import
+# The real worker, held back until the keys were pressed: on a fast machine its import can
+# finish before the second key arrives, on a slow one long after; either way the test must
+# see the import still running when it presses them.
+release = Path(sys.argv[3])
+litellm_worker.WORKER_COMMAND = [
+    sys.executable,
+    "-c",
+    "import pathlib, runpy, sys, time\n"
+    "while not pathlib.Path(sys.argv[1]).exists(): time.sleep(0.02)\n"
+    "runpy.run_module('goose_tui.llm.litellm_worker', run_name='__main__')",
+    str(release),
+]
+litellm_ready = litellm_worker.ready
 
 
 async def main():
@@ -54,7 +55,7 @@ async def main():
             await pilot.press("question_mark")
             out["help_open"] = isinstance(app.screen, HelpScreen)
             out["help_open_during_import"] = out["help_open"] and not litellm_ready()
-            release.set()
+            release.touch()
             deadline = time.monotonic() + 240
             while status.state == "running" and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
@@ -62,6 +63,9 @@ async def main():
             out["note_at_end"] = status.note
             out["summary"] = app.main.query_one(SummaryPreview).markdown
             out["requests"] = len(server.requests)
+            out["sent"] = server.requests[0].body["messages"][0]["content"]
+            out["as_sent"] = app.inspector.result.request.system_prompt
+            out["litellm_in_app_process"] = any(m.split(".")[0] == "litellm" for m in sys.modules)
     print(json.dumps(out))
 
 
@@ -70,10 +74,11 @@ asyncio.run(main())
 
 
 def test_c_shows_the_import_and_keys_work_while_litellm_imports(
-    session_file: Path, reply_file: Path
+    session_file: Path, reply_file: Path, tmp_path: Path
 ) -> None:
+    release = tmp_path / "release"
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(session_file), str(reply_file)],
+        [sys.executable, "-c", CHILD, str(session_file), str(reply_file), str(release)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -90,3 +95,6 @@ def test_c_shows_the_import_and_keys_work_while_litellm_imports(
     assert out["note_at_end"].startswith("usage in")
     assert "Write the changelog entry" in out["summary"]
     assert out["requests"] == 1
+    # The prompt went through the worker's pipe unchanged, and litellm never entered the app.
+    assert out["sent"] == out["as_sent"]
+    assert out["litellm_in_app_process"] is False

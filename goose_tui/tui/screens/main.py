@@ -356,11 +356,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def _client_importing(self) -> bool:
         """Whether the model's client (litellm) is still being imported in the background."""
-        if not self.inspector.model.is_litellm:
-            return False
-        from goose_tui.llm.litellm_backend import litellm_ready
-
-        return not litellm_ready()
+        return not self.inspector.model.client_ready()
 
     def _show_result(self, result: CompactionResult) -> None:
         """Draw the compaction the inspector has just made current."""

@@ -105,7 +105,7 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
         from goose_tui.analysis.probe_model import ProbeCache, run_probes, uses_a_model
         from goose_tui.analysis.probes import offline_report
 
-        spec = ModelSpec.parse(self.model, api_base=self.api_base)
+        spec = ModelSpec.parse(self.model, api_base=self.api_base, in_worker_process=True)
         if uses_a_model(spec):
             report = await run_probes(
                 self.messages,

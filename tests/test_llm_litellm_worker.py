@@ -1,0 +1,141 @@
+"""Issue 12: the app calls litellm from a worker process (goose_tui/llm/litellm_worker.py),
+because litellm's client held the app's GIL for long C calls (the request body's json.dumps:
+0.6 s on the event loop for the 53 MB session; docs/performance.md, run 7). Real workers,
+the real litellm client, against the loopback server."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from goose_tui.llm import litellm_worker
+from goose_tui.llm.base import ChatMessage, ContextLengthExceeded, ModelError, TokenUsage
+from goose_tui.llm.litellm_worker import WorkerLiteLLMSummarizer
+from goose_tui.llm.spec import ModelSpec
+from tests.loopback import LoopbackServer, Reply
+
+SECRET = "sk-secret-worker-9d2c4e1a7b3f60"
+MODEL = "openai/gpt-4o-mini"
+
+
+@pytest.fixture(autouse=True)
+def _secret_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)  # the worker inherits the environment
+
+
+@pytest.fixture
+def own_workers(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No worker of another test: the pool starts empty and is emptied after."""
+    litellm_worker._close_all()
+    yield
+    litellm_worker._close_all()
+
+
+def summarizer(server: LoopbackServer, **kwargs: object) -> WorkerLiteLLMSummarizer:
+    spec = ModelSpec.parse(MODEL, api_base=f"{server.url}/v1", in_worker_process=True)
+    made = spec.summarizer(**kwargs)  # type: ignore[arg-type]
+    assert isinstance(made, WorkerLiteLLMSummarizer)
+    return made
+
+
+def worker_pids() -> set[int]:
+    return {w.process.pid for w in (*litellm_worker._idle, *litellm_worker._busy)}
+
+
+def test_frames_carry_any_text_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Small slices, so texts cross several frames; a lone surrogate (a hostile session's
+    # "\ud800" escape) and characters of every UTF-8 length travel unchanged.
+    monkeypatch.setattr(litellm_worker, "SLICE_CHARS", 3)
+    texts = ["", "a", "ascii only text", "é中🙂" * 5, "lone \ud800 and \udfff pair \ud83d\ude42"]
+    messages = [ChatMessage(role="user", content=t) for t in texts]
+    pipe = io.BytesIO()
+    worker = object.__new__(litellm_worker.Worker)
+    worker.process = type("P", (), {"stdin": pipe})()  # type: ignore[assignment]
+    worker.send({"model": MODEL}, messages)
+    pipe.seek(0)
+    request = litellm_worker._read_request(pipe)
+    assert request is not None
+    config, received = request
+    assert config == {"model": MODEL}
+    assert [m.content for m in received] == texts
+    assert litellm_worker._read_request(pipe) is None  # end of input: the worker stops
+
+
+async def test_a_streamed_reply_comes_back_from_the_worker() -> None:
+    reply = "<analysis>x</analysis> and then a streamed answer, wörld 🙂"
+    prompt = [
+        ChatMessage(role="system", content="sys é 中 🙂 " * 200_000),  # several frames
+        ChatMessage(role="user", content="go"),
+    ]
+    chunks: list[str] = []
+    with LoopbackServer([Reply.sse(reply, chunk_size=5)]) as server:
+        completion = await summarizer(server).complete(prompt, on_chunk=chunks.append)
+    assert completion.text == reply and "".join(chunks) == reply
+    assert completion.usage == TokenUsage(input_tokens=11, output_tokens=7, total_tokens=18)
+    sent = server.requests[0].body["messages"]
+    assert sent == [m.model_dump() for m in prompt]
+    assert server.requests[0].body["stream"] is True
+
+
+async def test_model_errors_come_back_as_the_pipelines_errors_and_the_worker_stays() -> None:
+    prompt = [ChatMessage(role="user", content="hi")]
+    script = [Reply.context_length_exceeded(), Reply.server_error(), Reply.ok("fine")]
+    with LoopbackServer(script) as server:
+        model = summarizer(server)
+        with pytest.raises(ContextLengthExceeded, match="context length exceeded"):
+            await model.complete(prompt)
+        pids = worker_pids()
+        with pytest.raises(ModelError, match="500") as error:
+            await model.complete(prompt)
+        assert SECRET not in str(error.value)
+        assert (await model.complete(prompt)).text == "fine"
+    assert worker_pids() == pids  # the same worker served all three
+
+
+async def test_cancelling_kills_the_worker_and_the_next_call_gets_a_fresh_one(
+    own_workers: None,
+) -> None:
+    prompt = [ChatMessage(role="user", content="hi")]
+    with LoopbackServer([Reply.stream_then_hang("first words "), Reply.ok("again")]) as server:
+        model = summarizer(server)
+        chunks: list[str] = []
+        call = asyncio.ensure_future(model.complete(prompt, on_chunk=chunks.append))
+        for _ in range(600):
+            if chunks:
+                break
+            await asyncio.sleep(0.05)
+        assert "".join(chunks) == "first words "
+        (busy,) = litellm_worker._busy
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        assert busy.process.wait(timeout=10) is not None  # killed: its request died with it
+        assert litellm_worker._idle and busy not in litellm_worker._idle  # a fresh one waits
+        assert (await model.complete(prompt)).text == "again"
+
+
+async def test_a_worker_that_dies_is_a_model_error_naming_why(
+    own_workers: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    crash = "import sys; print('litellm could not start: no module', file=sys.stderr); sys.exit(3)"
+    monkeypatch.setattr(litellm_worker, "WORKER_COMMAND", [sys.executable, "-c", crash])
+    with LoopbackServer([Reply.ok("never")]) as server:
+        model = summarizer(server)
+        with pytest.raises(ModelError) as error:
+            await model.complete([ChatMessage(role="user", content="hi")])
+        assert not server.requests
+    message = str(error.value)
+    assert message.startswith(f"{MODEL}: the worker process calling the model exited (3)")
+    assert message.endswith("litellm could not start: no module")
+    assert not litellm_worker.ready()
+
+
+def test_a_spec_keeps_its_worker_when_another_model_is_typed() -> None:
+    spec = ModelSpec.parse(MODEL, api_base="http://127.0.0.1:9/v1", in_worker_process=True)
+    assert spec.with_text("openai/other").in_worker_process
+    assert ModelSpec.parse(MODEL).in_worker_process is False
+    assert ModelSpec.parse("offline", in_worker_process=True).client_ready()
