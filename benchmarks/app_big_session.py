@@ -75,6 +75,7 @@ async def measure(
     compact_gaps_from: int | None = None
     state = None
     watch = StallWatch() if why else None
+    modules_at_counts: set[str] = set()
     async with app.run_test(size=(200, 50)) as pilot:
         main = app.main
         client_ready = app.inspector.model.client_ready
@@ -133,6 +134,7 @@ async def measure(
                     press.add_done_callback(lambda _: tasks.append(pilot.press("escape")))
             if "counts" not in marks and gauge.usage is not None:
                 marks["counts"] = elapsed
+                modules_at_counts = set(sys.modules)
                 if "compacted" in until:
                     compact_gaps_from = len(gaps)
                     c_pressed_at = time.perf_counter()
@@ -177,6 +179,7 @@ async def measure(
         }
     if watch is not None:
         extra["stall_stacks"] = watch.stop()
+        extra["imported_after_counts"] = sorted(set(sys.modules) - modules_at_counts)
     return {
         **extra,
         "seconds": {k: round(v, 2) for k, v in marks.items()},

@@ -139,3 +139,17 @@ def test_a_spec_keeps_its_worker_when_another_model_is_typed() -> None:
     assert spec.with_text("openai/other").in_worker_process
     assert ModelSpec.parse(MODEL).in_worker_process is False
     assert ModelSpec.parse("offline", in_worker_process=True).client_ready()
+
+
+async def test_the_worker_runs_below_the_apps_priority() -> None:
+    # The app's frames come first on a machine of two cores (the import and a big body's
+    # encoding are seconds of CPU).
+    import os
+
+    with LoopbackServer([Reply.ok("fine")]) as server:
+        await summarizer(server).complete([ChatMessage(role="user", content="hi")])
+    (worker,) = [w for w in litellm_worker._idle if w.alive()][:1]
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, worker.process.pid) == min(
+        mine + litellm_worker.WORKER_NICENESS, 19
+    )

@@ -46,6 +46,7 @@ CHUNK_FLUSH_SECONDS = 0.05
 # Beyond the request's own timeout (which the worker enforces): for a worker that hangs.
 GRACE_SECONDS = 30.0
 _STDERR_TAIL = 2_000
+WORKER_NICENESS = 10
 
 Event = dict[str, Any]
 
@@ -322,6 +323,9 @@ async def _serve(config: dict[str, Any], messages: list[ChatMessage], events: _E
 
 
 def main() -> None:
+    # The app's screen comes first: the import and the encoding of a big request body take
+    # whole seconds of CPU, which on a machine of two cores the app's frames waited behind.
+    os.nice(WORKER_NICENESS)
     # The protocol gets the real stdout; anything else printed goes to stderr.
     events = _Events(os.fdopen(os.dup(1), "wb"))
     os.dup2(2, 1)

@@ -566,3 +566,63 @@ async def test_a_big_summarys_first_screens_are_shown_while_the_rest_renders() -
             summary_preview._Renderer.render = real_render  # type: ignore[method-assign]
         await wait_until(pilot, lambda: not view.rendering)
         assert "Part 899" in _plain(view)
+
+
+async def test_c_paints_running_before_the_compactions_threads_start(
+    session_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 12, key to screen: started at once, building, counting and sending the request
+    # (threads, on 2 cores) held back the frame saying "running" for 0.14-0.22 s on the 53 MB
+    # session (app_big_session.py --litellm). The frame goes out first now.
+    from goose_tui.inspector import Inspector
+
+    app = GooseTUI(session_file)
+    painted: list[bool] = []
+    seen_at_start: list[bool] = []
+    real_compact = Inspector.compact
+
+    async def recording(self, **kwargs):  # type: ignore[no-untyped-def]
+        seen_at_start.append(bool(painted))
+        return await real_compact(self, **kwargs)
+
+    monkeypatch.setattr(Inspector, "compact", recording)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        display = app._display
+
+        def recording_display(screen, renderable) -> None:  # type: ignore[no-untyped-def]
+            display(screen, renderable)
+            render = getattr(renderable, "render_segments", None)
+            if render is not None and "running" in render(app.console):
+                painted.append(True)
+
+        app._display = recording_display  # type: ignore[method-assign]
+        await pilot.press("c")
+        await settle(pilot)
+    assert seen_at_start == [True]
+
+
+async def test_what_the_first_summary_needs_is_prepared_in_a_thread_after_the_counts(
+    session_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Importing Rich's Markdown and markdown-it and compiling their patterns on the first
+    # summary held the loop at the end of the first compaction (app_big_session.py --why).
+    from goose_tui.tui.widgets import summary_preview
+
+    calls: list[tuple[str, bool]] = []
+    real = summary_preview.warm_up
+
+    def recording() -> None:
+        gauge = app.main.query_one(ContextGauge)
+        calls.append((threading.current_thread().name, gauge.usage is not None))
+        real()
+
+    monkeypatch.setattr(summary_preview, "warm_up", recording)
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        app.set_model("offline")  # another count: prepared once only
+        await settle(pilot)
+    assert len(calls) == 1
+    thread, counted = calls[0]
+    assert thread != threading.main_thread().name and counted

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable
 from functools import cached_property
@@ -89,6 +90,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self._ticker: Timer | None = None
         # Reply text streamed in since the last tick: drawn in one piece per tick.
         self._streamed: list[str] = []
+        self._warmed_up = False
         self.set_reactive(MainScreen.model_name, inspector.model.name)
         self.set_reactive(MainScreen.profile, inspector.goose_profile)
         self.set_reactive(MainScreen.templates, inspector.templates)
@@ -273,6 +275,19 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def _show_counts(self, counts: list[int], usage: ContextUsage) -> None:
         self.query_one(ConversationView).set_token_counts(counts)
         self.query_one(ContextGauge).usage = usage
+        if not self._warmed_up:
+            self._warmed_up = True
+            self.import_for_the_first_summary()
+
+    @work(thread=True, group="warm-up", exit_on_error=False)
+    def import_for_the_first_summary(self) -> None:
+        """What a compaction's result needs once, while the app is idle after its first
+        counts: done on the loop by the first summary, it held the screen at the end of the
+        compaction (Rich's Markdown, markdown-it and the patterns they compile)."""
+        import goose_tui.compaction.reply_check  # noqa: F401
+        from goose_tui.tui.widgets.summary_preview import warm_up
+
+        warm_up()
 
     @work(thread=True, exclusive=True, group="prompt", exit_on_error=False)
     def build_prompt(self) -> None:
@@ -318,6 +333,11 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             status.note = IMPORTING_NOTE
         self._started = self.clock()
         self._ticker = self.set_interval(0.1, self._tick)
+        # The compaction's threads (building the request, counting it, sending it) start
+        # once the frame saying "running" is out: started at once they held it back.
+        painted = asyncio.Event()
+        self.call_after_refresh(painted.set)
+        await painted.wait()
 
         def on_attempt(attempt: Attempt) -> None:
             status.attempt = attempt

@@ -21,6 +21,7 @@ event loop for 4-5 s.
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass
 
@@ -38,7 +39,7 @@ from textual.strip import Strip
 from textual.widgets import ContentSwitcher
 
 from goose_tui.inert import inert
-from goose_tui.tui.highlight import markdown_with_languages
+from goose_tui.tui.highlight import lexer_name, markdown_with_languages
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -76,6 +77,17 @@ def split_sections(text: str) -> list[str]:
             sections.append([])
         sections[-1].append(line)
     return ["\n".join(lines) for lines in sections]
+
+
+def warm_up() -> None:
+    """Do once, from a thread, what the first summary's render does once on the loop:
+    import Rich's Markdown and markdown-it (~0.15 s), compile markdown-it's link patterns
+    and pygments' file-name patterns (a heading's language)."""
+    from rich.markdown import Markdown as RichMarkdown
+
+    lexer_name(path="no-language.goose-tui-warm-up")  # matches none: tries every pattern
+    sample = "# notes.py\n\n- a `b` **c** https://example.com\n\n```python\nx = 1\n```"
+    Console(width=40, file=io.StringIO()).render_lines(RichMarkdown(sample, hyperlinks=False))
 
 
 @dataclass(frozen=True)
