@@ -214,9 +214,14 @@ class StallWatch:
         import traceback
 
         names = {t.ident: t.name for t in threading.enumerate()}
+        woke = time.perf_counter()
         while not self._stop.wait(0.01):
-            late = time.perf_counter() - self._last
-            if late < 0.06 or self._dumped:
+            now = time.perf_counter()
+            # This thread waited for the GIL itself: whoever held it is still near the call.
+            held = now - woke - 0.01
+            woke = now
+            late = now - self._last
+            if held < 0.06 and (late < 0.06 or self._dumped):
                 continue
             self._dumped = True
             frames = sys._current_frames()
@@ -229,7 +234,12 @@ class StallWatch:
                 inner = [f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in stack[-6:]]
                 threads["main" if ident == self._main else names.get(ident, ident)] = inner
             self.stacks.append(
-                {"after_s": round(self._at, 2), "late_ms": round(late * 1000)} | threads
+                {
+                    "after_s": round(self._at, 2),
+                    "late_ms": round(late * 1000),
+                    "gil_wait_ms": round(held * 1000),
+                }
+                | threads
             )
 
     def stop(self) -> list[dict[str, object]]:

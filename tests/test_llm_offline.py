@@ -7,13 +7,16 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from goose_tui.compaction.summarize import CompactionFailed, build_request, summarize
 from goose_tui.compaction.templates import Templates, load_templates
-from goose_tui.llm import make_summarizer
+from goose_tui.llm import make_summarizer, offline
 from goose_tui.llm.base import ContextLengthExceeded, ModelError
 from goose_tui.llm.litellm_backend import LiteLLMSummarizer
-from goose_tui.llm.offline import OfflineSummarizer, parse_conversation
+from goose_tui.llm.offline import OfflineSummarizer, conversation_text, parse_conversation
+from goose_tui.llm.prompt_layout import prompt_layout
 from goose_tui.llm.replay import ReplaySummarizer
 from goose_tui.session.loader import load_session
 from goose_tui.session.models import Message
@@ -94,6 +97,45 @@ def test_the_conversation_is_read_back_from_the_prompt(templates: Templates) -> 
     assert parsed[-1].text() == LAST_ASK  # nothing of the template's tail glued on
     assert parsed[4].parts[0].kind == "tool_response"
     assert "AssertionError" in parsed[4].parts[0].text
+
+
+def _parsed_from_a_copy(prompt: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """What parse_conversation read before it worked on the prompt in place: the
+    conversation cut out of the prompt (a copy) and split at its role lines."""
+    text = conversation_text(prompt)
+    starts = [m.start() for m in offline._ROLE_LINE.finditer(text)]
+    out = []
+    for i, start in enumerate(starts):
+        block = text[start : starts[i + 1] - 1 if i + 1 < len(starts) else len(text)]
+        role, body = block[1 : block.index("]")], block[block.index(": ") + 2 :]
+        out.append((role, [(p.kind, p.text) for p in offline._parse_parts(body)]))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(
+        st.sampled_from(
+            ["[user]: ", "[assistant]: ", "[system]: ", "\n", "x", "tool_response: ", " ", "]"]
+        ),
+        max_size=40,
+    ),
+    template=st.sampled_from(["builtin", "builtin-focus", "other", "no-newline"]),
+)
+def test_the_conversation_is_read_in_place_as_from_a_copy(pieces: list[str], template: str) -> None:
+    # The offline summarizer read the conversation from a copy of the prompt (188 MB for the
+    # 53 MB session, made while the GIL was held); it reads it in place now.
+    layout = prompt_layout()
+    assert layout is not None
+    body = "".join(pieces)
+    prompt = {
+        "builtin": layout.prefix + body + layout.suffix,
+        "builtin-focus": layout.prefix + body + layout.suffix + "\n\n" + layout.focus_heading,
+        "other": "Summarize this:\n" + body + "\nThanks",
+        "no-newline": "Summarize:" + body,
+    }[template]
+    parsed = [(m.role, [(p.kind, p.text) for p in m.parts]) for m in parse_conversation(prompt)]
+    assert parsed == _parsed_from_a_copy(prompt)
 
 
 async def test_offline_reply_has_the_contract_shape_and_the_facts(templates: Templates) -> None:

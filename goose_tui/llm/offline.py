@@ -115,25 +115,37 @@ def conversation_text(system_prompt: str) -> str:
     """The formatted conversation inside the prompt. When the prompt is the built-in
     template, its exact prose around ``{{ messages }}`` is cut off; with another template,
     everything from the first ``[role]:`` line on is taken."""
+    begin, end = _conversation_bounds(system_prompt)
+    return system_prompt[begin:end]
+
+
+def _conversation_bounds(system_prompt: str) -> tuple[int, int]:
+    """Where ``conversation_text`` is in the prompt: found without copying a 47-million-
+    character prompt (188 MB, and the GIL held while it is copied)."""
+    end = len(system_prompt)
     layout = prompt_layout()
     if layout is not None:
         # A focus appended after the template's text is not part of the conversation.
         cut = system_prompt.rfind("\n\n" + layout.focus_heading)
         if cut != -1:
-            system_prompt = system_prompt[:cut]
+            end = cut
         prefix, suffix = layout.prefix, layout.suffix
-        if prefix and system_prompt.startswith(prefix) and system_prompt.endswith(suffix):
-            return system_prompt[len(prefix) : len(system_prompt) - len(suffix)]
-    first = _ROLE_LINE.search(system_prompt)
-    return system_prompt[first.start() :] if first else ""
+        if prefix and system_prompt.startswith(prefix) and system_prompt.endswith(suffix, 0, end):
+            return len(prefix), max(len(prefix), end - len(suffix))
+    first = _ROLE_LINE.search(system_prompt, 0, end)
+    return (first.start(), end) if first else (0, 0)
 
 
 def parse_conversation(system_prompt: str) -> list[ParsedMessage]:
-    text = conversation_text(system_prompt)
-    starts = [m.start() for m in _ROLE_LINE.finditer(text)]
+    text = system_prompt
+    begin, size = _conversation_bounds(text)
+    # A role line at ``begin`` counts even when the prose before it ends without a newline,
+    # as it did when the conversation was cut out of the prompt first.
+    starts = [begin] if _ROLE_LINE.match(text[begin : begin + 20]) else []
+    starts += [m.start() for m in _ROLE_LINE.finditer(text, begin, size) if m.start() != begin]
     messages = []
     for i, start in enumerate(starts):
-        end = starts[i + 1] - 1 if i + 1 < len(starts) else len(text)
+        end = starts[i + 1] - 1 if i + 1 < len(starts) else size
         block = text[start:end]
         role, body = block[1 : block.index("]")], block[block.index(": ") + 2 :]
         messages.append(ParsedMessage(role, _parse_parts(body)))

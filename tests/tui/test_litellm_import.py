@@ -59,6 +59,7 @@ async def main():
             deadline = time.monotonic() + 240
             while status.state == "running" and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
+            await app.settled()  # the summary's panes are drawn a frame after "done"
             out["state"] = status.state
             out["note_at_end"] = status.note
             out["summary"] = app.main.query_one(SummaryPreview).markdown

@@ -626,3 +626,39 @@ async def test_what_the_first_summary_needs_is_prepared_in_a_thread_after_the_co
     assert len(calls) == 1
     thread, counted = calls[0]
     assert thread != threading.main_thread().name and counted
+
+
+async def test_a_compactions_summary_panes_are_drawn_after_the_frame_saying_done(
+    session_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Drawing a long reply's whole result in one callback (status, prompt, analysis, tree,
+    # editors, preview) held the loop ~0.3 s for the offline model's 1.9 MB reply on the
+    # 53 MB session. "done" is painted first; the panes follow a step at a time.
+    from goose_tui.tui.widgets.fields_tree import FieldsTree
+
+    app = GooseTUI(session_file)
+    painted: list[bool] = []
+    at_tree: list[bool] = []
+    real_show = FieldsTree.show_summary
+
+    def recording(self, summary):  # type: ignore[no-untyped-def]
+        if summary is not None:  # the compaction's (a new session shows none)
+            at_tree.append(bool(painted))
+        return real_show(self, summary)
+
+    monkeypatch.setattr(FieldsTree, "show_summary", recording)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        display = app._display
+
+        def recording_display(screen, renderable) -> None:  # type: ignore[no-untyped-def]
+            display(screen, renderable)
+            render = getattr(renderable, "render_segments", None)
+            if render is not None and "done" in render(app.console):
+                painted.append(True)
+
+        app._display = recording_display  # type: ignore[method-assign]
+        await pilot.press("c")
+        await settle(pilot)
+        assert app.main.query_one(SummaryPreview).markdown == app.inspector.summary_text
+    assert at_tree == [True]

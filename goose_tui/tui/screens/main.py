@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cached_property
 from typing import Any
 
@@ -362,6 +362,24 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             if self._ticker is not None:
                 self._ticker.stop()
         self._show_result(result)
+        # The summary's panes from the next frame on, one at a time: drawing all of a long
+        # reply's result in one callback held the loop ~0.3 s (app_big_session.py, the
+        # offline model's 1.9 MB reply).
+        painted = asyncio.Event()
+        self.call_after_refresh(painted.set)
+        steps = self._extraction_steps()
+        try:
+            await painted.wait()
+            for _ in steps:
+                await asyncio.sleep(0)
+        finally:  # cancelled meanwhile: the result is current all the same
+            for _ in steps:
+                pass
+            # A new compaction is the new starting point for hand edits: the editors' texts.
+            inspector = self.inspector
+            inspector.json_text = self._json_editor.text
+            inspector.reply_text = self._reply_editor.text
+            inspector.mark_saved()
 
     def _tick(self) -> None:
         status = self.query_one(CompactionStatus)
@@ -379,7 +397,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         return not self.inspector.model.client_ready()
 
     def _show_result(self, result: CompactionResult) -> None:
-        """Draw the compaction the inspector has just made current."""
+        """Draw the compaction the inspector has just made current, but for its summary's
+        panes (``_show_extraction``, a frame later)."""
         inspector = self.inspector
         status = self.query_one(CompactionStatus)
         status.state = "done"
@@ -390,10 +409,6 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self._show_prompt(result.request.system_prompt, "as sent")
         self.project_summary(result)
         self._reply_editor.load_text(inspector.reply_loaded)
-        self._show_extraction()
-        # A new compaction is the new starting point for hand edits: the editors' texts.
-        inspector.json_text, inspector.reply_text = self._json_editor.text, self._reply_editor.text
-        inspector.mark_saved()
 
     @work(thread=True, exclusive=True, group="projection", exit_on_error=False)
     def project_summary(self, result: CompactionResult) -> None:
@@ -421,6 +436,12 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def _show_extraction(self) -> None:
         """Draw the summary the inspector has just extracted (a compaction, an edited reply)."""
+        for _ in self._extraction_steps():
+            pass
+
+    def _extraction_steps(self) -> Iterator[None]:
+        """``_show_extraction`` a pane at a time: a compaction's long result gives the loop
+        back between them (together they held it up to 0.3 s for a 1.9 MB reply)."""
         inspector = self.inspector
         extraction = inspector.extraction
         assert extraction is not None
@@ -429,7 +450,9 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         viewer.set_text(analysis if analysis else "(the reply has no <analysis> block)")
         self.query_one("#pane-analysis", Pane).set_title("analysis · discarded by Goose")
         self.banner = inspector.banner
+        yield
         self.query_one(FieldsTree).show_summary(extraction.structured)
+        yield
         self._json_editor.load_text(inspector.json_loaded)
         self.query_one(SummaryPreview).set_markdown(inspector.summary_text)
 
