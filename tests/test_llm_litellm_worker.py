@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import io
 import sys
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -153,3 +154,26 @@ async def test_the_worker_runs_below_the_apps_priority() -> None:
     assert os.getpriority(os.PRIO_PROCESS, worker.process.pid) == min(
         mine + litellm_worker.WORKER_NICENESS, 19
     )
+
+
+async def test_cancelling_while_the_request_is_still_being_written_returns_at_once(
+    own_workers: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A worker that never reads: the prompt (far more than a pipe holds) blocks its writer
+    # thread. Cancelling must not wait for that write.
+    monkeypatch.setattr(
+        litellm_worker, "WORKER_COMMAND", [sys.executable, "-c", "import time; time.sleep(120)"]
+    )
+    with LoopbackServer([Reply.ok("never")]) as server:
+        model = summarizer(server)
+        prompt = [ChatMessage(role="system", content="x" * 4_000_000)]
+        call = asyncio.ensure_future(model.complete(prompt))
+        await asyncio.sleep(0.5)
+        (busy,) = litellm_worker._busy
+        cancelled_at = time.monotonic()
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        # Not a speed figure: a wait for the write would last the worker's 120 s sleep.
+        assert time.monotonic() - cancelled_at < 60
+        assert busy.process.wait(timeout=10) is not None

@@ -114,14 +114,16 @@ class Worker:
         return self._stderr.read().decode("utf-8", "replace").strip()
 
     def close(self) -> None:
-        """End the worker: at once if it is busy, by closing its input if it is idle."""
+        """End the worker (its HTTP request, if any, dies with it)."""
+        # Killed before its input is closed: a thread may be blocked writing a request to a
+        # full pipe, and closing the pipe would wait for that write.
+        if self.alive():
+            self.process.kill()
         if self.process.stdin is not None:
             try:
                 self.process.stdin.close()
-            except OSError:
+            except (OSError, ValueError):
                 pass
-        if self.alive():
-            self.process.kill()
 
 
 def _write_frames(stream: IO[bytes], text: str) -> None:
