@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from goose_tui.compaction import engine
 from goose_tui.compaction.engine import Compiled, EngineError, literal, scan
@@ -241,3 +243,81 @@ def test_renders_of_one_template_from_several_threads() -> None:
     for thread in threads:
         thread.join(timeout=60)
     assert results == [20_000] * 6
+
+
+# Uses of x that print it whole (the output holds x as it is, unless a block around it
+# captures or transforms it), and uses that do not.
+_PRINTS_WHOLE = [
+    "text ",
+    "\n",
+    "  ",
+    "{{ x }}",
+    "{{- x -}}",
+    "{{ y }}",
+    "{% for i in [1, 2] %}[{{ x }}]{% endfor %}",
+    "{% if y %}Y{{ x }}{% else %}N{% endif %}",
+    "{% filter code_fence %}{{ x }}{% endfilter %}",
+    "{% set z %}<{{ x }}>{% endset %}{{ z }}",
+    "{% set z %}{{ x }}{% endset %}{% if 'a' in z %}A{% endif %}{{ z[2:] }}",
+    "{% set z = 1 %}{{ z }}",
+    "{% autoescape true %}{{ x }}{% endautoescape %}",
+    "{% raw %}{{ x }}{% endraw %}",
+    "{# {{ x }} #}",
+]
+_OTHER_USES = [
+    "{{ x ~ '!' }}",
+    "{{ x[1:] }}",
+    "{% if 'a' in x %}has a{% endif %}",
+    "{{ x | code_fence }}",
+    "{% set z = x %}{{ z }}",
+    "{% for c in x %}{% endfor %}",
+    "{{ x is defined }}",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    parts=st.lists(st.sampled_from(_PRINTS_WHOLE), max_size=5),
+    other=st.one_of(st.just(""), st.sampled_from(_OTHER_USES)),
+    x=st.one_of(st.text(max_size=30), st.text(alphabet="a`<&\n ", max_size=30)),
+    y=st.sampled_from(["", "yes"]),
+)
+def test_a_long_string_printed_only_whole_is_spliced_as_the_engine_prints_it(
+    parts: list[str], other: str, x: str, y: str
+) -> None:
+    """A string printed only by bare ``{{ x }}`` (the prompt's ``{{ messages }}``) goes into
+    the engine as a stand-in and into the output afterwards; any other use of it (an
+    expression, a loop, a test, a capturing or escaping block) keeps the engine's own
+    render. Both ways render the same text, or fail the same way."""
+    template = "".join(parts) + other
+
+    def outcome(threshold: int) -> str:
+        original = engine.VERBATIM_CHARS
+        engine.VERBATIM_CHARS = threshold
+        try:
+            return Compiled(template).render({"x": x, "y": y})
+        except EngineError as exc:
+            return f"error: {exc.message}"
+        finally:
+            engine.VERBATIM_CHARS = original
+
+    assert outcome(0) == outcome(1 << 60)
+
+
+def test_the_names_printed_only_whole() -> None:
+    assert Compiled("a {{ messages }} b {{- messages -}}").printed_verbatim == {"messages"}
+    assert not Compiled("{{ messages }}{{ messages ~ 'x' }}").printed_verbatim
+    assert not Compiled("{% filter code_fence %}{{ m }}{% endfilter %}").printed_verbatim
+    assert not Compiled("{% set z %}{{ m }}{% endset %}").printed_verbatim
+    assert Compiled("{% set z = 1 %}{{ m }}").printed_verbatim == {"m"}
+
+
+def test_the_prompt_is_spliced_and_the_output_budget_still_holds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    long = "[user]: " + "x" * engine.VERBATIM_CHARS
+    compiled = Compiled("{{ messages }}\n{{ messages }}")
+    assert compiled.render({"messages": long}) == f"{long}\n{long}"
+    monkeypatch.setattr(engine, "OUTPUT_CAP", len(long) * 2 - 1)
+    with pytest.raises(EngineError, match="output budget exhausted"):
+        Compiled("{{ messages }}\n{{ messages }}").render({"messages": long})

@@ -51,6 +51,7 @@ WRAPPER_NAME = "\x00goose-tui context"
 # Budgets: a render that loops or prints without end stops here (see docs/reliability.md).
 FUEL = 2_000_000  # minijinja instructions per render
 OUTPUT_CAP = 64 * 1024 * 1024  # characters of output per render
+VERBATIM_CHARS = 1 << 16  # a string value this long, printed only whole, is spliced in
 
 # Filters, tests and globals the Python binding registers (minijinja built-ins and
 # minijinja-contrib) that Goose's build does not have.
@@ -112,6 +113,7 @@ class Scan:
     # Map literals to reorder: the byte range of each pair, and the sorted order.
     maps: list[tuple[list[tuple[int, int]], list[int]]] = field(default_factory=list)
     error_order_may_differ: bool = False
+    complete: bool = False  # lexed to the end (not stopped at an error)
 
 
 _ENDRAW = re.compile(rb"\{%[-+]?[ \t\n\r\x0c]*endraw[ \t\n\r\x0c]*[-+]?%}")
@@ -301,7 +303,51 @@ def scan(text: str) -> Scan:
                 pos = end
             first = False
     _map_literal_edits(result)
+    result.complete = True
     return result
+
+
+# Statements whose body's output is captured or transformed (`{% filter f %}`,
+# `{% autoescape %}`, the block form of `{% set x %}...{% endset %}`): a value printed inside
+# one does not reach the output as it is.
+_CAPTURING = frozenset({"filter", "autoescape"})
+
+
+def printed_verbatim(result: Scan) -> frozenset[str]:
+    """The names whose every use in the template is a bare ``{{ name }}``: their values reach
+    the output as they are, wherever and however often they are printed (Goose's engine has
+    no auto-escape). Empty when the template did not lex to the end or has a statement that
+    captures or transforms what it prints."""
+    if not result.complete or result.goose_error is not None:
+        return frozenset()
+    tokens = result.tokens
+    bare: set[str] = set()
+    other: set[str] = set()
+    for i, token in enumerate(tokens):
+        if token.kind == "block_start" and i + 1 < len(tokens):
+            head = tokens[i + 1]
+            if head.kind == "ident" and (
+                head.text in _CAPTURING or (head.text == "set" and _captures(tokens, i + 1))
+            ):
+                return frozenset()
+        if token.kind != "ident":
+            continue
+        if 0 < i < len(tokens) - 1 and tokens[i - 1].kind == "var_start":
+            if tokens[i + 1].kind == "end":
+                bare.add(token.text)
+                continue
+        other.add(token.text)
+    return frozenset(bare - other)
+
+
+def _captures(tokens: list[Token], at: int) -> bool:
+    """Whether the ``set`` statement at ``at`` is the block form (no ``=`` before its end)."""
+    for token in tokens[at + 1 :]:
+        if token.kind == "end":
+            return True
+        if token.kind == "op" and token.text == "=":
+            return False
+    return True
 
 
 def _map_literal_edits(result: Scan) -> None:
@@ -498,6 +544,7 @@ class Compiled:
         self.fuel = max(100, min(FUEL, OUTPUT_CAP // loop_data))
         self._env: Any = None
         self._output = 0
+        self.printed_verbatim = printed_verbatim(self.scan)
         # One render at a time per template (the app renders from worker threads): the
         # output count is per render. Waiting on it releases the GIL.
         self._lock = threading.Lock()
@@ -604,12 +651,21 @@ class Compiled:
         # prompt's {{ messages }} is tens of megabytes: 0.9 s as a literal, 0.15 s as a
         # global, at 37 M characters). Not one with a lone surrogate: the binding does not
         # make that a native string (it slices and iterates differently), its literal does.
+        # A long string the template only prints whole (printed_verbatim) goes in as a short
+        # stand-in, replaced by the string in the output: the engine would copy the prompt's
+        # 47 million characters in and out (0.4 s and ~90 MB at its peak) to print them as
+        # they are. tests/test_engine.py renders generated templates both ways.
+        verbatim: list[tuple[str, str]] = []
         sets: list[str] = []
         handed: list[str] = []
         for k, v in sorted(context.items()):
             if not _settable(k):
                 continue
             if isinstance(v, str) and (v.isascii() or not _SURROGATE.search(v)):
+                if len(v) >= VERBATIM_CHARS and k in self.printed_verbatim:
+                    stand_in = f"{_SLOT}verbatim{len(verbatim)}_"
+                    verbatim.append((stand_in, v))
+                    v = stand_in
                 slot = f"{_SLOT}{len(handed)}"
                 env.add_global(slot, v)
                 handed.append(slot)
@@ -619,6 +675,12 @@ class Compiled:
         self._output = 0
         try:
             rendered: str = env.render_str("".join(sets) + _INCLUDE, WRAPPER_NAME)
+            for stand_in, value in verbatim:
+                pieces = rendered.split(stand_in)
+                self._output += (len(pieces) - 1) * (len(value) - len(stand_in))
+                if self._output > OUTPUT_CAP:
+                    raise _OutputCapReached()
+                rendered = value.join(pieces)
             return rendered
         except _OutputCapReached:
             raise EngineError(
