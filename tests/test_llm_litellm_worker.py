@@ -177,3 +177,70 @@ async def test_cancelling_while_the_request_is_still_being_written_returns_at_on
         # Not a speed figure: a wait for the write would last the worker's 120 s sleep.
         assert time.monotonic() - cancelled_at < 60
         assert busy.process.wait(timeout=10) is not None
+
+
+APP = r"""
+import asyncio, sys
+from goose_tui.llm import litellm_worker
+from goose_tui.llm.base import ChatMessage
+from goose_tui.llm.spec import ModelSpec
+
+async def main():
+    spec = ModelSpec.parse("openai/gpt-4o-mini", api_base=sys.argv[1], in_worker_process=True)
+    prompt = [ChatMessage(role="user", content="hi")]
+    call = asyncio.ensure_future(spec.summarizer().complete(prompt))
+    while not litellm_worker._busy:
+        await asyncio.sleep(0.01)
+    (worker,) = litellm_worker._busy
+    print(worker.process.pid, flush=True)
+    await call
+
+asyncio.run(main())
+"""
+
+
+def test_a_worker_ends_soon_after_its_app_is_killed_mid_request() -> None:
+    # A walk-through: `kill -9` of the app while a request was in flight left the worker
+    # running for the request's whole timeout (121 s), still talking to the model.
+    import os
+    import signal
+    import subprocess
+
+    from tests.conftest import ROOT
+
+    with LoopbackServer([Reply.hang()]) as server:
+        app = subprocess.Popen(
+            [sys.executable, "-c", APP, f"{server.url}/v1"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert app.stdout is not None
+        pid = int(app.stdout.readline())
+        for _ in range(600):  # the request reached the server: the worker is mid-request
+            if server.requests:
+                break
+            time.sleep(0.05)
+        assert server.requests
+        app.send_signal(signal.SIGKILL)
+        app.wait(timeout=10)
+        deadline = time.monotonic() + 30  # a bound for a hang, not a speed figure
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            # Reaped by init once it exits; until then a zombie still answers signal 0.
+            if _state(pid) == "Z":
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the worker outlived its app by 30 s")
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return "gone"

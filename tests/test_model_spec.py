@@ -64,6 +64,10 @@ def test_litellm_model_keeps_its_api_base_without_importing_litellm() -> None:
     assert spec.is_litellm and spec.usage_model == "openai/gpt-4o-mini"
     assert spec.api_base == "http://127.0.0.1:9/v1"
     assert spec.with_text("ollama/llama3").api_base == "http://127.0.0.1:9/v1"
+    # Through another kind of model and back, the server the user named stays named.
+    for other in ("offline", "replay:reply.md"):
+        back = spec.with_text(other).with_text("openai/gpt-4o-mini")
+        assert back.api_base == "http://127.0.0.1:9/v1"
     assert spec.with_text("offline").kind == "offline"
     assert ("litellm" in sys.modules) == before
 

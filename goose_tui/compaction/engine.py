@@ -83,6 +83,15 @@ _SLOT = f"_goose_tui_{os.urandom(8).hex()}_"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def _has_surrogate(text: str, step: int = 1 << 20) -> bool:
+    """Whether ``text`` holds a lone surrogate; searched a slice at a time, so a thread
+    rendering the 47-million-character prompt lets the app's loop run (one search held the
+    GIL 0.1 s)."""
+    if text.isascii():
+        return False
+    return any(_SURROGATE.search(text, at, at + step) for at in range(0, len(text), step))
+
+
 class EngineError(Exception):
     """A template that does not compile or render in Goose's engine; ``message`` is Goose's
     reason (``unknown filter: filter upper is unknown``), ``line`` the template line."""
@@ -661,7 +670,7 @@ class Compiled:
         for k, v in sorted(context.items()):
             if not _settable(k):
                 continue
-            if isinstance(v, str) and (v.isascii() or not _SURROGATE.search(v)):
+            if isinstance(v, str) and not _has_surrogate(v):
                 if len(v) >= VERBATIM_CHARS and k in self.printed_verbatim:
                     stand_in = f"{_SLOT}verbatim{len(verbatim)}_"
                     verbatim.append((stand_in, v))

@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from typing import IO, Any
 
@@ -47,6 +48,7 @@ CHUNK_FLUSH_SECONDS = 0.05
 GRACE_SECONDS = 30.0
 _STDERR_TAIL = 2_000
 WORKER_NICENESS = 10
+PARENT_POLL_SECONDS = 0.5
 
 Event = dict[str, Any]
 
@@ -324,10 +326,26 @@ async def _serve(config: dict[str, Any], messages: list[ChatMessage], events: _E
     events.send(event)
 
 
+def _exit_with_the_app() -> None:
+    """End this worker as soon as the app that started it is gone (killed, crashed): its
+    input's end is read only between requests, and a request to a billed model must not go
+    on for its whole timeout after the app."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="goose-tui-worker-parent", daemon=True).start()
+
+
 def main() -> None:
     # The app's screen comes first: the import and the encoding of a big request body take
     # whole seconds of CPU, which on a machine of two cores the app's frames waited behind.
     os.nice(WORKER_NICENESS)
+    _exit_with_the_app()
     # The protocol gets the real stdout; anything else printed goes to stderr.
     events = _Events(os.fdopen(os.dup(1), "wb"))
     os.dup2(2, 1)

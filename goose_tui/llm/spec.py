@@ -31,7 +31,9 @@ class ModelSpec(BaseModel):
     kind: ModelKind
     model: str | None = None  # the litellm model string
     reply_file: Path | None = None
-    api_base: str | None = None  # litellm only
+    # Used by litellm models; the others keep it, so a litellm model typed after them (the
+    # app's model switch, ``with_text``) still goes to the server the user named.
+    api_base: str | None = None
     offline_context_limit: int | None = None  # offline only
     # litellm only: call the model from a worker process (goose_tui/llm/litellm_worker.py).
     # The app does: litellm's client holds the GIL in long C calls that froze its screen.
@@ -54,12 +56,14 @@ class ModelSpec(BaseModel):
         if offline_context_limit is not None and text != OFFLINE:
             raise ValueError("--offline-context-limit goes with the offline model")
         if text == OFFLINE:
-            return cls(kind="offline", offline_context_limit=offline_context_limit)
+            return cls(
+                kind="offline", offline_context_limit=offline_context_limit, api_base=api_base
+            )
         if text.startswith(REPLAY_PREFIX):
             path = text[len(REPLAY_PREFIX) :]
             if not path:
                 raise ValueError("replay: needs a file, as in replay:reply.txt")
-            return cls(kind="replay", reply_file=Path(path).expanduser())
+            return cls(kind="replay", reply_file=Path(path).expanduser(), api_base=api_base)
         return cls(
             kind="litellm", model=text, api_base=api_base, in_worker_process=in_worker_process
         )
@@ -79,7 +83,7 @@ class ModelSpec(BaseModel):
                 raise ValueError("give either --model or --replay, not both")
             if offline_context_limit is not None:
                 raise ValueError("--offline-context-limit goes with the offline model")
-            return cls(kind="replay", reply_file=replay.expanduser())
+            return cls(kind="replay", reply_file=replay.expanduser(), api_base=api_base)
         return cls.parse(
             model or OFFLINE, api_base=api_base, offline_context_limit=offline_context_limit
         )

@@ -28,7 +28,7 @@ from goose_tui.compaction.templates import (
 from goose_tui.files import OverwriteRefused
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
-from goose_tui.llm.spec import ModelSpec
+from goose_tui.llm.spec import REPLAY_PREFIX, ModelSpec
 from goose_tui.samples import bundled_sample
 from goose_tui.session.models import SessionInfo
 from goose_tui.session.writer import SaveRefused
@@ -280,7 +280,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
         busy = (WorkerState.PENDING, WorkerState.RUNNING)
         while True:
-            await self.workers.wait_for_complete()
+            # Not WorkerManager.wait_for_complete: it raises for a worker that was cancelled
+            # (a newer count replaced it), which is settled too.
+            await asyncio.gather(*(w.wait() for w in self.workers), return_exceptions=True)
             # Handled messages can start new work (a loaded session starts the token count):
             # drain every queue, then look again.
             nodes = [self, *self.screen.walk_children(with_self=True)]
@@ -335,7 +337,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     def ask_replay_file(self) -> None:
         def answered(value: str | None) -> None:
             if value:
-                self.set_model(ModelSpec(kind="replay", reply_file=Path(value).expanduser()))
+                self.set_model(f"{REPLAY_PREFIX}{value}")  # keeps the api base, as any switch
 
         self.push_screen(InputPrompt("Reply file to replay:"), answered)
 

@@ -55,6 +55,13 @@ async def main():
             await pilot.press("question_mark")
             out["help_open"] = isinstance(app.screen, HelpScreen)
             out["help_open_during_import"] = out["help_open"] and not litellm_ready()
+            await pilot.press("escape")  # closes the help
+            await pilot.press("escape")  # cancels the compaction, the worker still importing
+            await app.settled()
+            out["state_after_cancel"] = status.state
+            out["note_after_cancel"] = status.note
+            await pilot.press("c")  # a fresh worker, still importing too
+            out["note_after_second_c"] = status.note
             release.touch()
             deadline = time.monotonic() + 240
             while status.state == "running" and time.monotonic() < deadline:
@@ -92,6 +99,11 @@ def test_c_shows_the_import_and_keys_work_while_litellm_imports(
     assert out["drawn_after_c"]
     # The loop kept answering: another key opened its screen before the import finished.
     assert out["help_open_during_import"], out
+    # Cancelled while importing: the note goes with the compaction, and comes back with
+    # the next one while the fresh worker imports (a walk-through saw it stay).
+    assert out["state_after_cancel"] == "cancelled"
+    assert out["note_after_cancel"] == ""
+    assert out["note_after_second_c"].startswith("importing litellm")
     assert out["state"] == "done"
     assert out["note_at_end"].startswith("usage in")
     assert "Write the changelog entry" in out["summary"]

@@ -183,6 +183,18 @@ async def test_missing_replay_file_opens_error_modal_and_app_keeps_running(
         assert app.is_running
 
 
+async def test_enter_closes_the_error_modal(session_file: Path, tmp_path: Path) -> None:
+    # A walk-through: enter on the modal did nothing visible; escape was the only way out.
+    app = GooseTUI(session_file, model=f"replay:{tmp_path / 'missing.md'}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        await pilot.press("enter")
+        assert app.screen is app.main
+
+
 async def test_save_writes_new_files_and_never_the_input(
     session_file: Path, reply_file: Path
 ) -> None:

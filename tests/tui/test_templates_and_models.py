@@ -153,3 +153,25 @@ async def test_picker_filters_and_opens(tmp_path: Path, session_file: Path) -> N
         assert (
             app.inspector.session is not None and app.inspector.session.title == "Refactor the CLI"
         )
+
+
+async def test_the_api_base_survives_switching_to_another_model_and_back(
+    session_file: Path, tmp_path: Path
+) -> None:
+    # A walk-through found `--api-base` lost once the model went through offline or a
+    # replay: the litellm model typed afterwards went to the provider's cloud ("no API key").
+    reply = tmp_path / "reply.md"
+    reply.write_text(REPLY)
+    with LoopbackServer([Reply.ok(REPLY)]) as server:
+        app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
+        async with app.run_test(size=(200, 50)) as pilot:
+            await settle(pilot)
+            app.set_model("offline")
+            app.set_model(f"replay:{reply}")
+            app.set_model("openai/test-model")
+            assert app.inspector.model.api_base == f"{server.url}/v1"
+            await settle(pilot)
+            await pilot.press("c")
+            await settle(pilot)
+            assert len(server.requests) == 1
+            assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown

@@ -16,6 +16,8 @@ from goose_tui.inert import inert
 class ErrorModal(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "dismiss_modal", "Close", id="error.close"),
+        # Enter closes it too, unless a button has the focus (then it presses that button).
+        Binding("enter", "dismiss_modal", "Close", show=False, id="error.close_enter"),
         Binding("y", "copy", "Copy error", id="error.copy"),
     ]
 

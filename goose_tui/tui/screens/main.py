@@ -47,7 +47,7 @@ from goose_tui.tui.widgets.text_viewer import TextViewer, prompt_highlighter
 
 WIDE_COLUMNS = 160  # below this the four panes become tabs
 PANES = ("input", "analysis", "fields", "markdown")
-IMPORTING_NOTE = "importing litellm… (first call of the session)"
+IMPORTING_NOTE = "importing litellm… (its worker process is starting)"
 
 
 class MainScreen(WorkerErrorsUp, Screen[None]):
@@ -361,6 +361,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             self._tick()
             if self._ticker is not None:
                 self._ticker.stop()
+            if status.note == IMPORTING_NOTE:  # cancelled or failed before the worker was up
+                status.note = ""
         self._show_result(result)
         # The summary's panes from the next frame on, one at a time: drawing all of a long
         # reply's result in one callback held the loop ~0.3 s (app_big_session.py, the
