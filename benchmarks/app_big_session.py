@@ -78,7 +78,9 @@ async def measure(
     modules_at_counts: set[str] = set()
     async with app.run_test(size=(200, 50)) as pilot:
         main = app.main
-        client_ready = app.inspector.model.client_ready
+        client_ready = getattr(app.inspector.model, "client_ready", None)
+        if client_ready is None:  # older code: litellm imported in the app's process
+            from goose_tui.llm.litellm_backend import litellm_ready as client_ready
         real_compact = main.action_compact
 
         def action_compact() -> None:  # when the key reached its binding
@@ -170,6 +172,9 @@ async def measure(
         "gc_longest_full_ms": round(max(full, default=0) * 1000),
         "gc_full_total_s": round(sum(full), 2),
     }
+    workers = _worker_pids()
+    if workers:  # the litellm worker processes' own peaks (not in the app's figure)
+        extra["worker_peak_rss_mb"] = [_peak_rss(pid) >> 20 for pid in workers]
     if compact_gaps_from is not None:
         during = gaps[compact_gaps_from:]
         extra |= {
@@ -247,9 +252,17 @@ class StallWatch:
         return self.stacks
 
 
-def _peak_rss() -> int:
-    """This process's peak resident set (VmHWM), bytes."""
-    for line in open("/proc/self/status"):
+def _worker_pids() -> list[int]:
+    try:
+        from goose_tui.llm import litellm_worker
+    except ImportError:  # older code: no worker processes
+        return []
+    return [w.process.pid for w in (*litellm_worker._idle, *litellm_worker._busy) if w.alive()]
+
+
+def _peak_rss(pid: int | str = "self") -> int:
+    """A process's peak resident set (VmHWM), bytes."""
+    for line in open(f"/proc/{pid}/status"):
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) * 1024
     return 0
