@@ -314,8 +314,9 @@ async def test_a_slow_template_freezes_neither_the_compaction_nor_hand_edits(
             preview = app.main.query_one(SummaryPreview)
             await pilot.press("c")
             await held.assert_loop_answers(pilot)
-            await wait_until(pilot, lambda: app.inspector.result is not None, timeout=120)
-            assert preview.markdown == SLOW_RENDER
+            # The summary's panes are drawn from the frame after the result is in.
+            await wait_until(pilot, lambda: preview.markdown == SLOW_RENDER, timeout=120)
+            assert app.inspector.result is not None
 
             held.release.clear()
             await pilot.press("e", "end", "enter", "space", "escape")
