@@ -257,7 +257,8 @@ def _worker_pids() -> list[int]:
         from goose_tui.llm import litellm_worker
     except ImportError:  # older code: no worker processes
         return []
-    return [w.process.pid for w in (*litellm_worker._idle, *litellm_worker._busy) if w.alive()]
+    worker = getattr(litellm_worker, "_worker", None)
+    return [worker.process.pid] if worker is not None and worker.alive() else []
 
 
 def _peak_rss(pid: int | str = "self") -> int:

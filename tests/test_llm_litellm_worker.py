@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import io
 import sys
+import threading
 import time
 from collections.abc import Iterator
 
@@ -30,10 +31,14 @@ def _secret_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def own_workers(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """No worker of another test: the pool starts empty and is emptied after."""
-    litellm_worker._close_all()
+    """A worker of this test's own (one that starts its own kind of worker): the worker of
+    other tests is set aside, not killed (it has paid litellm's import), and comes back."""
+    with litellm_worker._pool_lock:
+        kept, litellm_worker._worker = litellm_worker._worker, None
     yield
     litellm_worker._close_all()
+    with litellm_worker._pool_lock:
+        litellm_worker._worker = kept
 
 
 def summarizer(server: LoopbackServer, **kwargs: object) -> WorkerLiteLLMSummarizer:
@@ -43,8 +48,10 @@ def summarizer(server: LoopbackServer, **kwargs: object) -> WorkerLiteLLMSummari
     return made
 
 
-def worker_pids() -> set[int]:
-    return {w.process.pid for w in (*litellm_worker._idle, *litellm_worker._busy)}
+def worker_pid() -> int:
+    worker = litellm_worker._worker
+    assert worker is not None
+    return worker.process.pid
 
 
 def test_frames_carry_any_text_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -56,14 +63,17 @@ def test_frames_carry_any_text_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
     pipe = io.BytesIO()
     worker = object.__new__(litellm_worker.Worker)
     worker.process = type("P", (), {"stdin": pipe})()  # type: ignore[assignment]
-    worker.send({"model": MODEL}, messages)
+    worker._write = threading.Lock()
+    worker.send(7, {"model": MODEL}, messages)
+    worker.cancel(7)
     pipe.seek(0)
-    request = litellm_worker._read_request(pipe)
-    assert request is not None
-    config, received = request
-    assert config == {"model": MODEL}
+    request = litellm_worker._read_message(pipe)
+    assert isinstance(request, tuple)
+    call, config, received = request
+    assert (call, config) == (7, {"model": MODEL})
     assert [m.content for m in received] == texts
-    assert litellm_worker._read_request(pipe) is None  # end of input: the worker stops
+    assert litellm_worker._read_message(pipe) == 7  # the cancel
+    assert litellm_worker._read_message(pipe) is None  # end of input: the worker stops
 
 
 async def test_a_streamed_reply_comes_back_from_the_worker() -> None:
@@ -89,17 +99,15 @@ async def test_model_errors_come_back_as_the_pipelines_errors_and_the_worker_sta
         model = summarizer(server)
         with pytest.raises(ContextLengthExceeded, match="context length exceeded"):
             await model.complete(prompt)
-        pids = worker_pids()
+        pid = worker_pid()
         with pytest.raises(ModelError, match="500") as error:
             await model.complete(prompt)
         assert SECRET not in str(error.value)
         assert (await model.complete(prompt)).text == "fine"
-    assert worker_pids() == pids  # the same worker served all three
+    assert worker_pid() == pid  # the same worker served all three
 
 
-async def test_cancelling_kills_the_worker_and_the_next_call_gets_a_fresh_one(
-    own_workers: None,
-) -> None:
+async def test_a_cancelled_call_stops_in_the_worker_which_serves_the_next_call() -> None:
     prompt = [ChatMessage(role="user", content="hi")]
     with LoopbackServer([Reply.stream_then_hang("first words "), Reply.ok("again")]) as server:
         model = summarizer(server)
@@ -110,13 +118,30 @@ async def test_cancelling_kills_the_worker_and_the_next_call_gets_a_fresh_one(
                 break
             await asyncio.sleep(0.05)
         assert "".join(chunks) == "first words "
-        (busy,) = litellm_worker._busy
+        pid = worker_pid()
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call
-        assert busy.process.wait(timeout=10) is not None  # killed: its request died with it
-        assert litellm_worker._idle and busy not in litellm_worker._idle  # a fresh one waits
         assert (await model.complete(prompt)).text == "again"
+    assert worker_pid() == pid  # no second import of litellm
+
+
+async def test_concurrent_calls_share_one_worker() -> None:
+    # The probes tab asks four questions at a time: one worker (one import of litellm,
+    # ~300 MB) serves them all, each reply to its own call.
+    def answer(body: dict[str, object]) -> Reply:
+        messages = body["messages"]
+        assert isinstance(messages, list)
+        return Reply.sse(f"answer to {messages[0]['content']}", chunk_size=3)
+
+    with LoopbackServer(responder=answer) as server:
+        model = summarizer(server)
+        questions = [f"question {n}" for n in range(4)]
+        replies = await asyncio.gather(
+            *(model.complete([ChatMessage(role="user", content=q)]) for q in questions)
+        )
+        assert [r.text for r in replies] == [f"answer to {q}" for q in questions]
+        assert len(server.requests) == 4
 
 
 async def test_a_worker_that_dies_is_a_model_error_naming_why(
@@ -149,9 +174,8 @@ async def test_the_worker_runs_below_the_apps_priority() -> None:
 
     with LoopbackServer([Reply.ok("fine")]) as server:
         await summarizer(server).complete([ChatMessage(role="user", content="hi")])
-    (worker,) = [w for w in litellm_worker._idle if w.alive()][:1]
     mine = os.getpriority(os.PRIO_PROCESS, 0)
-    assert os.getpriority(os.PRIO_PROCESS, worker.process.pid) == min(
+    assert os.getpriority(os.PRIO_PROCESS, worker_pid()) == min(
         mine + litellm_worker.WORKER_NICENESS, 19
     )
 
@@ -160,23 +184,29 @@ async def test_cancelling_while_the_request_is_still_being_written_returns_at_on
     own_workers: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A worker that never reads: the prompt (far more than a pipe holds) blocks its writer
-    # thread. Cancelling must not wait for that write.
+    # thread. Cancelling must not wait for that write; the next call, finding the worker
+    # answering nothing, fails after its timeout, and a fresh worker is started.
     monkeypatch.setattr(
         litellm_worker, "WORKER_COMMAND", [sys.executable, "-c", "import time; time.sleep(120)"]
     )
+    monkeypatch.setattr(litellm_worker, "GRACE_SECONDS", 0.5)
     with LoopbackServer([Reply.ok("never")]) as server:
-        model = summarizer(server)
+        model = summarizer(server, timeout=0.5)
         prompt = [ChatMessage(role="system", content="x" * 4_000_000)]
         call = asyncio.ensure_future(model.complete(prompt))
         await asyncio.sleep(0.5)
-        (busy,) = litellm_worker._busy
+        stuck = litellm_worker._worker
+        assert stuck is not None
         cancelled_at = time.monotonic()
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call
         # Not a speed figure: a wait for the write would last the worker's 120 s sleep.
         assert time.monotonic() - cancelled_at < 60
-        assert busy.process.wait(timeout=10) is not None
+        with pytest.raises(ModelError, match="no answer within 1 s"):
+            await model.complete([ChatMessage(role="user", content="hi")])
+        assert stuck.process.wait(timeout=10) is not None
+        assert litellm_worker._worker is not stuck
 
 
 APP = r"""
@@ -189,10 +219,7 @@ async def main():
     spec = ModelSpec.parse("openai/gpt-4o-mini", api_base=sys.argv[1], in_worker_process=True)
     prompt = [ChatMessage(role="user", content="hi")]
     call = asyncio.ensure_future(spec.summarizer().complete(prompt))
-    while not litellm_worker._busy:
-        await asyncio.sleep(0.01)
-    (worker,) = litellm_worker._busy
-    print(worker.process.pid, flush=True)
+    print(litellm_worker._worker.process.pid, flush=True)
     await call
 
 asyncio.run(main())

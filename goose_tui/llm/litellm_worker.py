@@ -9,25 +9,28 @@ has imported litellm, and reads the reply back as events. The worker runs the sa
 ``LiteLLMSummarizer`` the CLI runs in its own process, so errors, timeouts, the reply cap
 and secret scrubbing are those of one implementation.
 
-The pipes carry:
-- to the worker, per request: one JSON line ``{"config": ..., "roles": [...]}``, then each
-  message's text as frames ``<n>\\n<n bytes of UTF-8>`` ended by ``0\\n`` (encoded a slice at
-  a time, so the app's thread never holds the GIL for the whole prompt; ``surrogatepass``
-  keeps a lone surrogate of a hostile session as it is);
-- from the worker: JSON lines ``{"ready": true}`` once litellm is imported, ``{"chunk": s}``
-  (pieces gathered for up to 50 ms), then ``{"done": completion}`` or
-  ``{"error": "context_length" | "model", "message": s}``.
+One worker serves every call of the app, several at once (the probes tab asks four
+questions at a time: four workers would import litellm four times, ~300 MB each). The pipes
+carry:
+- to the worker: per request, one JSON line ``{"id": n, "config": ..., "roles": [...]}``,
+  then each message's text as frames ``<n>\\n<n bytes of UTF-8>`` ended by ``0\\n``
+  (encoded a slice at a time, so the app's thread never holds the GIL for the whole
+  prompt; ``surrogatepass`` keeps a lone surrogate of a hostile session as it is); one
+  request's frames at a time; ``{"cancel": n}`` to stop one;
+- from the worker: ``{"ready": true}`` once litellm is imported, then per request
+  ``{"id": n, "chunk": s}`` (pieces gathered for up to 50 ms), then ``{"id": n, "done":
+  completion}`` or ``{"id": n, "error": "context_length" | "model", "message": s}``.
 
-Workers are shared by every call of the process: one is started when a litellm model is
-chosen (``prepare``), a call takes an idle one (or starts one), and gives it back when the
-exchange ended in a reply or an error the worker reported. A cancelled or broken exchange
-kills its worker (the HTTP request dies with it) and starts a fresh one for the next call.
+The worker is started when a litellm model is chosen (``prepare``). A worker that exits or
+stops answering is killed, its calls fail with a ``ModelError`` saying why, and a fresh one
+is started for the next call. It ends with its input, or as soon as the app is gone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import itertools
 import json
 import os
 import subprocess
@@ -54,7 +57,7 @@ Event = dict[str, Any]
 
 
 class Worker:
-    """One worker process, and the thread that reads its events."""
+    """One worker process, the thread that reads its events, and the calls waiting on it."""
 
     def __init__(self) -> None:
         self._stderr = tempfile.TemporaryFile()
@@ -63,8 +66,10 @@ class Worker:
         )
         self.ready = threading.Event()
         self._lock = threading.Lock()
-        self._sink: Callable[[Event], None] | None = None
-        self._early: list[Event] = []  # events that came while no call listened
+        self._sinks: dict[int, Callable[[Event], None]] = {}
+        self._ids = itertools.count()
+        self._exit: int | None = None  # the exit status, once the reader saw the end
+        self._write = threading.Lock()  # one request's frames at a time
         threading.Thread(target=self._read, name="goose-tui-litellm-worker", daemon=True).start()
 
     def alive(self) -> bool:
@@ -79,35 +84,50 @@ class Worker:
                 continue  # not ours (the worker sends only JSON lines)
             if event.get("ready"):
                 self.ready.set()
-            else:
-                self._deliver(event)
-        self._deliver({"exit": self.process.wait()})
-
-    def _deliver(self, event: Event) -> None:
-        with self._lock:  # sinks only schedule: calling them under the lock keeps the order
-            if self._sink is None:
-                self._early.append(event)
-            else:
-                self._sink(event)
-
-    def listen(self, sink: Callable[[Event], None] | None) -> None:
-        """Send the worker's events to ``sink`` (None: keep them for the next listener)."""
-        with self._lock:
-            self._sink = sink
+                continue
+            with self._lock:
+                sink = self._sinks.get(event.get("id", -1))
             if sink is not None:
-                for event in self._early:
-                    sink(event)
-                self._early = []
+                sink(event)
+        code = self.process.wait()
+        with self._lock:
+            self._exit = code
+            sinks = list(self._sinks.values())
+        for sink in sinks:
+            sink({"exit": code})
 
-    def send(self, config: dict[str, Any], messages: list[ChatMessage]) -> None:
+    def open(self, sink: Callable[[Event], None]) -> int:
+        """A new call whose events go to ``sink``; its id."""
+        with self._lock:
+            call = next(self._ids)
+            self._sinks[call] = sink
+            ended = self._exit
+        if ended is not None:
+            sink({"exit": ended})
+        return call
+
+    def close_call(self, call: int) -> None:
+        with self._lock:
+            self._sinks.pop(call, None)
+
+    def send(self, call: int, config: dict[str, Any], messages: list[ChatMessage]) -> None:
         """Write one request (blocking: run it in a thread)."""
         stdin = self.process.stdin
         assert stdin is not None
-        head = {"config": config, "roles": [m.role for m in messages]}
-        stdin.write(json.dumps(head).encode() + b"\n")
-        for message in messages:
-            _write_frames(stdin, message.content)
-        stdin.flush()
+        head = {"id": call, "config": config, "roles": [m.role for m in messages]}
+        with self._write:
+            stdin.write(json.dumps(head).encode() + b"\n")
+            for message in messages:
+                _write_frames(stdin, message.content)
+            stdin.flush()
+
+    def cancel(self, call: int) -> None:
+        """Stop one call (blocking: run it in a thread; after its request is written)."""
+        stdin = self.process.stdin
+        assert stdin is not None
+        with self._write:
+            stdin.write(json.dumps({"cancel": call}).encode() + b"\n")
+            stdin.flush()
 
     def stderr_tail(self) -> str:
         self._stderr.seek(0, os.SEEK_END)
@@ -116,7 +136,7 @@ class Worker:
         return self._stderr.read().decode("utf-8", "replace").strip()
 
     def close(self) -> None:
-        """End the worker (its HTTP request, if any, dies with it)."""
+        """End the worker (its HTTP requests, if any, die with it)."""
         # Killed before its input is closed: a thread may be blocked writing a request to a
         # full pipe, and closing the pipe would wait for that write.
         if self.alive():
@@ -136,59 +156,81 @@ def _write_frames(stream: IO[bytes], text: str) -> None:
     stream.write(b"0\n")
 
 
-# -- the pool of workers ---------------------------------------------------------------------
+def _in_thread(loop: asyncio.AbstractEventLoop, work: Callable[[], None]) -> asyncio.Future[None]:
+    """``work`` in a daemon thread of its own, not the loop's executor: a write to a worker
+    that stopped reading never returns, and must not hold one of the app's shared threads."""
+    done: asyncio.Future[None] = loop.create_future()
+
+    def settle(error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
+
+    def run() -> None:
+        error: BaseException | None = None
+        try:
+            work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting call
+            error = exc
+        try:
+            loop.call_soon_threadsafe(settle, error)
+        except RuntimeError:
+            pass  # the loop is closed: nobody waits for it any more
+
+    threading.Thread(target=run, name="goose-tui-litellm-send", daemon=True).start()
+    return done
+
+
+# -- the one worker ----------------------------------------------------------------------------
 
 _pool_lock = threading.Lock()
-_idle: list[Worker] = []
-_busy: set[Worker] = set()
+_worker: Worker | None = None
 
 
 def prepare() -> None:
-    """Start a worker (litellm imports in it) unless an idle one is there; returns at once."""
+    """Start the worker (litellm imports in it) unless it runs; returns at once."""
+    _current()
+
+
+def _current() -> Worker:
+    global _worker
     with _pool_lock:
-        _idle[:] = [w for w in _idle if w.alive()]
-        if not _idle:
-            _idle.append(Worker())
+        if _worker is None or not _worker.alive():
+            _worker = Worker()
+        return _worker
 
 
 def ready() -> bool:
-    """Whether a worker has imported litellm (a call will not wait for the import)."""
+    """Whether the worker has imported litellm (a call will not wait for the import)."""
     with _pool_lock:
-        return any(w.ready.is_set() and w.alive() for w in (*_idle, *_busy))
+        worker = _worker
+    return worker is not None and worker.ready.is_set() and worker.alive()
 
 
-def _take() -> Worker:
+def _retire(worker: Worker) -> None:
+    """Kill a worker that broke and start another for the next call."""
+    global _worker
     with _pool_lock:
-        live = [w for w in _idle if w.alive()]
-        live.sort(key=lambda w: not w.ready.is_set())  # an imported one first
-        worker = live.pop(0) if live else Worker()
-        _idle[:] = live
-        _busy.add(worker)
-        return worker
-
-
-def _give_back(worker: Worker, healthy: bool) -> None:
-    with _pool_lock:
-        _busy.discard(worker)
-        if healthy and worker.alive():
-            _idle.append(worker)
-            return
+        if _worker is worker:
+            _worker = None
     worker.close()
     prepare()  # the next call should not wait for litellm's import again
 
 
 @atexit.register
 def _close_all() -> None:
+    global _worker
     with _pool_lock:
-        workers = [*_idle, *_busy]
-        _idle.clear()
-        _busy.clear()
-    for worker in workers:
+        worker, _worker = _worker, None
+    if worker is not None:
         worker.close()
 
 
 class WorkerLiteLLMSummarizer:
-    """``LiteLLMSummarizer`` with the same arguments, run in a worker process."""
+    """``LiteLLMSummarizer`` with the same arguments, run in the worker process."""
 
     def __init__(
         self,
@@ -225,13 +267,22 @@ class WorkerLiteLLMSummarizer:
             except RuntimeError:
                 pass  # the loop is closed: nobody waits for this call any more
 
-        worker = _take()
-        worker.listen(sink)
-        healthy = False
+        worker = _current()
+        call = worker.open(sink)
+        written = threading.Event()
+
+        def send() -> None:
+            try:
+                worker.send(call, self.config, messages)
+            finally:
+                written.set()
+
+        sending = _in_thread(loop, send)
+        broken = False
         try:
             async with asyncio.timeout(self.timeout + GRACE_SECONDS):
                 try:
-                    await asyncio.to_thread(worker.send, self.config, messages)
+                    await sending
                 except OSError:
                     pass  # the worker is gone: its exit event says why
                 while True:
@@ -240,23 +291,36 @@ class WorkerLiteLLMSummarizer:
                         if on_chunk is not None:
                             on_chunk(event["chunk"])
                     elif "done" in event:
-                        healthy = True
                         return Completion.model_validate(event["done"])
                     elif "error" in event:
-                        healthy = True
                         kind = event["error"]
                         error = ContextLengthExceeded if kind == "context_length" else ModelError
                         raise error(event["message"])
                     else:
+                        broken = True
                         raise ModelError(self._exit_message(worker, event.get("exit")))
         except TimeoutError:
+            broken = True
             raise ModelError(
                 f"{self.model}: the worker process gave no answer within "
                 f"{self.timeout + GRACE_SECONDS:.0f} s"
             ) from None
+        except asyncio.CancelledError:
+            # The worker stops this request once all of it is written (a request cut off
+            # mid-frames would leave the pipe out of step); the call returns at once.
+            def cancel() -> None:
+                written.wait()
+                try:
+                    worker.cancel(call)
+                except (OSError, ValueError):
+                    pass  # the worker is gone, and its requests with it
+
+            threading.Thread(target=cancel, name="goose-tui-litellm-cancel", daemon=True).start()
+            raise
         finally:
-            worker.listen(None)
-            _give_back(worker, healthy)
+            worker.close_call(call)
+            if broken:
+                _retire(worker)
 
     def _exit_message(self, worker: Worker, code: object) -> str:
         from goose_tui.llm.litellm_backend import scrub_secrets
@@ -268,23 +332,31 @@ class WorkerLiteLLMSummarizer:
 
 # -- the worker's side -------------------------------------------------------------------------
 
+Request = tuple[int, dict[str, Any], list[ChatMessage]]
 
-def _read_request(stdin: IO[bytes]) -> tuple[dict[str, Any], list[ChatMessage]] | None:
+
+def _read_message(stdin: IO[bytes]) -> Request | int | None:
+    """The next request, or the id of a call to cancel; None at the end of the input."""
     head = stdin.readline()
     if not head:
         return None
-    request = json.loads(head)
+    message = json.loads(head)
+    if "cancel" in message:
+        cancel: int = message["cancel"]
+        return cancel
     messages = []
-    for role in request["roles"]:
+    for role in message["roles"]:
         parts = []
         while size := int(stdin.readline()):
             parts.append(stdin.read(size))
         content = b"".join(parts).decode("utf-8", "surrogatepass")
         messages.append(ChatMessage(role=role, content=content))
-    return request["config"], messages
+    return message["id"], message["config"], messages
 
 
 class _Events:
+    """The worker's output: JSON lines, written from its event loop's thread only."""
+
     def __init__(self, stream: IO[bytes]):
         self._stream = stream
 
@@ -294,14 +366,16 @@ class _Events:
         self._stream.flush()
 
 
-async def _serve(config: dict[str, Any], messages: list[ChatMessage], events: _Events) -> None:
+async def _serve(
+    call: int, config: dict[str, Any], messages: list[ChatMessage], events: _Events
+) -> None:
     from goose_tui.llm.litellm_backend import LiteLLMSummarizer, scrub_secrets
 
     pending: list[str] = []
 
     def flush() -> None:
         if pending:
-            events.send({"chunk": "".join(pending)})
+            events.send({"id": call, "chunk": "".join(pending)})
             pending.clear()
 
     async def flush_often() -> None:
@@ -323,13 +397,12 @@ async def _serve(config: dict[str, Any], messages: list[ChatMessage], events: _E
     finally:
         flusher.cancel()
         flush()
-    events.send(event)
+    events.send({"id": call} | event)
 
 
 def _exit_with_the_app() -> None:
-    """End this worker as soon as the app that started it is gone (killed, crashed): its
-    input's end is read only between requests, and a request to a billed model must not go
-    on for its whole timeout after the app."""
+    """End this worker as soon as the app that started it is gone (killed, crashed): a
+    request to a billed model must not go on for its whole timeout after the app."""
     parent = os.getppid()
 
     def watch() -> None:
@@ -354,9 +427,30 @@ def main() -> None:
     configure_litellm()
     events.send({"ready": True})
     loop = asyncio.new_event_loop()  # one loop for every request: litellm keeps its clients
-    stdin = sys.stdin.buffer
-    while (request := _read_request(stdin)) is not None:
-        loop.run_until_complete(_serve(*request, events))
+    calls: dict[int, asyncio.Task[None]] = {}
+
+    def start(request: Request) -> None:
+        call = request[0]
+        task = loop.create_task(_serve(*request, events))
+        calls[call] = task
+        task.add_done_callback(lambda _: calls.pop(call, None))
+
+    def cancel(call: int) -> None:
+        task = calls.get(call)
+        if task is not None:
+            task.cancel()
+
+    def read_input() -> None:  # a thread: the loop serves calls while the next one arrives
+        stdin = sys.stdin.buffer
+        while (message := _read_message(stdin)) is not None:
+            if isinstance(message, int):
+                loop.call_soon_threadsafe(cancel, message)
+            else:
+                loop.call_soon_threadsafe(start, message)
+        loop.call_soon_threadsafe(loop.stop)  # the app closed the pipe: it is done
+
+    threading.Thread(target=read_input, name="goose-tui-worker-input", daemon=True).start()
+    loop.run_forever()
 
 
 if __name__ == "__main__":
