@@ -447,7 +447,9 @@ def main() -> None:
                 loop.call_soon_threadsafe(cancel, message)
             else:
                 loop.call_soon_threadsafe(start, message)
-        loop.call_soon_threadsafe(loop.stop)  # the app closed the pipe: it is done
+        # The app closed the pipe: it is done, and so are its calls. At once: a normal
+        # shutdown (litellm's modules, the loop) took ~0.8 s at this niceness.
+        os._exit(0)
 
     threading.Thread(target=read_input, name="goose-tui-worker-input", daemon=True).start()
     loop.run_forever()

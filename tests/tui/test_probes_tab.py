@@ -84,3 +84,42 @@ async def test_model_probes_through_the_loopback_model(
             assert "11 calls (11 made, 0 cached)" in hint and "1,210 tokens" in hint
         # 1 compaction + 1 probe writing + 5 answers + 5 judgements
         assert len(server.requests) == 12
+
+
+async def test_the_probes_tab_stays_shown_while_probes_run_and_after_they_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A walk-through: `p` showed the probes tab and flipped straight back to retention (the
+    # focus stayed on a table of the hidden tab, and showing that one won); when the probes
+    # failed, their tab could not be opened at all.
+    from goose_tui.tui.screens.error_modal import ErrorModal
+    from tests.loopback import Reply
+    from tests.tui.conftest import REPLY
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-not-a-secret")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    with LoopbackServer([Reply.ok(REPLY)]) as server:  # a summary: no probes in it
+        app = GooseTUI(bundled_sample(), model="openai/loop", api_base=f"{server.url}/v1")
+        async with app.run_test(size=(200, 50)) as pilot:
+            await settle(pilot)
+            await pilot.press("c")
+            await settle(pilot)
+            await pilot.press("l")
+            await settle(pilot)
+            tabs = app.screen.query_one("#retention-tabs", TabbedContent)
+            await pilot.press("p")
+            await pilot.pause()
+            assert tabs.active == "tab-probes"  # while the model is asked
+            await settle(pilot)
+            assert isinstance(app.screen, ErrorModal)
+            await pilot.press("escape")
+            await settle(pilot)
+            assert tabs.active == "tab-probes"
+            hint = str(app.screen.query_one("#probe-hint").render())
+            assert hint.startswith("probes failed:")
+            await pilot.press("p")
+            await settle(pilot)
+            assert tabs.active == "tab-retention"
+            await pilot.press("p")
+            await settle(pilot)
+            assert tabs.active == "tab-probes"

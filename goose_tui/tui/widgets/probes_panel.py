@@ -89,8 +89,8 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
 
     def start(self) -> None:
         """Run the probes once (the tab calls this whenever it is shown)."""
+        self.focus_probes()
         if self.started:
-            self.focus_probes()
             return
         self.started = True
         from goose_tui.analysis.probe_model import uses_a_model
@@ -153,10 +153,10 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
         self.focus_probes()
 
     def focus_probes(self) -> None:
-        """Focus the probe list once it is shown (a pane being switched in is not yet)."""
-        items = self.query_one("#probe-items", DataTable)
-        if items.row_count:
-            self.call_after_refresh(items.focus)
+        """Focus the probe list once it is shown (a pane being switched in is not yet), with
+        rows or not: the focus left on a table of the hidden retention tab switched the tabs
+        straight back."""
+        self.call_after_refresh(self.query_one("#probe-items", DataTable).focus)
 
     def _hint(self, report: ProbeReport) -> str:
         if report.mode == "offline":
