@@ -662,3 +662,51 @@ async def test_a_compactions_summary_panes_are_drawn_after_the_frame_saying_done
         await settle(pilot)
         assert app.main.query_one(SummaryPreview).markdown == app.inspector.summary_text
     assert at_tree == [True]
+
+
+async def test_a_wrapped_pane_wraps_only_what_a_streamed_chunk_touched() -> None:
+    # The analysis pane wraps now (two walk-throughs: a long analysis line needed sideways
+    # scrolling). A streamed reply arrives in thousands of chunks: each wraps the lines it
+    # touched, and the rows are those of wrapping the whole text at once.
+    import random
+
+    from goose_tui.tui.widgets import text_viewer
+
+    class ViewerApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield TextViewer("", wrap=True)
+
+    rng = random.Random(12)
+    words = ["a", "word", "longer-word", "x" * 70, "\n", "\n\n", " ", "é🙂"]
+    text = "".join(rng.choice(words) + rng.choice(["", " "]) for _ in range(3_000))
+    app = ViewerApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        viewer = app.query_one(TextViewer)
+        await settle(pilot)
+        wrapped: list[int] = []
+        real = text_viewer._word_breaks
+
+        def counting(line: str, width: int) -> list[int]:
+            wrapped.append(len(line))
+            return real(line, width)
+
+        text_viewer._word_breaks = counting  # type: ignore[assignment]
+        try:
+            at = 0
+            while at < len(text):
+                step = rng.randint(1, 120)
+                viewer.append(text[at : at + step])
+                at += step
+        finally:
+            text_viewer._word_breaks = real  # type: ignore[assignment]
+        assert viewer.text == text
+        streamed = (list(viewer._row_starts), viewer._row_total, dict(viewer._breaks))
+        # Far less than wrapping every long line again per chunk.
+        long_lines = sum(len(line) > viewer._wrap_width for line in text.split("\n"))
+        assert sum(wrapped) < 4 * len(text) and len(wrapped) < 40 * long_lines + 2_000
+        # What wrapping the whole text at the same width gives.
+        width = viewer._wrapped_width
+        lines = text_viewer.Lines(text)
+        breaks = {n: real(line, width) for n, line in enumerate(lines) if len(line) > width}
+        starts, total = text_viewer._rows(lines, width, breaks)
+        assert streamed == (list(starts), total, breaks)

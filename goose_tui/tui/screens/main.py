@@ -115,7 +115,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
                     wrap=True,
                 )
             with Pane("analysis", copy_source=self._analysis_text, id="pane-analysis"):
-                yield TextViewer(id="analysis-view", placeholder="press c to compact")
+                yield TextViewer(id="analysis-view", placeholder="press c to compact", wrap=True)
             with Pane("fields", copy_source=lambda: self._json_editor.text, id="pane-fields"):
                 yield Banner("no summary yet", id="fields-banner", classes="pane-banner")
                 with TabbedContent(id="fields-tabs"):

@@ -319,10 +319,14 @@ class TextViewer(ScrollView, can_focus=True):
             text, self._incoming = self._incoming, None
             self._show_text(text)
         at_bottom = self.scroll_y >= self.max_scroll_y
+        touched = max(len(self._lines) - 1, 0)  # the last line grows; the lines after it are new
         self._lines.append(chunk)
         # One string shared with the line index, not a second growing copy.
         self._text = self._lines.text if not self._syntax else self._text + chunk
-        self._update_size()
+        if self._wrap and self._wrap_from(touched):
+            self._version += 1
+        else:
+            self._update_size()
         self.refresh()
         if at_bottom:
             self.scroll_end(animate=False, immediate=False, x_axis=False)
@@ -361,6 +365,35 @@ class TextViewer(ScrollView, can_focus=True):
                 if len(line) > width:
                     breaks[number] = _word_breaks(line, width)
         self._use_rows(width, breaks, _rows(self._lines, width, breaks))
+
+    def _wrap_from(self, touched: int) -> bool:
+        """After an append, wrap again only the lines from ``touched`` on (a streamed reply
+        of thousands of chunks would otherwise be wrapped whole per chunk); False when the
+        whole text must be wrapped (another width, a text past WORD_WRAP_CHARS)."""
+        width = self._wrap_width
+        if (
+            width != self._wrapped_width
+            or self._rewrapping is not None
+            or len(self._text) > WORD_WRAP_CHARS
+            or touched > len(self._row_starts)
+        ):
+            return False
+        starts, breaks = self._row_starts, self._breaks
+        row = starts[touched] if touched < len(starts) else self._row_total
+        del starts[touched:]
+        for number in [n for n in breaks if n >= touched]:
+            del breaks[number]
+        for number in range(touched, len(self._lines)):
+            starts.append(row)
+            line = self._lines[number]
+            if len(line) > width:
+                breaks[number] = _word_breaks(line, width)
+                row += len(breaks[number])
+            else:
+                row += 1
+        self._row_total = row
+        self.virtual_size = Size(width, max(row, 1))
+        return True
 
     def _use_rows(
         self, width: int, breaks: dict[int, list[int]], rows: tuple[array[int], int]
