@@ -335,9 +335,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self._ticker = self.set_interval(0.1, self._tick)
         # The compaction's threads (building the request, counting it, sending it) start
         # once the frame saying "running" is out: started at once they held it back.
-        painted = asyncio.Event()
-        self.call_after_refresh(painted.set)
-        await painted.wait()
+        await self._next_frame()
 
         def on_attempt(attempt: Attempt) -> None:
             status.attempt = attempt
@@ -367,11 +365,9 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         # The summary's panes from the next frame on, one at a time: drawing all of a long
         # reply's result in one callback held the loop ~0.3 s (app_big_session.py, the
         # offline model's 1.9 MB reply).
-        painted = asyncio.Event()
-        self.call_after_refresh(painted.set)
         steps = self._extraction_steps()
         try:
-            await painted.wait()
+            await self._next_frame()
             for _ in steps:
                 await asyncio.sleep(0)
         finally:  # cancelled meanwhile: the result is current all the same
@@ -382,6 +378,12 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             inspector.json_text = self._json_editor.text
             inspector.reply_text = self._reply_editor.text
             inspector.mark_saved()
+
+    async def _next_frame(self) -> None:
+        """Return once the screen has been refreshed with what was set before the call."""
+        painted = asyncio.Event()
+        self.call_after_refresh(painted.set)
+        await painted.wait()
 
     def _tick(self) -> None:
         status = self.query_one(CompactionStatus)
