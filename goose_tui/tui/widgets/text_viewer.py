@@ -114,16 +114,28 @@ def _word_breaks(line: str, width: int) -> list[int]:
     return starts
 
 
-def _rows(lines: Lines, width: int, breaks: dict[int, list[int]]) -> tuple[array[int], int]:
-    """The first visual row of each line at ``width`` columns, and the rows in all."""
+def _line_breaks(lines: Lines, width: int, first: int = 0) -> dict[int, list[int]]:
+    """Word breaks of the lines from ``first`` on that are longer than ``width``."""
+    return {
+        number: _word_breaks(lines[number], width)
+        for number in range(first, len(lines))
+        if lines.length(number) > width
+    }
+
+
+def _rows(
+    lines: Lines, width: int, breaks: dict[int, list[int]], first: int = 0, row: int = 0
+) -> tuple[array[int], int]:
+    """The first visual row of each line from ``first`` on (which starts at ``row``) at
+    ``width`` columns, and the rows up to the end."""
     counts = (
         len(breaks[number])
         if number in breaks
         else ((size - 1) // width + 1 if (size := lines.length(number)) else 1)
-        for number in range(len(lines))
+        for number in range(first, len(lines))
     )
-    starts = array("q", accumulate(counts, initial=0))
-    return starts, starts.pop() if starts else 0
+    starts = array("q", accumulate(counts, initial=row))
+    return starts, starts.pop()
 
 
 _ROLE = re.compile(r"^\[(user|assistant|system)\]: ")
@@ -359,11 +371,7 @@ class TextViewer(ScrollView, can_focus=True):
             return
         # Word wrap (break after the last space that fits) for texts of a usual size; a
         # prompt of tens of megabytes is cut at the width, which costs no loop per row.
-        breaks: dict[int, list[int]] = {}
-        if len(self._text) <= WORD_WRAP_CHARS:
-            for number, line in enumerate(self._lines):
-                if len(line) > width:
-                    breaks[number] = _word_breaks(line, width)
+        breaks = _line_breaks(self._lines, width) if len(self._text) <= WORD_WRAP_CHARS else {}
         self._use_rows(width, breaks, _rows(self._lines, width, breaks))
 
     def _wrap_from(self, touched: int) -> bool:
@@ -380,19 +388,13 @@ class TextViewer(ScrollView, can_focus=True):
             return False
         starts, breaks = self._row_starts, self._breaks
         row = starts[touched] if touched < len(starts) else self._row_total
-        del starts[touched:]
         for number in [n for n in breaks if n >= touched]:
             del breaks[number]
-        for number in range(touched, len(self._lines)):
-            starts.append(row)
-            line = self._lines[number]
-            if len(line) > width:
-                breaks[number] = _word_breaks(line, width)
-                row += len(breaks[number])
-            else:
-                row += 1
-        self._row_total = row
-        self.virtual_size = Size(width, max(row, 1))
+        breaks.update(_line_breaks(self._lines, width, touched))
+        tail, self._row_total = _rows(self._lines, width, breaks, touched, row)
+        del starts[touched:]
+        starts.extend(tail)
+        self.virtual_size = Size(width, max(self._row_total, 1))
         return True
 
     def _use_rows(
