@@ -568,6 +568,19 @@ async def test_a_big_summarys_first_screens_are_shown_while_the_rest_renders() -
         assert "Part 899" in _plain(view)
 
 
+def record_frames_showing(app: GooseTUI, text: str, painted: list[bool]) -> None:
+    """From now on, note in ``painted`` each frame whose terminal bytes show ``text``."""
+    display = app._display
+
+    def recording_display(screen, renderable) -> None:  # type: ignore[no-untyped-def]
+        display(screen, renderable)
+        render = getattr(renderable, "render_segments", None)
+        if render is not None and text in render(app.console):
+            painted.append(True)
+
+    app._display = recording_display  # type: ignore[method-assign]
+
+
 async def test_c_paints_running_before_the_compactions_threads_start(
     session_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -588,15 +601,7 @@ async def test_c_paints_running_before_the_compactions_threads_start(
     monkeypatch.setattr(Inspector, "compact", recording)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
-        display = app._display
-
-        def recording_display(screen, renderable) -> None:  # type: ignore[no-untyped-def]
-            display(screen, renderable)
-            render = getattr(renderable, "render_segments", None)
-            if render is not None and "running" in render(app.console):
-                painted.append(True)
-
-        app._display = recording_display  # type: ignore[method-assign]
+        record_frames_showing(app, "running", painted)
         await pilot.press("c")
         await settle(pilot)
     assert seen_at_start == [True]
@@ -649,15 +654,7 @@ async def test_a_compactions_summary_panes_are_drawn_after_the_frame_saying_done
     monkeypatch.setattr(FieldsTree, "show_summary", recording)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
-        display = app._display
-
-        def recording_display(screen, renderable) -> None:  # type: ignore[no-untyped-def]
-            display(screen, renderable)
-            render = getattr(renderable, "render_segments", None)
-            if render is not None and "done" in render(app.console):
-                painted.append(True)
-
-        app._display = recording_display  # type: ignore[method-assign]
+        record_frames_showing(app, "done", painted)
         await pilot.press("c")
         await settle(pilot)
         assert app.main.query_one(SummaryPreview).markdown == app.inspector.summary_text
