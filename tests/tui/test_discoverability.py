@@ -76,6 +76,42 @@ async def test_footer_shows_help_first_and_the_important_keys_when_narrow(
                 assert actions[1:] == ["compact", "save", "retention"], actions
 
 
+async def test_a_focus_change_redraws_the_footer_without_restyling_each_key(
+    session_file: Path, monkeypatch
+) -> None:
+    """Each focus change rebuilds the footer's keys. Textual's key starts compact and is then
+    bound to the footer's width mode, and each class change restyled the screen's stylesheet
+    for that key alone: 18 restyles per focus change at 80 columns, 36 at 160 (11 s of the
+    suite's CPU). A key is now built in the footer's mode, so it looks the same and costs none."""
+    from textual.app import App
+
+    restyled: list[str] = []
+    real = App.update_styles
+
+    def counting(self: App, node, animate: bool = True) -> None:
+        restyled.append(type(node).__name__)
+        real(self, node, animate)
+
+    for width in (80, 160):
+        app = GooseTUI(session_file)
+        async with app.run_test(size=(width, 30)) as pilot:
+            await settle(pilot)
+            monkeypatch.setattr(App, "update_styles", counting)
+            for _ in range(4):
+                await pilot.press("tab")
+                await settle(pilot)
+            monkeypatch.setattr(App, "update_styles", real)
+            keys = list(app.main.query(FooterKey))
+            bound = [k for k in keys if "-command-palette" not in k.classes]
+            assert len(bound) > 10
+            assert all(k.compact == (width <= 100) for k in bound)
+            assert all(("-compact" in k.classes) == (width <= 100) for k in bound)
+            palette = [k for k in keys if "-command-palette" in k.classes]
+            assert [("-compact" in k.classes) for k in palette] == [True]  # as Textual draws it
+        assert "FooterKey" not in restyled, (width, restyled.count("FooterKey"))
+        restyled.clear()
+
+
 async def test_help_lists_keys_as_people_read_them(session_file: Path) -> None:
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:

@@ -77,14 +77,19 @@ class GooseFooter(Footer):
         self.styles.grid_size_columns = len(ordered)
         for binding in ordered:
             enabled, tooltip = by_binding[id(binding)]
-            yield FooterKey(
+            key = FooterKey(
                 binding.key,
                 self.app.get_key_display(binding),
                 binding.description,
                 binding.action,
+                classes="-compact" if self.compact else "",
                 disabled=not enabled,
                 tooltip=tooltip,
-            ).data_bind(compact=Footer.compact)
+            )
+            # Built in the footer's mode: Textual's key starts compact and is then bound to
+            # the footer's mode, and each class change restyled the stylesheet for that key.
+            key.set_reactive(FooterKey.compact, self.compact)
+            yield key.data_bind(compact=Footer.compact)
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             palette = active.get(self.app.COMMAND_PALETTE_BINDING)
             if palette is not None:
@@ -94,7 +99,7 @@ class GooseFooter(Footer):
                     self.app.get_key_display(binding),
                     binding.description,
                     binding.action,
-                    classes="-command-palette",
+                    classes="-command-palette -compact",  # compact, as Textual draws it
                     disabled=not enabled,
                     tooltip=binding.tooltip or binding.description,
                 )
