@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -13,6 +14,15 @@ settings.register_profile(
     "goose-tui", deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("goose-tui")
+
+# The collector, tuned for a test process rather than for the app: each worker builds and
+# drops some hundred apps, so millions of objects live long enough to reach the oldest
+# generation, and its ~85 full collections of a heap of ~850k objects were 30% of a
+# worker's CPU (13 of 50 s). Collecting the youngest generation after 50,000 allocations
+# instead of 700 lets most of them die young: the suite's CPU 3 min 36 s -> 3 min 17 s, its
+# time 128 s -> 121 s (2 cores). Only when cycles are freed changes; the app and the CLI
+# processes the tests start keep Python's defaults.
+gc.set_threshold(50_000, 20, 10)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
