@@ -38,6 +38,14 @@ class FieldsTree(Tree[None]):
         super().__init__(Text("summary"), id=id, classes=classes)
         self.show_root = False
         self.guide_depth = 2
+        self.root.expand()  # kept by clear()
+
+    def process_label(self, label: str | Text) -> Text:
+        # Every label is one line already (``_label``, ``_highlighted``); Textual's own copies
+        # each Text to take its first line.
+        if isinstance(label, Text) and "\n" not in label.plain:
+            return label
+        return super().process_label(label)
 
     def show_summary(self, summary: StructuredSummary | None) -> None:
         self.clear()
@@ -49,24 +57,24 @@ class FieldsTree(Tree[None]):
             self._add_field(name, value)
         for name, value in summary.extras.items():
             self._add_field(name, value, extra=True)
-        self.root.expand_all()
 
     def _add_field(self, name: str, value: Any, *, extra: bool = False) -> None:
         title = f"{name} (extra)" if extra else name
         if name == "files" and not extra:
-            node = self.root.add(_label(f"{title} [{len(value)}]", "bold"))
+            node = self.root.add(_label(f"{title} [{len(value)}]", "bold"), expand=True)
             for entry in value[:ITEMS_SHOWN]:
-                file_node = node.add(_label(entry.path or "(no path)", "bold"))
+                file_node = node.add(_label(entry.path or "(no path)", "bold"), expand=True)
                 file_node.add_leaf(_label(entry.summary))
                 if entry.key_code:
                     language = lexer_name(path=entry.path) if entry.path else None
-                    code = file_node.add(_label(f"key_code ({language or 'text'})", "dim"))
+                    title = f"key_code ({language or 'text'})"
+                    code = file_node.add(_label(title, "dim"), expand=True)
                     for line in self._highlighted(entry.key_code, language, KEY_CODE_LINES):
                         code.add_leaf(line)
             _more(node, len(value))
             return
         if isinstance(value, list):
-            node = self.root.add(_label(f"{title} [{len(value)}]", "bold"))
+            node = self.root.add(_label(f"{title} [{len(value)}]", "bold"), expand=True)
             for item in value[:ITEMS_SHOWN]:
                 if isinstance(item, str):
                     node.add_leaf(_label(item))
@@ -74,7 +82,7 @@ class FieldsTree(Tree[None]):
                     node.add_leaf(self._highlighted(json.dumps(item), "json", 1)[0])
             _more(node, len(value))
             return
-        node = self.root.add(_label(title, "bold"))
+        node = self.root.add(_label(title, "bold"), expand=True)
         if value is None or isinstance(value, str):
             node.add_leaf(_label("—" if value is None else value))
         else:
