@@ -67,8 +67,8 @@ class FieldsTree(Tree[None]):
                 file_node.add_leaf(_label(entry.summary))
                 if entry.key_code:
                     language = lexer_name(path=entry.path) if entry.path else None
-                    title = f"key_code ({language or 'text'})"
-                    code = file_node.add(_label(title, "dim"), expand=True)
+                    code_title = f"key_code ({language or 'text'})"
+                    code = file_node.add(_label(code_title, "dim"), expand=True)
                     for line in self._highlighted(entry.key_code, language, KEY_CODE_LINES):
                         code.add_leaf(line)
             _more(node, len(value))
