@@ -144,16 +144,16 @@ def _safe_cut(text: str, at: int, end: int) -> int | None:
     return match.start() if match is not None else None
 
 
-def _chunks(text: str, chunk: int) -> Iterator[str]:
+def _chunks(text: str, chunk: int, end: int) -> Iterator[str]:
+    """``text[:end]`` in pieces of about ``chunk`` characters, cut at safe boundaries."""
     start = 0
-    size = len(text)
-    while size - start > chunk:
-        cut = _safe_cut(text, start + chunk, size)
+    while end - start > chunk:
+        cut = _safe_cut(text, start + chunk, end)
         if cut is None:
             break
         yield text[start:cut]
         start = cut
-    yield text[start:] if start else text
+    yield text if start == 0 and end == len(text) else text[start:end]
 
 
 _pool_lock = threading.Lock()
@@ -173,20 +173,22 @@ def _encoding_pool() -> ThreadPoolExecutor:
         return _pool
 
 
-def count_tokens(text: str, chunk: int = CHUNK_CHARS) -> int:
-    """Tokens of ``text`` (special tokens allowed), encoded ``chunk`` characters or so at a
-    time at boundaries where the tokenizer splits anyway; a long text's chunks are encoded
-    on every core, a few at a time (so only a few chunks' token lists exist at once)."""
-    if not text:
+def count_tokens(text: str, chunk: int = CHUNK_CHARS, end: int | None = None) -> int:
+    """Tokens of ``text`` (special tokens allowed), or of ``text[:end]`` without slicing it,
+    encoded ``chunk`` characters or so at a time at boundaries where the tokenizer splits
+    anyway; a long text's chunks are encoded on every core, a few at a time (so only a few
+    chunks' token lists exist at once)."""
+    end = len(text) if end is None else min(end, len(text))
+    if end <= 0:
         return 0
-    if len(text) <= chunk * 2:
-        return sum(map(_encode_count, _chunks(text, chunk)))
+    if end <= chunk * 2:
+        return sum(map(_encode_count, _chunks(text, chunk, end)))
     encoder()  # built once, before threads ask for it
     pool = _encoding_pool()
     window = 2 * (pool._max_workers or 1)
     pending: deque[Future[int]] = deque()
     total = 0
-    for piece in _chunks(text, chunk):
+    for piece in _chunks(text, chunk, end):
         if len(pending) >= window:
             total += pending.popleft().result()
         pending.append(pool.submit(_encode_count, piece))
@@ -194,14 +196,15 @@ def count_tokens(text: str, chunk: int = CHUNK_CHARS) -> int:
 
 
 def count_tokens_joined(head: str, tail: str, chunk: int = CHUNK_CHARS) -> int:
-    """``count_tokens(head + tail)`` without building the concatenation: ``head`` is counted
-    up to its last safe boundary, and only the rest of it is joined to ``tail``."""
+    """``count_tokens(head + tail)`` without building the concatenation or copying ``head``:
+    ``head`` is counted in place up to its last safe boundary, and only the rest of it is
+    joined to ``tail``."""
     cut = head.rfind(" ", max(0, len(head) - chunk))
     while cut > 0 and head[cut - 1].isspace():
         cut = head.rfind(" ", max(0, len(head) - chunk), cut)
     if cut <= 0:
         return count_tokens(head + tail, chunk)
-    return count_tokens(head[:cut], chunk) + count_tokens(head[cut:] + tail, chunk)
+    return count_tokens(head, chunk, end=cut) + count_tokens(head[cut:] + tail, chunk)
 
 
 def item_token_texts(item: Any) -> list[str]:

@@ -281,27 +281,36 @@ _OTHER_USES = [
     other=st.one_of(st.just(""), st.sampled_from(_OTHER_USES)),
     x=st.one_of(st.text(max_size=30), st.text(alphabet="a`<&\n ", max_size=30)),
     y=st.sampled_from(["", "yes"]),
+    cuts=st.lists(st.integers(min_value=0, max_value=30), max_size=4),
 )
 def test_a_long_string_printed_only_whole_is_spliced_as_the_engine_prints_it(
-    parts: list[str], other: str, x: str, y: str
+    parts: list[str], other: str, x: str, y: str, cuts: list[int]
 ) -> None:
     """A string printed only by bare ``{{ x }}`` (the prompt's ``{{ messages }}``) goes into
     the engine as a stand-in and into the output afterwards; any other use of it (an
     expression, a loop, a test, a capturing or escaping block) keeps the engine's own
-    render. Both ways render the same text, or fail the same way."""
+    render. Both ways render the same text, or fail the same way; and so does the string
+    given as the pieces it is the join of (engine.Pieces, how the prompt's conversation
+    comes), spliced or not."""
     template = "".join(parts) + other
+    bounds = sorted({0, len(x), *(c for c in cuts if c <= len(x))})
+    pieces = engine.Pieces([x[a:b] for a, b in zip(bounds, bounds[1:], strict=False)] or [""])
+    assert str(pieces) == x
 
-    def outcome(threshold: int) -> str:
+    def outcome(threshold: int, value: str | engine.Pieces) -> str:
         original = engine.VERBATIM_CHARS
         engine.VERBATIM_CHARS = threshold
         try:
-            return Compiled(template).render({"x": x, "y": y})
+            return Compiled(template).render({"x": value, "y": y})
         except EngineError as exc:
             return f"error: {exc.message}"
         finally:
             engine.VERBATIM_CHARS = original
 
-    assert outcome(0) == outcome(1 << 60)
+    engine_render = outcome(1 << 60, x)
+    assert outcome(0, x) == engine_render
+    assert outcome(0, pieces) == engine_render
+    assert outcome(1 << 60, pieces) == engine_render
 
 
 def test_the_names_printed_only_whole() -> None:
@@ -321,3 +330,16 @@ def test_the_prompt_is_spliced_and_the_output_budget_still_holds(
     monkeypatch.setattr(engine, "OUTPUT_CAP", len(long) * 2 - 1)
     with pytest.raises(EngineError, match="output budget exhausted"):
         Compiled("{{ messages }}\n{{ messages }}").render({"messages": long})
+
+
+def test_pieces_with_a_lone_surrogate_or_past_the_budget_render_as_their_join(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    long = "[user]: " + "x" * engine.VERBATIM_CHARS
+    for text in ("a\ud800b" + long, long):
+        pieces = engine.Pieces([text[:3], text[3:9], text[9:]])
+        compiled = Compiled("<{{ messages }}>{{ messages }}")
+        assert compiled.render({"messages": pieces}) == compiled.render({"messages": text})
+    monkeypatch.setattr(engine, "OUTPUT_CAP", len(long) * 2 - 1)
+    with pytest.raises(EngineError, match="output budget exhausted"):
+        Compiled("{{ messages }}\n{{ messages }}").render({"messages": engine.Pieces([long])})

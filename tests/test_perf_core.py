@@ -274,3 +274,54 @@ def test_a_load_with_nothing_kept_out_runs_no_full_collection(monkeypatch) -> No
         assert len(calls) == 1  # what the first load kept out is collected once
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.parametrize("profile", ["goose-sdk-wheel", "goose-main"])
+def test_the_prompt_is_one_copy_of_the_conversation(profile: str) -> None:
+    """The conversation's pieces are joined straight into the prompt: joining them into the
+    conversation's text first and the prompt around it held two copies at once (188 MB more
+    at the peak for the 53 MB session, and the GIL for each join)."""
+    from goose_tui.compaction.profiles import PROFILES
+    from goose_tui.compaction.summarize import build_request
+    from goose_tui.compaction.templates import load_templates
+    from goose_tui.session.models import Message
+
+    assert profile in PROFILES
+    # Many messages of session text, one emoji: the prompt is 4 bytes a character.
+    messages = [
+        Message(role="user" if i % 2 else "assistant", content=[{"type": "text", "text": t}])
+        for i, t in enumerate([f"message {n} " + "words and more words " * 200 for n in range(400)])
+    ]
+    messages[0].content[0]["text"] += " \U0001f600"
+    templates = load_templates(None)
+    build_request(messages[:2], templates, profile=profile)  # compiled, imported
+    tracemalloc.start()
+    try:
+        request = build_request(messages, templates, profile=profile)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    prompt = sys.getsizeof(request.system_prompt)
+    assert prompt > 6_000_000
+    assert peak < prompt * 1.3, f"peak {peak / 1e6:.1f} MB for a {prompt / 1e6:.1f} MB prompt"
+
+
+def test_counting_the_prompt_and_the_request_never_copies_the_prompt() -> None:
+    # count_tokens_joined cut the prompt at its last safe boundary with a slice: a copy of
+    # the whole prompt (188 MB for the 53 MB session's) while its tokens were counted.
+    head = (_generated_text(7, 40_000) + " \U0001f600") * 10
+    tail = SUMMARIZE_REQUEST
+    tokens.encoder()
+
+    def peak_of(count: Callable[[], int]) -> tuple[int, int]:
+        tracemalloc.start()
+        try:
+            counted = count()
+            return counted, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    _, alone = peak_of(lambda: tokens.count_tokens(head))  # the chunks' token lists
+    counted, peak = peak_of(lambda: tokens.count_tokens_joined(head, tail))
+    assert counted == tokens._encode_count(head + tail)
+    assert peak < alone + sys.getsizeof(head) / 4, f"{peak / 1e6:.1f} MB, {alone / 1e6:.1f} MB"

@@ -179,15 +179,21 @@ def format_message_for_compacting(message: Message) -> str:
     return "".join(pieces)
 
 
-def format_messages(messages: Iterable[Message]) -> str:
-    """The text that fills ``{{ messages }}``: formatted messages joined by ``\\n``.
-
-    One join over pieces that are mostly the session's own strings: the peak is the session
-    plus the result (measured in benchmarks/bench.py, figure b)."""
+def format_message_pieces(messages: Iterable[Message]) -> list[str]:
+    """The pieces whose join is ``format_messages``: mostly the session's own strings, so
+    the prompt can be joined from them in one copy (engine.Pieces)."""
     pieces: list[str] = []
     for message in messages:
         _message_pieces(message, pieces)
         pieces.append("\n")
     if pieces:
         pieces.pop()
-    return "".join(pieces)
+    return pieces
+
+
+def format_messages(messages: Iterable[Message]) -> str:
+    """The text that fills ``{{ messages }}``: formatted messages joined by ``\\n``.
+
+    One join over pieces that are mostly the session's own strings: the peak is the session
+    plus the result (measured in benchmarks/bench.py, figure b)."""
+    return "".join(format_message_pieces(messages))

@@ -22,7 +22,7 @@ from typing import Literal, get_args
 
 from goose_tui.compaction.format import (
     _item_pieces,
-    format_messages,
+    format_message_pieces,
     normalize_text,
 )
 from goose_tui.session.models import Message
@@ -53,11 +53,17 @@ def format_message_record(message: Message) -> str:
     return compact_json({"role": message.role, "content": message_parts(message)})
 
 
+def pieces_for_profile(messages: Iterable[Message], profile: GooseProfile) -> list[str]:
+    """The pieces whose join fills ``{{ messages }}`` in the given Goose version."""
+    if profile == "goose-main":
+        pieces = [part for message in messages for part in (format_message_record(message), "\n")]
+        return pieces[:-1]
+    return format_message_pieces(messages)
+
+
 def format_for_profile(messages: Iterable[Message], profile: GooseProfile) -> str:
     """The text that fills ``{{ messages }}`` in the given Goose version."""
-    if profile == "goose-main":
-        return "\n".join(format_message_record(message) for message in messages)
-    return format_messages(messages)
+    return "".join(pieces_for_profile(messages, profile))
 
 
 def next_profile(profile: GooseProfile) -> GooseProfile:

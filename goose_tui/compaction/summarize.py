@@ -15,8 +15,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from goose_tui.compaction.engine import Pieces
 from goose_tui.compaction.extract import Extraction, extract_summary
-from goose_tui.compaction.profiles import DEFAULT_PROFILE, GooseProfile, format_for_profile
+from goose_tui.compaction.profiles import DEFAULT_PROFILE, GooseProfile, pieces_for_profile
 from goose_tui.compaction.templates import (
     TemplateError,
     Templates,
@@ -136,7 +137,9 @@ def _request(
     profile: GooseProfile = DEFAULT_PROFILE,
 ) -> CompactionRequest:
     """The request for messages already cut to what the summarizer receives."""
-    system_prompt = render_compaction_prompt(templates, format_for_profile(visible, profile), focus)
+    # The conversation's pieces go into the prompt in one join (engine.Pieces).
+    conversation = Pieces(pieces_for_profile(visible, profile))
+    system_prompt = render_compaction_prompt(templates, conversation, focus)
     return CompactionRequest(
         system_prompt=system_prompt,
         messages=[

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from goose_tui.compaction.engine import code_fence  # noqa: F401  (the filter Goose registers)
+from goose_tui.compaction.engine import Pieces, code_fence  # noqa: F401  (code_fence: the filter Goose registers)
 from goose_tui.compaction.structured import FileEntry, StructuredSummary
 from goose_tui.llm.prompt_layout import PromptLayout, use_prompt_layout
 
@@ -213,10 +213,11 @@ def focus_paragraph(focus: str) -> str:
 
 
 def render_compaction_prompt(
-    templates: Templates, messages_text: str, focus: str | None = None
+    templates: Templates, messages_text: str | Pieces, focus: str | None = None
 ) -> str:
     """The system prompt: compaction template rendered with ``messages`` (and ``focus``),
-    stripped; a focus the template does not place is appended (see FOCUS_VARIABLE)."""
+    stripped; a focus the template does not place is appended (see FOCUS_VARIABLE). The
+    conversation may come as the pieces of its text (engine.Pieces)."""
     focus = (focus or "").strip() or None
     if focus is None:
         return render_template(templates.compaction, {"messages": messages_text})
