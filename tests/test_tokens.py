@@ -71,6 +71,18 @@ def test_encoder_is_o200k_base_as_tiktoken_defines_it(monkeypatch: pytest.Monkey
     assert encoding.encode("hello world") == [24912, 2375]
 
 
+def test_o200k_ranks_are_tiktokens_own_parse_of_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Our loader numbers the tokens by line instead of parsing each rank; tiktoken's own
+    # reader parses every line. An empty cache dir tells tiktoken not to cache the file.
+    from tiktoken.load import load_tiktoken_bpe
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
+    theirs = load_tiktoken_bpe(str(tokens.o200k_path()), tokens.O200K_SHA256)
+    ours = tokens.o200k_ranks()
+    assert list(ours.items()) == list(theirs.items())
+    assert tokens.encoder()._mergeable_ranks == theirs
+
+
 def test_tokenizer_loads_with_the_network_cut_off() -> None:
     # A fresh process, so the encoder really is loaded here, with every socket refused.
     script = """
