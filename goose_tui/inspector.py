@@ -209,10 +209,12 @@ class Inspector:
         on_chunk: Callable[[str], None] | None = None,
         on_attempt: Callable[[Attempt], None] | None = None,
         summarizer: Summarizer | None = None,
+        estimate_tokens: bool = False,
     ) -> CompactionResult:
         """Compact the session with the model (``summarizer``: its backend, when the caller
         made it already), templates, profile and focus; a reply that cannot stand as a
-        compaction raises ``UnusableReply``. The result becomes current."""
+        compaction raises ``UnusableReply``. The result becomes current.
+        ``estimate_tokens``: count as ``summarize`` says, before returning."""
         from goose_tui.compaction.reply_check import UnusableReply, reply_problem
         from goose_tui.compaction.summarize import summarize
 
@@ -227,6 +229,7 @@ class Inspector:
             focus=self.focus_text,
             profile=self.goose_profile,
             first_request=self._built_request(),
+            estimate_tokens=estimate_tokens,
         )
         problem = reply_problem(result.raw_response, result.extraction.structured is not None)
         if problem is not None:

@@ -176,9 +176,9 @@ def test_a_compaction_result_repr_stays_short_on_a_big_prompt() -> None:
     assert text.startswith("CompactionResult(model=") and "chars>" in text
 
 
-async def test_the_request_goes_out_while_the_prompt_is_counted(monkeypatch) -> None:
-    # Counting a big prompt takes seconds: the request must not wait for it, and the
-    # attempt must still be reported before any chunk of its reply.
+async def test_the_request_goes_out_and_streams_while_the_prompt_is_counted(monkeypatch) -> None:
+    # Counting a big prompt takes seconds: neither the request nor its reply's chunks wait
+    # for it (the app shows them as they come), and the attempt is reported first.
     import threading
     import time
 
@@ -193,6 +193,7 @@ async def test_the_request_goes_out_while_the_prompt_is_counted(monkeypatch) -> 
     def slow_count(request):  # stands in for seconds of tiktoken on a 47 MB prompt
         time.sleep(0.3)
         value = real_count(request)
+        events.append("counted")
         counted.set()
         return value
 
@@ -205,7 +206,7 @@ async def test_the_request_goes_out_while_the_prompt_is_counted(monkeypatch) -> 
         async def complete(self, messages, on_chunk=None):
             events.append("request " + ("after" if counted.is_set() else "before") + " count")
             for part in ("<analysis>a</analysis>", '{"user_intent": ["x"]}'):
-                on_chunk(part)
+                on_chunk(part + (" after count" if counted.is_set() else " before count"))
             return Completion(text='{"user_intent": ["x"]}', usage=TokenUsage())
 
     messages = [Message(role="user", content=[{"type": "text", "text": "hello there"}])]
@@ -213,17 +214,21 @@ async def test_the_request_goes_out_while_the_prompt_is_counted(monkeypatch) -> 
         messages,
         Streaming(),
         load_templates(None),
-        on_attempt=lambda a: events.append(f"attempt {a.outcome}"),
-        on_chunk=lambda c: events.append("chunk"),
+        on_attempt=lambda a: events.append(f"attempt {a.outcome} {a.tokens_sent}"),
+        on_chunk=lambda c: events.append("chunk " + c.rpartition(" count")[0].split()[-1]),
+        estimate_tokens=True,
     )
+    tokens = real_count(result.request)
     assert events == [
+        "attempt running None",
         "request before count",
-        "attempt running",
-        "chunk",
-        "chunk",
-        "attempt ok",
+        "chunk before",
+        "chunk before",
+        "counted",
+        f"attempt running {tokens}",
+        f"attempt ok {tokens}",
     ]
-    assert result.attempts[0].tokens_sent == real_count(result.request)
+    assert result.attempts[0].tokens_sent == tokens
 
 
 def test_what_a_load_builds_is_kept_out_of_full_collections_until_the_next_load() -> None:

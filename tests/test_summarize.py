@@ -161,21 +161,30 @@ def test_agent_invisible_messages_are_not_compacted(templates: Templates) -> Non
     assert "visible" in prompt and "old hidden history" not in prompt
 
 
-async def test_first_try_success(templates: Templates) -> None:
+@pytest.mark.parametrize("estimate", [False, True])
+async def test_first_try_success(templates: Templates, estimate: bool) -> None:
     model = ScriptedModel(GOOD_REPLY)
     seen: list[Attempt] = []
     chunks: list[str] = []
     result = await summarize(
-        session_with_tools(3), model, templates, on_attempt=seen.append, on_chunk=chunks.append
+        session_with_tools(3),
+        model,
+        templates,
+        on_attempt=seen.append,
+        on_chunk=chunks.append,
+        estimate_tokens=estimate,
     )
     assert len(model.calls) == 1
-    assert [(a.removed_percent, a.outcome) for a in seen] == [(0, "running"), (0, "ok")]
+    tokens = count_tokens(result.request.system_prompt + SUMMARIZE_REQUEST)
+    # Counted, the running attempt is reported again with its tokens, before it ends.
+    assert [(a.removed_percent, a.outcome, a.tokens_sent) for a in seen] == [
+        (0, "running", None),
+        *([(0, "running", tokens)] if estimate else []),
+        (0, "ok", tokens if estimate else None),
+    ]
     assert [(a.removed_percent, a.removed_messages, a.outcome) for a in result.attempts] == [
         (0, 0, "ok")
     ]
-    assert result.attempts[0].tokens_sent == count_tokens(
-        result.request.system_prompt + SUMMARIZE_REQUEST
-    )
     assert "".join(chunks) == GOOD_REPLY == result.raw_response
     assert not result.extraction.fallback
     assert result.summary.startswith("# Conversation Summary")
@@ -205,7 +214,9 @@ async def test_ladder_walks_down_until_it_fits(templates: Templates) -> None:
     overflow = ContextLengthExceeded("too long")
     model = ScriptedModel(overflow, overflow, overflow, GOOD_REPLY)
     seen: list[Attempt] = []
-    result = await summarize(session_with_tools(10), model, templates, on_attempt=seen.append)
+    result = await summarize(
+        session_with_tools(10), model, templates, on_attempt=seen.append, estimate_tokens=True
+    )
     assert len(model.calls) == 4
     assert [(a.removed_percent, a.removed_messages, a.outcome) for a in result.attempts] == [
         (0, 0, "context_length_exceeded"),
@@ -213,7 +224,8 @@ async def test_ladder_walks_down_until_it_fits(templates: Templates) -> None:
         (20, 2, "context_length_exceeded"),
         (50, 5, "ok"),
     ]
-    assert [a.outcome for a in seen] == ["running", "context_length_exceeded"] * 3 + [
+    assert [a.outcome for a in seen] == ["running", "running", "context_length_exceeded"] * 3 + [
+        "running",
         "running",
         "ok",
     ]
@@ -299,11 +311,12 @@ async def test_cancel_is_recorded_and_propagates(templates: Templates) -> None:
         (TokenUsage(), (None, None, None)),
     ],
 )
+@pytest.mark.parametrize("estimate", [False, True])
 async def test_usage_is_kept_and_missing_counts_estimated(
-    templates: Templates, reported: TokenUsage, kept: tuple[int | None, ...]
+    templates: Templates, reported: TokenUsage, kept: tuple[int | None, ...], estimate: bool
 ) -> None:
     model = ScriptedModel(Completion(text=GOOD_REPLY, usage=reported))
-    result = await summarize([text("user", "hello")], model, templates)
+    result = await summarize([text("user", "hello")], model, templates, estimate_tokens=estimate)
     estimated_in = count_tokens(result.request.system_prompt + SUMMARIZE_REQUEST)
     estimated_out = count_tokens(GOOD_REPLY)  # the raw reply, not the rendered summary
     want_in = kept[0] if kept[0] is not None else estimated_in
@@ -313,6 +326,110 @@ async def test_usage_is_kept_and_missing_counts_estimated(
         input_tokens=want_in, output_tokens=want_out, total_tokens=want_total
     )
     assert estimated_out != count_tokens(result.summary)
+
+
+@pytest.fixture
+def counts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every token count the pipeline makes: "request" or "reply"."""
+    from goose_tui.compaction import summarize as pipeline
+
+    made: list[str] = []
+    real_request, real_count = pipeline.request_tokens, pipeline.count_tokens
+
+    def request_tokens(request):
+        made.append("request")
+        return real_request(request)
+
+    def count(text: str) -> int:
+        made.append("reply")
+        return real_count(text)
+
+    monkeypatch.setattr(pipeline, "request_tokens", request_tokens)
+    monkeypatch.setattr(pipeline, "count_tokens", count)
+    return made
+
+
+async def test_nothing_is_counted_when_the_provider_reports_its_usage(
+    templates: Templates, counts: list[str]
+) -> None:
+    # Counting a 40 MB prompt is seconds of CPU; Goose (the wheel) does not spend them when
+    # the provider reports its usage, and summarize does not either unless asked to.
+    reported = TokenUsage(input_tokens=100, output_tokens=20, total_tokens=120)
+    model = ScriptedModel(Completion(text=GOOD_REPLY, usage=reported))
+    result = await summarize(session_with_tools(3), model, templates)
+    assert result.usage == reported
+    assert [a.tokens_sent for a in result.attempts] == [None]
+    assert "reported_usage=" in repr(result)
+    assert counts == []
+
+
+async def test_a_missing_count_is_estimated_when_the_usage_is_first_read(
+    templates: Templates, counts: list[str]
+) -> None:
+    model = ScriptedModel(Completion(text=GOOD_REPLY, usage=TokenUsage()))
+    result = await summarize([text("user", "hello")], model, templates)
+    assert counts == []
+    repr(result)
+    assert counts == []
+    assert result.usage.input_tokens == result.usage.input_tokens  # read twice, counted once
+    assert counts == ["request", "reply"]
+
+
+async def test_estimating_counts_each_request_once_and_the_usage_before_returning(
+    templates: Templates, counts: list[str]
+) -> None:
+    model = ScriptedModel(Completion(text=GOOD_REPLY, usage=TokenUsage()))
+    result = await summarize([text("user", "hello")], model, templates, estimate_tokens=True)
+    assert counts == ["request", "reply"]
+    assert result.usage.input_tokens == result.attempts[0].tokens_sent
+    assert counts == ["request", "reply"]
+
+
+async def test_a_cancel_does_not_wait_for_the_count(
+    templates: Templates, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from goose_tui.compaction import summarize as pipeline
+
+    release = threading.Event()
+    started = asyncio.Event()
+
+    def stuck_count(request) -> int:  # seconds of tiktoken on a big session's prompt
+        release.wait(10)
+        return 1
+
+    monkeypatch.setattr(pipeline, "request_tokens", stuck_count)
+
+    class Stalling:
+        name = "stalling"
+
+        async def complete(self, messages: list[ChatMessage], on_chunk=None) -> Completion:
+            started.set()
+            await asyncio.Event().wait()
+            raise AssertionError("unreachable")
+
+    seen: list[Attempt] = []
+    task = asyncio.create_task(
+        summarize(
+            [text("user", "hello")],
+            Stalling(),
+            templates,
+            on_attempt=seen.append,
+            estimate_tokens=True,
+        )
+    )
+    await started.wait()
+    task.cancel()
+    try:
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 2)
+        assert [(a.outcome, a.tokens_sent) for a in seen] == [
+            ("running", None),
+            ("cancelled", None),
+        ]
+    finally:
+        release.set()
 
 
 def test_a_failing_summary_template_keeps_the_raw_reply(tmp_path) -> None:

@@ -178,7 +178,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
     if args.save_session is not None:
         _check_save_target(args, inspector)
 
-    result = run_compaction(inspector.compact(summarizer=summarizer))
+    # The JSON reports every attempt's tokens and the usage; the summary alone needs no count.
+    result = run_compaction(inspector.compact(summarizer=summarizer, estimate_tokens=args.json))
 
     write_failure: str | None = None
     if args.output is not None:

@@ -61,6 +61,7 @@ class AttemptReport(Attempt):
     """One request of the compaction ladder (SPEC §7), without its error (in the message)."""
 
     error: str | None = Field(default=None, exclude=True)
+    tokens_sent: int = Field(description="the request's estimated tokens (SPEC §7)")
 
 
 class CategoryReport(BaseModel):

@@ -9,11 +9,13 @@ in place of the history, the user keeps seeing the original messages.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PrivateAttr
 
 from goose_tui.compaction.engine import Pieces
 from goose_tui.compaction.extract import Extraction, extract_summary
@@ -56,13 +58,33 @@ EXHAUSTED = (
 class CompactionRequest(BaseModel):
     system_prompt: str
     messages: list[ChatMessage]  # [system, user request]
+    _tokens: int | None = PrivateAttr(default=None)
+    _counting: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    def estimated_tokens(self) -> int:
+        """What SPEC §7 estimates the input as (``request_tokens``), counted once, on first
+        use: seconds of tiktoken on a big session's prompt, which nothing pays for unless it
+        reads the figure. Safe to call from several threads."""
+        with self._counting:
+            if self._tokens is None:
+                self._tokens = request_tokens(self)
+            return self._tokens
+
+    def __eq__(self, other: object) -> bool:
+        # What the request is, not whether it was counted yet (nor its lock).
+        if not isinstance(other, CompactionRequest):
+            return NotImplemented
+        return (self.system_prompt, self.messages) == (other.system_prompt, other.messages)
 
 
 class Attempt(BaseModel):
     removed_percent: int
     removed_messages: int
     outcome: Literal["ok", "context_length_exceeded", "error", "cancelled", "running"]
-    tokens_sent: int
+    # The request's estimated tokens (CompactionRequest.estimated_tokens), when they were
+    # counted: always with ``summarize(estimate_tokens=True)``, never otherwise. None too
+    # for a running attempt whose count is not done yet.
+    tokens_sent: int | None = None
     error: str | None = None
 
 
@@ -73,12 +95,18 @@ class CompactionResult(BaseModel):
     extraction: Extraction
     summary: str  # rendered Markdown, or raw_response on fallback
     attempts: list[Attempt]
-    usage: TokenUsage  # filled per SPEC §7
     # Exactly what the provider reported. Goose's own compact() returns this one: the
     # goose-sdk wheel does not estimate missing counts (tests/differential/test_reference.py).
     reported_usage: TokenUsage = TokenUsage()
     summary_message: Message  # role "user", replaces the history
     focus: str | None = None  # the one-off focus the prompt carried (FOCUS_VARIABLE)
+
+    @cached_property
+    def usage(self) -> TokenUsage:
+        """The usage of SPEC §7: as reported, each missing count estimated, on first read
+        (``summarize(estimate_tokens=True)`` reads it before returning, off the event loop).
+        Nothing is counted when the provider reported all three."""
+        return fill_usage(self.reported_usage, self.request, self.raw_response)
 
     def __repr__(self) -> str:
         # Short on purpose: the full repr holds the whole prompt twice (tens of millions of
@@ -90,7 +118,7 @@ class CompactionResult(BaseModel):
             f"raw_response=<{len(self.raw_response):,} chars>, "
             f"summary=<{len(self.summary):,} chars>, fallback={self.extraction.fallback}, "
             f"attempts={[(a.removed_percent, a.outcome) for a in self.attempts]}, "
-            f"usage={self.usage!r})"
+            f"reported_usage={self.reported_usage!r})"
         )
 
 
@@ -150,7 +178,8 @@ def _request(
 
 
 def request_tokens(request: CompactionRequest) -> int:
-    """What SPEC §7 estimates the input as: the system prompt plus the request."""
+    """What SPEC §7 estimates the input as: the system prompt plus the request (counted
+    every call; ``CompactionRequest.estimated_tokens`` counts once)."""
     return count_tokens_joined(request.system_prompt, SUMMARIZE_REQUEST)
 
 
@@ -178,12 +207,12 @@ def finish(raw_response: str, templates: Templates) -> tuple[Extraction, str]:
     )
 
 
-def fill_usage(reported: TokenUsage, tokens_sent: int, raw_response: str) -> TokenUsage:
-    """Keep what the provider reported; estimate each missing count (SPEC §7). The input
-    estimate is the attempt's ``tokens_sent``, already counted for this very request."""
+def fill_usage(reported: TokenUsage, request: CompactionRequest, raw_response: str) -> TokenUsage:
+    """Keep what the provider reported; estimate each missing count (SPEC §7), counting only
+    what is missing."""
     input_tokens = reported.input_tokens
     if input_tokens is None:
-        input_tokens = tokens_sent
+        input_tokens = request.estimated_tokens()
     output_tokens = reported.output_tokens
     if output_tokens is None:
         output_tokens = count_tokens(raw_response)
@@ -191,13 +220,6 @@ def fill_usage(reported: TokenUsage, tokens_sent: int, raw_response: str) -> Tok
     if total is None:
         total = input_tokens + output_tokens
     return TokenUsage(input_tokens=input_tokens, output_tokens=output_tokens, total_tokens=total)
-
-
-def _finish_reply(
-    raw: str, templates: Templates, reported: TokenUsage, tokens_sent: int
-) -> tuple[Extraction, str, TokenUsage, Message]:
-    extraction, summary = finish(raw, templates)
-    return extraction, summary, fill_usage(reported, tokens_sent, raw), summary_message(summary)
 
 
 def summary_message(summary: str) -> Message:
@@ -221,27 +243,6 @@ def _build_attempt(
     return removed, _request(kept, templates, focus, profile)
 
 
-class _ChunkSink:
-    """Holds the reply's chunks back until the attempt they belong to is reported."""
-
-    def __init__(self, on_chunk: OnChunk | None):
-        self.on_chunk = on_chunk
-        self.held: list[str] | None = []
-
-    def __call__(self, chunk: str) -> None:
-        if self.held is None:
-            assert self.on_chunk is not None
-            self.on_chunk(chunk)
-        else:
-            self.held.append(chunk)
-
-    def open(self) -> None:
-        held, self.held = self.held, None
-        if self.on_chunk is not None:
-            for chunk in held or ():
-                self.on_chunk(chunk)
-
-
 def _retrieve(task: Any) -> None:
     """Read a dropped task's outcome, so asyncio does not log it as never retrieved."""
     if not task.cancelled():
@@ -258,16 +259,24 @@ async def summarize(
     focus: str | None = None,
     profile: GooseProfile = DEFAULT_PROFILE,
     first_request: CompactionRequest | None = None,
+    estimate_tokens: bool = False,
 ) -> CompactionResult:
     """Run the ladder of SPEC §7. Raises ``CompactionFailed`` when every rung overflows (or
     the first does with nothing to remove); any other model error propagates unchanged, and
-    so does cancellation. ``on_attempt`` sees each attempt when it starts and when it ends.
-    ``finish`` (extraction and the summary template) runs in a thread: a slow summary
-    template must not hold the event loop. ``focus`` is the user's one-off instruction for
-    this summary (FOCUS_VARIABLE). ``first_request``: the first rung's request when the
-    caller has built it already (``build_request`` of the same messages, templates, focus
-    and profile; the app shows it in its input pane): not built again (formatting and
-    rendering a 53 MB session's prompt is ~1 s)."""
+    so does cancellation. ``on_attempt`` sees each attempt when it starts (before any chunk
+    of its reply), when its tokens are counted, and when it ends. ``finish`` (extraction and
+    the summary template) runs in a thread: a slow summary template must not hold the event
+    loop. ``focus`` is the user's one-off instruction for this summary (FOCUS_VARIABLE).
+    ``first_request``: the first rung's request when the caller has built it already
+    (``build_request`` of the same messages, templates, focus and profile; the app shows it
+    in its input pane): not built again (formatting and rendering a 53 MB session's prompt
+    is ~1 s).
+
+    ``estimate_tokens``: count each request's tokens while it is on its way (the attempts'
+    ``tokens_sent``, which the app shows) and the usage the provider did not report, all
+    before returning. Off, nothing is counted unless ``result.usage`` is read and needs an
+    estimate: counting a 40 MB prompt is seconds of CPU, which Goose does not spend when the
+    provider reports its usage (the goose-sdk wheel, benchmarks/wheel_bench.py)."""
     history = summarizer_messages(messages)
     has_tool_responses = any(m.has_tool_response() for m in history)
     attempts: list[Attempt] = []
@@ -284,82 +293,110 @@ async def summarize(
     import asyncio
 
     for percent in LADDER_PERCENTS:
-        # Building and counting the prompt takes seconds on a big session: in threads, so
-        # an event loop running this (the app's) keeps drawing meanwhile. The estimate is
-        # counted while the request is on its way (tiktoken leaves the GIL to the exchange);
-        # the attempt is reported, then the chunks that came meanwhile are delivered, in
-        # the order they always came: attempt first.
+        # Building (and counting) the prompt takes seconds on a big session: in threads, so
+        # an event loop running this (the app's) keeps drawing meanwhile.
         if percent == 0 and first_request is not None:
             removed, request = 0, first_request  # rung 0 removes nothing: build_request's
         else:
             removed, request = await asyncio.to_thread(
                 _build_attempt, history, percent, templates, focus, profile
             )
-        counting = asyncio.ensure_future(asyncio.to_thread(request_tokens, request))
-        sink = _ChunkSink(on_chunk)
-        calling = asyncio.ensure_future(
-            summarizer.complete(request.messages, sink if on_chunk is not None else None)
-        )
-        try:
-            tokens_sent = await asyncio.shield(counting)
-        except BaseException:
-            calling.cancel()
-            calling.add_done_callback(_retrieve)
-            if counting.done() and not counting.cancelled() and counting.exception():
-                raise  # the count itself failed
-            # Cancelled while counting, the request already on its way: recorded as a
-            # cancel during the request always was (running, then cancelled).
-            running = Attempt(
-                removed_percent=percent,
-                removed_messages=removed,
-                outcome="running",
-                tokens_sent=await counting,
-            )
-            report(running)
-            sink.open()
-            report(running.model_copy(update={"outcome": "cancelled", "error": "cancelled"}))
-            raise
-        running = Attempt(
-            removed_percent=percent,
-            removed_messages=removed,
-            outcome="running",
-            tokens_sent=tokens_sent,
-        )
+        running = Attempt(removed_percent=percent, removed_messages=removed, outcome="running")
         report(running)
-        sink.open()
+        counting: asyncio.Future[int] | None = None
+        if estimate_tokens:
+            # Counted while the request is on its way (tiktoken leaves the GIL to the
+            # exchange); the running attempt is reported again with the figure.
+            counting = asyncio.ensure_future(asyncio.to_thread(request.estimated_tokens))
+
+            def counted(done: asyncio.Future[int], rung: Attempt = running) -> None:
+                if not done.cancelled() and done.exception() is None and attempts[-1] is rung:
+                    report(rung.model_copy(update={"tokens_sent": done.result()}))
+
+            counting.add_done_callback(counted)
+
         completion: Completion
         try:
-            completion = await calling
+            completion = await summarizer.complete(request.messages, on_chunk)
         except ContextLengthExceeded as exc:
-            outcome = {"outcome": "context_length_exceeded", "error": str(exc)}
-            report(running.model_copy(update=outcome))
+            # The size of the request that did not fit is worth its wait.
+            await _settled(counting)
+            report(_ended(running, counting, outcome="context_length_exceeded", error=str(exc)))
             if not has_tool_responses:
                 raise CompactionFailed(NOTHING_TO_REMOVE, attempts) from exc
             continue
         except Exception as exc:
-            report(running.model_copy(update={"outcome": "error", "error": str(exc)}))
+            _drop(counting)
+            report(_ended(running, counting, outcome="error", error=str(exc)))
             raise
         except BaseException:
             # asyncio.CancelledError (or an interrupt); named this way so importing the
-            # pipeline does not import asyncio, a tenth of a second of start-up here.
-            report(running.model_copy(update={"outcome": "cancelled", "error": "cancelled"}))
+            # pipeline does not import asyncio, a tenth of a second of start-up here. A
+            # cancel does not wait for the count.
+            _drop(counting)
+            report(_ended(running, counting, outcome="cancelled", error="cancelled"))
             raise
-        report(running.model_copy(update={"outcome": "ok"}))
-        raw = completion.text
+        await _settled(counting)
+        report(_ended(running, counting, outcome="ok"))
         # All of it in a thread: a long reply's token estimate alone was 46 ms of the loop.
-        extraction, summary, usage, message = await asyncio.to_thread(
-            _finish_reply, raw, templates, completion.usage, running.tokens_sent
-        )
-        return CompactionResult(
-            model=summarizer.name,
-            request=request,
-            raw_response=raw,
-            extraction=extraction,
-            summary=summary,
-            attempts=attempts,
-            usage=usage,
-            reported_usage=completion.usage,
-            summary_message=message,
-            focus=(focus or "").strip() or None,
+        return await asyncio.to_thread(
+            _result,
+            summarizer.name,
+            request,
+            completion,
+            templates,
+            attempts,
+            focus,
+            estimate_tokens,
         )
     raise CompactionFailed(EXHAUSTED, attempts)
+
+
+async def _settled(counting: Any) -> None:
+    """Wait for a count to end, however it ends (a failed count loses no summary)."""
+    if counting is not None:
+        import asyncio
+
+        await asyncio.wait([counting])
+
+
+def _ended(running: Attempt, counting: Any, **outcome: Any) -> Attempt:
+    """A running attempt's last report: its outcome, and its tokens if they were counted."""
+    tokens = None
+    if counting is not None and counting.done() and not counting.cancelled():
+        tokens = None if counting.exception() is not None else counting.result()
+    return running.model_copy(update={**outcome, "tokens_sent": tokens})
+
+
+def _drop(counting: Any) -> None:
+    """Stop waiting for a count (its thread finishes on its own)."""
+    if counting is not None and not counting.done():
+        counting.cancel()
+        counting.add_done_callback(_retrieve)
+
+
+def _result(
+    model: str,
+    request: CompactionRequest,
+    completion: Completion,
+    templates: Templates,
+    attempts: list[Attempt],
+    focus: str | None,
+    estimate_tokens: bool,
+) -> CompactionResult:
+    raw = completion.text
+    extraction, summary = finish(raw, templates)
+    result = CompactionResult(
+        model=model,
+        request=request,
+        raw_response=raw,
+        extraction=extraction,
+        summary=summary,
+        attempts=attempts,
+        reported_usage=completion.usage,
+        summary_message=summary_message(summary),
+        focus=(focus or "").strip() or None,
+    )
+    if estimate_tokens:
+        result.usage  # noqa: B018 - estimated here, in this thread, not where it is read
+    return result

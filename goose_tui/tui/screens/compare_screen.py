@@ -277,7 +277,10 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
             received += len(chunk)
             state.update(Content(f"compacting with {inert(self.spec)}… {received:,} chars"))
 
-        result = await summarize(self.messages, summarizer, templates, on_chunk=on_chunk)
+        # The side's usage is estimated off the event loop (estimate_tokens), not when read.
+        result = await summarize(
+            self.messages, summarizer, templates, on_chunk=on_chunk, estimate_tokens=True
+        )
         return side_from_result(self._right_label(), result)
 
     def _show(self, c: Comparison) -> None:

@@ -338,8 +338,13 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         await self._next_frame()
 
         def on_attempt(attempt: Attempt) -> None:
-            status.attempt = attempt
-            if attempt.outcome == "running":
+            previous, status.attempt = status.attempt, attempt
+            # A rung starts (its count is reported later as the same running attempt).
+            if attempt.outcome == "running" and not (
+                previous is not None
+                and previous.outcome == "running"
+                and previous.removed_percent == attempt.removed_percent
+            ):
                 self._streamed.clear()
                 analysis.set_text("")
                 status.received_chars = 0
@@ -351,7 +356,10 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             self._streamed.append(chunk)
 
         try:
-            result = await self.inspector.compact(on_chunk=on_chunk, on_attempt=on_attempt)
+            # The status line shows the tokens sent; the usage is counted off the loop.
+            result = await self.inspector.compact(
+                on_chunk=on_chunk, on_attempt=on_attempt, estimate_tokens=True
+            )
         except BaseException:  # failed or cancelled: what streamed in is kept, but say so
             self.query_one("#pane-analysis", Pane).set_title("analysis · partial reply, not used")
             raise

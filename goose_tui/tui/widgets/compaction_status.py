@@ -48,7 +48,8 @@ class CompactionStatus(Widget):
                     f"rung {rung}/{len(LADDER_PERCENTS)}: {self.attempt.removed_percent}% tool "
                     f"responses removed ({self.attempt.removed_messages} messages)"
                 )
-                parts.append(f"{self.attempt.tokens_sent:,} tokens sent")
+                if self.attempt.tokens_sent is not None:
+                    parts.append(f"{self.attempt.tokens_sent:,} tokens sent")
             if self.received_chars:
                 parts.append(f"{self.received_chars:,} chars received")
             parts.append(f"{self.elapsed:.1f}s")
