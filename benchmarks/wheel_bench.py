@@ -12,7 +12,8 @@ against one loopback server that streams the same ~8 KB summary reply.
 - background: SIGINT ignored and output to a file (as ``cmd &`` from a shell); pty: output to
   a pseudo-terminal and Python's own SIGINT handler (as typed at a prompt).
 
-Peak memory is each process's own VmHWM (benchmarks/_wheel_child.py).
+Peak memory is each process's own VmHWM (benchmarks/_wheel_child.py); goose-tui's with
+``--model`` adds its litellm worker process's.
 """
 
 from __future__ import annotations
@@ -228,7 +229,7 @@ def wheel_rows(
                     )
                     if n == max(sizes) and what.startswith("CLI compact --model"):
                         add(
-                            f"peak RSS, {figure}",
+                            f"peak RSS (with the litellm worker's), {figure}",
                             f"{p_o / p_w:.2f}x ({p_o / MB:.0f} MB / {p_w / MB:.0f} MB)",
                             "<= 1.0x",
                             p_o <= p_w,

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -52,3 +54,22 @@ def _isolated_goose_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch
     monkeypatch.delenv("GOOSE_AUTO_COMPACT_THRESHOLD", raising=False)
     monkeypatch.setenv("HOME", str(home))
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+@contextlib.contextmanager
+def own_litellm_worker() -> Iterator[None]:
+    """A litellm worker of the caller's own (goose_tui/llm/litellm_worker.py). One worker
+    serves all of a process's calls and reads the environment (the API keys) when it starts,
+    as the app and the CLI, whose environment does not change, expect; a test that sets keys
+    or starts another kind of worker needs one of its own. The worker of other tests is set
+    aside, not killed (it has paid litellm's import), and comes back."""
+    from goose_tui.llm import litellm_worker
+
+    with litellm_worker._pool_lock:
+        kept, litellm_worker._worker = litellm_worker._worker, None
+    try:
+        yield
+    finally:
+        litellm_worker._close_all()
+        with litellm_worker._pool_lock:
+            litellm_worker._worker = kept

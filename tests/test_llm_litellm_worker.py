@@ -18,6 +18,7 @@ from goose_tui.llm import litellm_worker
 from goose_tui.llm.base import ChatMessage, ContextLengthExceeded, ModelError, TokenUsage
 from goose_tui.llm.litellm_worker import WorkerLiteLLMSummarizer
 from goose_tui.llm.spec import ModelSpec
+from tests.conftest import own_litellm_worker
 from tests.loopback import LoopbackServer, Reply
 
 SECRET = "sk-secret-worker-9d2c4e1a7b3f60"
@@ -30,15 +31,10 @@ def _secret_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def own_workers(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A worker of this test's own (one that starts its own kind of worker): the worker of
-    other tests is set aside, not killed (it has paid litellm's import), and comes back."""
-    with litellm_worker._pool_lock:
-        kept, litellm_worker._worker = litellm_worker._worker, None
-    yield
-    litellm_worker._close_all()
-    with litellm_worker._pool_lock:
-        litellm_worker._worker = kept
+def own_workers() -> Iterator[None]:
+    """A worker of this test's own (one that starts its own kind of worker)."""
+    with own_litellm_worker():
+        yield
 
 
 def summarizer(server: LoopbackServer, **kwargs: object) -> WorkerLiteLLMSummarizer:
@@ -167,17 +163,38 @@ def test_a_spec_keeps_its_worker_when_another_model_is_typed() -> None:
     assert ModelSpec.parse("offline", in_worker_process=True).client_ready()
 
 
-async def test_the_worker_runs_below_the_apps_priority() -> None:
+def test_the_worker_runs_below_the_apps_priority(
+    own_workers: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The app's frames come first on a machine of two cores (the import and a big body's
-    # encoding are seconds of CPU).
+    # encoding are seconds of CPU). The worker lowers its priority first thing, before
+    # importing litellm, so no import is waited for here.
+    import os
+    import time
+
+    from goose_tui.tui.app import GooseTUI
+
+    monkeypatch.setattr(litellm_worker, "niceness", 0)
+    GooseTUI(model="offline")  # the app sets its workers' priority
+    litellm_worker.prepare()
+    wanted = min(os.getpriority(os.PRIO_PROCESS, 0) + litellm_worker.WORKER_NICENESS, 19)
+    deadline = time.monotonic() + 10
+    while os.getpriority(os.PRIO_PROCESS, worker_pid()) != wanted:
+        assert time.monotonic() < deadline, "the app's worker kept the app's priority"
+        time.sleep(0.01)
+
+
+async def test_the_clis_worker_keeps_its_priority(
+    own_workers: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The CLI has no frames, and it waits for its worker: a lower priority would only slow
+    # it on a busy machine.
     import os
 
+    monkeypatch.setattr(litellm_worker, "niceness", 0)  # as the CLI leaves it
     with LoopbackServer([Reply.ok("fine")]) as server:
         await summarizer(server).complete([ChatMessage(role="user", content="hi")])
-    mine = os.getpriority(os.PRIO_PROCESS, 0)
-    assert os.getpriority(os.PRIO_PROCESS, worker_pid()) == min(
-        mine + litellm_worker.WORKER_NICENESS, 19
-    )
+    assert os.getpriority(os.PRIO_PROCESS, worker_pid()) == os.getpriority(os.PRIO_PROCESS, 0)
 
 
 async def test_cancelling_while_the_request_is_still_being_written_returns_at_once(

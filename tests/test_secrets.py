@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import own_litellm_worker
 from tests.loopback import LoopbackServer, Reply
 
 OPENAI_KEY = "sk-test-OPENAIFAKE-7f3e9a1c5b2d4e6f8a0b"
@@ -43,6 +45,16 @@ def assert_no_key(*texts: str) -> None:
             assert secret not in text
 
 
+@pytest.fixture(scope="module")
+def keyed_worker() -> Iterator[None]:
+    """The CLI's litellm worker, started with this module's keys in its environment (a
+    worker reads them when it starts: tests/conftest.py, own_litellm_worker)."""
+    with pytest.MonkeyPatch.context() as patch, own_litellm_worker():
+        patch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+        patch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+        yield
+
+
 @pytest.fixture
 def keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
@@ -63,6 +75,7 @@ def session(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("case", list(REPLIES))
 def test_compact_command_never_prints_or_saves_a_key(
     case: str,
+    keyed_worker: None,
     keys: None,
     session: Path,
     tmp_path: Path,

@@ -261,6 +261,9 @@ def model_arg(args: argparse.Namespace) -> ModelSpec | CliError:
             args.replay,
             api_base=args.api_base,
             offline_context_limit=args.offline_context_limit,
+            # litellm's import (seconds) runs in the worker, on another core, while the
+            # session loads and the prompt is built (goose_tui/llm/litellm_worker.py).
+            in_worker_process=True,
         )
     except ValueError as exc:
         return CliError(str(exc), EXIT_UNUSABLE)

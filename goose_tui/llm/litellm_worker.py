@@ -1,13 +1,16 @@
-"""litellm called from a worker process, for the app.
+"""litellm called from a worker process, for the app and the CLI.
 
 In the app's own process litellm's client froze the screen: it encodes the request body with
 one ``json.dumps`` of the whole prompt (0.6 s holding the GIL for a 47-million-character
 prompt, on the event loop), and its import (seconds) competes for the GIL with every frame.
 A thread cannot give the GIL back inside one C call; another process can. So the app sends
 each litellm request to a worker process (``python -m goose_tui.llm.litellm_worker``) that
-has imported litellm, and reads the reply back as events. The worker runs the same
-``LiteLLMSummarizer`` the CLI runs in its own process, so errors, timeouts, the reply cap
-and secret scrubbing are those of one implementation.
+has imported litellm, and reads the reply back as events. The CLI does the same for another
+reason: the import (4 s) then runs on another core while the session loads and the prompt is
+built, instead of taking turns with them for the GIL (benchmarks/wheel_bench.py: 20,000
+messages 7.8 -> 4.5 s). The worker runs the same ``LiteLLMSummarizer`` a Python caller runs
+in its own process, so errors, timeouts, the reply cap and secret scrubbing are those of one
+implementation.
 
 One worker serves every call of the app, several at once (the probes tab asks four
 questions at a time: four workers would import litellm four times, ~300 MB each). The pipes
@@ -50,7 +53,12 @@ CHUNK_FLUSH_SECONDS = 0.05
 # Beyond the request's own timeout (which the worker enforces): for a worker that hangs.
 GRACE_SECONDS = 30.0
 _STDERR_TAIL = 2_000
+# The app's screen comes first (GooseTUI sets ``niceness`` to this): the import and the
+# encoding of a big request body are whole seconds of CPU, which on a machine of two cores the
+# app's frames waited behind. The CLI has no screen and waits for its worker: same priority.
 WORKER_NICENESS = 10
+niceness = 0
+_NICENESS_ENV = "GOOSE_TUI_WORKER_NICENESS"
 PARENT_POLL_SECONDS = 0.5
 
 Event = dict[str, Any]
@@ -62,7 +70,11 @@ class Worker:
     def __init__(self) -> None:
         self._stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            WORKER_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr
+            WORKER_COMMAND,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env={**os.environ, _NICENESS_ENV: str(niceness)},
         )
         self.ready = threading.Event()
         self._lock = threading.Lock()
@@ -346,10 +358,13 @@ def _read_message(stdin: IO[bytes]) -> Request | int | None:
         return cancel
     messages = []
     for role in message["roles"]:
+        # A frame is a slice of whole characters: decoded on its own, so the UTF-8 of the
+        # whole text never exists here beside the text (40 MB less for a 40 MB prompt).
         parts = []
         while size := int(stdin.readline()):
-            parts.append(stdin.read(size))
-        content = b"".join(parts).decode("utf-8", "surrogatepass")
+            parts.append(stdin.read(size).decode("utf-8", "surrogatepass"))
+        content = "".join(parts)
+        del parts
         messages.append(ChatMessage(role=role, content=content))
     return message["id"], message["config"], messages
 
@@ -415,9 +430,7 @@ def _exit_with_the_app() -> None:
 
 
 def main() -> None:
-    # The app's screen comes first: the import and the encoding of a big request body take
-    # whole seconds of CPU, which on a machine of two cores the app's frames waited behind.
-    os.nice(WORKER_NICENESS)
+    os.nice(int(os.environ.get(_NICENESS_ENV) or 0))
     _exit_with_the_app()
     # The protocol gets the real stdout; anything else printed goes to stderr.
     events = _Events(os.fdopen(os.dup(1), "wb"))
@@ -448,7 +461,7 @@ def main() -> None:
             else:
                 loop.call_soon_threadsafe(start, message)
         # The app closed the pipe: it is done, and so are its calls. At once: a normal
-        # shutdown (litellm's modules, the loop) took ~0.8 s at this niceness.
+        # shutdown (litellm's modules, the loop) took ~0.8 s at the app's niceness.
         os._exit(0)
 
     threading.Thread(target=read_input, name="goose-tui-worker-input", daemon=True).start()

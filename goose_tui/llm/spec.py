@@ -36,7 +36,8 @@ class ModelSpec(BaseModel):
     api_base: str | None = None
     offline_context_limit: int | None = None  # offline only
     # litellm only: call the model from a worker process (goose_tui/llm/litellm_worker.py).
-    # The app does: litellm's client holds the GIL in long C calls that froze its screen.
+    # The app does (litellm's client holds the GIL in long C calls that froze its screen), and
+    # the CLI (litellm's import runs on another core while the session loads).
     in_worker_process: bool = False
 
     @classmethod
@@ -76,6 +77,7 @@ class ModelSpec(BaseModel):
         *,
         api_base: str | None = None,
         offline_context_limit: int | None = None,
+        in_worker_process: bool = False,
     ) -> ModelSpec:
         """The command line's ``--model TEXT`` / ``--replay FILE`` (offline when neither)."""
         if replay is not None:
@@ -85,7 +87,10 @@ class ModelSpec(BaseModel):
                 raise ValueError("--offline-context-limit goes with the offline model")
             return cls(kind="replay", reply_file=replay.expanduser(), api_base=api_base)
         return cls.parse(
-            model or OFFLINE, api_base=api_base, offline_context_limit=offline_context_limit
+            model or OFFLINE,
+            api_base=api_base,
+            offline_context_limit=offline_context_limit,
+            in_worker_process=in_worker_process,
         )
 
     @classmethod

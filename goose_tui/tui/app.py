@@ -127,6 +127,10 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         self.session_id = session_id
         # The picker lists what `goose session list` shows unless this is set.
         self.all_sessions = all_sessions
+        # The app calls litellm from a worker process, at a priority below the app's.
+        from goose_tui.llm import litellm_worker
+
+        litellm_worker.niceness = litellm_worker.WORKER_NICENESS
         # The inspector's state; a broken override falls back (the app warns on mount).
         self._inspector = Inspector(
             model=ModelSpec.parse(model, api_base=api_base, in_worker_process=True),
