@@ -103,11 +103,18 @@ def _load_encoder() -> tiktoken.Encoding:
     )
 
 
+# Bytes of the o200k_base file (3.6 MB) read per step: each step is one stretch of C code
+# that holds the GIL, ~10 ms here (the whole file in one step held it ~75 ms against the
+# app's frames while the encoder was built in a thread).
+RANKS_STEP_BYTES = 1 << 19
+
+
 def o200k_ranks() -> dict[bytes, int]:
     """The file's token -> rank map. The file is "base64-token rank" lines and its ranks are
     its line numbers, 0 to 199,997 (the hash pins the file; a test compares the map with
-    tiktoken's own parse): split once, decode with map (C loops) and number the tokens with
-    a range instead of parsing the ranks. The encoder is on the first screen's path."""
+    tiktoken's own parse): split, decode with map (C loops) and number the tokens with a
+    range instead of parsing the ranks, some lines at a time. The encoder is on the first
+    screen's path."""
     import binascii
     import hashlib
 
@@ -115,8 +122,17 @@ def o200k_ranks() -> dict[bytes, int]:
     data = path.read_bytes()
     if hashlib.sha256(data).hexdigest() != O200K_SHA256:
         raise TokenizerUnavailable(f"{path} is not the o200k_base file (hash mismatch)")
-    tokens = data.split()[0::2]
-    return dict(zip(map(binascii.a2b_base64, tokens), range(len(tokens)), strict=True))
+    ranks: dict[bytes, int] = {}
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start + RANKS_STEP_BYTES) + 1 or len(data)
+        tokens = data[start:end].split()[0::2]
+        first = len(ranks)
+        ranks.update(
+            zip(map(binascii.a2b_base64, tokens), range(first, first + len(tokens)), strict=True)
+        )
+        start = end
+    return ranks
 
 
 def encoder() -> tiktoken.Encoding:

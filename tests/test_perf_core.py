@@ -281,6 +281,35 @@ def test_a_load_with_nothing_kept_out_runs_no_full_collection(monkeypatch) -> No
         gc.unfreeze()
 
 
+def test_no_collection_walks_what_a_load_built_before_it_is_kept_out() -> None:
+    # The collector came back (a loader's own pause ending) before the load's objects were
+    # kept out, and its first collection walked all of them: 140-280 ms of the app's loop at
+    # the end of each load of the 53 MB session (app_big_session.py --why).
+    import gc
+
+    from goose_tui.gc_pause import kept_out_of_collections, paused_gc
+
+    collections: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.unfreeze()
+    gc.collect()
+    gc.callbacks.append(seen)
+    try:
+        with kept_out_of_collections():
+            with paused_gc():  # as the JSONL loader pauses it
+                loaded = [[n] for n in range(300_000)]  # containers the collector tracks
+            more = [[n] for n in range(3_000)]  # what a loader builds after its own pause
+        assert collections == []
+        assert not any(obj is loaded[0] or obj is more[0] for obj in gc.get_objects())
+    finally:
+        gc.callbacks.remove(seen)
+        gc.unfreeze()
+
+
 @pytest.mark.parametrize("profile", ["goose-sdk-wheel", "goose-main"])
 def test_the_prompt_is_one_copy_of_the_conversation(profile: str) -> None:
     """The conversation's pieces are joined straight into the prompt: joining them into the

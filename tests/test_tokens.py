@@ -71,11 +71,17 @@ def test_encoder_is_o200k_base_as_tiktoken_defines_it(monkeypatch: pytest.Monkey
     assert encoding.encode("hello world") == [24912, 2375]
 
 
-def test_o200k_ranks_are_tiktokens_own_parse_of_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
+# The file a step at a time (the default), in many small steps (a step's end lands inside a
+# line and moves to its end), and in one step.
+@pytest.mark.parametrize("step", [tokens.RANKS_STEP_BYTES, 1_000, 1 << 30])
+def test_o200k_ranks_are_tiktokens_own_parse_of_the_file(
+    monkeypatch: pytest.MonkeyPatch, step: int
+) -> None:
     # Our loader numbers the tokens by line instead of parsing each rank; tiktoken's own
     # reader parses every line. An empty cache dir tells tiktoken not to cache the file.
     from tiktoken.load import load_tiktoken_bpe
 
+    monkeypatch.setattr(tokens, "RANKS_STEP_BYTES", step)
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
     theirs = load_tiktoken_bpe(str(tokens.o200k_path()), tokens.O200K_SHA256)
     ours = tokens.o200k_ranks()
