@@ -230,3 +230,15 @@ def test_scrub_secrets_removes_key_shapes(monkeypatch: pytest.MonkeyPatch) -> No
     for secret in ("sk-abcdefghijklmn", "abc.def-ghijkl", "plainvalue", "hunter2"):
         assert secret not in scrubbed
     assert scrubbed.startswith("a *** b ***")
+
+
+async def test_a_model_of_no_provider_litellm_knows_is_not_called_an_http_error() -> None:
+    # litellm refuses the model string before any request; the message said "HTTP 400 bad
+    # request" (a tmux walk-through).
+    with pytest.raises(ModelError) as caught:
+        await LiteLLMSummarizer("nosuchprovider/foo").complete(
+            [ChatMessage(role="user", content="hi")]
+        )
+    message = str(caught.value)
+    assert message.startswith("nosuchprovider/foo: litellm knows no provider by that name")
+    assert "HTTP" not in message and "provider/model" in message

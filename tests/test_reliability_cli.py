@@ -243,3 +243,46 @@ def test_a_replay_file_over_the_cap_is_cut_off(tmp_path: Path) -> None:
     out = run("compact", str(SHORT), "--replay", str(reply))
     assert out.returncode == 1
     assert "cut off" in one_line(out.stderr)
+
+
+def test_ctrl_c_during_a_model_call_exits_130_and_leaves_no_worker() -> None:
+    # Ctrl-C said "cancelled" with exit 130 before the model call and exit 1 during it (a
+    # tmux walk-through); the CLI's litellm worker process must end with the CLI.
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    script = (
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from goose_tui.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    with LoopbackServer([Reply.hang()]) as server:
+        child = subprocess.Popen(
+            [sys.executable, "-c", script, "compact", str(SHORT), "--model", MODEL]
+            + ["--api-base", f"{server.url}/v1"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while not server.requests:  # the request is out: the call is under way
+                assert child.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+            workers = subprocess.run(
+                ["pgrep", "-P", str(child.pid)], capture_output=True, text=True
+            ).stdout.split()
+            assert workers, "the CLI called litellm from no worker process"
+            child.send_signal(signal.SIGINT)
+            _, stderr = child.communicate(timeout=30)
+        finally:
+            child.kill()
+        assert child.returncode == 130, stderr
+        assert stderr.strip().splitlines()[-1] == "goose-tui: cancelled"
+        deadline = time.monotonic() + 10
+        while any(Path(f"/proc/{pid}").exists() for pid in workers):
+            assert time.monotonic() < deadline, "the worker outlived the CLI"
+            time.sleep(0.05)

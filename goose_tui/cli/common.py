@@ -317,8 +317,7 @@ def run_compaction(coro: Coroutine[Any, Any, T]) -> T:
         return holder[0]
     except (CompactionFailed, ModelError, TemplateError, UnusableReply) as exc:
         raise CliError(str(exc), EXIT_FAILED) from exc
-    except KeyboardInterrupt as exc:
-        raise CliError("cancelled", EXIT_FAILED) from exc
+    # Ctrl-C goes on to main(): "cancelled", exit 130, whenever it comes.
 
 
 def check_output_arg(target: Path | None, inputs: list[Path | None], flag: str = "-o") -> None:

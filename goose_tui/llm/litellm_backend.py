@@ -55,6 +55,8 @@ _KEYLIKE = re.compile(
     r"|(?i:bearer)\s+[A-Za-z0-9._\-]{8,}|(?i:api[_-]?key)[\"']?\s*[:=]\s*[\"']?[^\s\"',}]{6,})"
 )
 _KEY_ENV_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET")
+# litellm's error for a model string whose provider it does not know.
+_NO_PROVIDER = "LLM Provider NOT provided"
 _MAX_MESSAGE = 600
 
 
@@ -223,6 +225,14 @@ class LiteLLMSummarizer:
             return ContextLengthExceeded(f"{self.model}: context length exceeded: {_short(raw)}")
         if _MISSING_KEY.search(raw):
             return ModelError(f"{self.model}: no API key: {_key_hint(self.model)}")
+        if _NO_PROVIDER in raw:
+            # litellm's own refusal, before any request: no HTTP status applies.
+            return ModelError(
+                f"{self.model}: litellm knows no provider by that name: write the model as "
+                "provider/model (openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.2; "
+                "the list: https://docs.litellm.ai/docs/providers), or use --api-base for an "
+                "OpenAI-compatible server with openai/<model>"
+            )
         what = _describe(exc, status, self.timeout, self.api_base)
         return ModelError(
             f"{self.model}: {what}: {_short(raw)}" if raw else f"{self.model}: {what}"

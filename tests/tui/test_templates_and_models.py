@@ -112,6 +112,26 @@ async def test_escape_cancels_a_streaming_compaction(session_file: Path) -> None
             await wait_until(pilot, lambda: status.state == "cancelled")
             assert not isinstance(app.screen, ErrorModal)
             assert app.inspector.session is not None and len(app.inspector.session.messages) == 9
+            assert str(app.main.query_one("#pane-analysis", Pane).border_title) == (
+                "analysis · partial reply, not used"
+            )
+
+
+async def test_a_cancel_before_any_reply_says_no_reply_came(session_file: Path) -> None:
+    # It said "partial reply, not used" over an empty pane (a tmux walk-through).
+    with LoopbackServer([Reply.hang()]) as server:
+        app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
+        async with app.run_test(size=(200, 50)) as pilot:
+            await settle(pilot)
+            await pilot.press("c")
+            status = app.main.query_one(CompactionStatus)
+            await wait_until(pilot, lambda: bool(server.requests), timeout=30)
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: status.state == "cancelled")
+            assert (
+                str(app.main.query_one("#pane-analysis", Pane).border_title)
+                == "analysis · no reply"
+            )
 
 
 async def test_model_error_opens_one_modal_and_edits_survive(session_file: Path) -> None:

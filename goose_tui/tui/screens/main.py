@@ -361,7 +361,10 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
                 on_chunk=on_chunk, on_attempt=on_attempt, estimate_tokens=True
             )
         except BaseException:  # failed or cancelled: what streamed in is kept, but say so
-            self.query_one("#pane-analysis", Pane).set_title("analysis · partial reply, not used")
+            received = bool(self._streamed) or status.received_chars > 0
+            self.query_one("#pane-analysis", Pane).set_title(
+                "analysis · partial reply, not used" if received else "analysis · no reply"
+            )
             raise
         finally:
             self._tick()
@@ -416,8 +419,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         status.state = "done"
         if result.attempts:
             status.attempt = result.attempts[-1]
-        usage = result.usage
-        status.note = f"usage in {usage.input_tokens} / out {usage.output_tokens}"
+        status.note = usage_note(result)
         self._show_prompt(result.request.system_prompt, "as sent")
         self.project_summary(result)
         self._reply_editor.load_text(inspector.reply_loaded)
@@ -702,3 +704,17 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         from goose_tui.tui.screens.compare_screen import open_compare
 
         open_compare(self, self.inspector)
+
+
+def usage_note(result: CompactionResult) -> str:
+    """The compaction's usage for the status line, each count the provider did not report
+    marked as our estimate (SPEC §7)."""
+    usage, reported = result.usage, result.reported_usage
+
+    def figure(value: int | None, given: int | None) -> str:
+        return f"{value or 0:,}" + (" (est.)" if given is None else "")
+
+    return (
+        f"usage in {figure(usage.input_tokens, reported.input_tokens)} / "
+        f"out {figure(usage.output_tokens, reported.output_tokens)}"
+    )

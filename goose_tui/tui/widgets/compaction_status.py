@@ -33,26 +33,27 @@ class CompactionStatus(Widget):
             self.add_class(f"-{state}")
 
     def render(self) -> Content:
-        parts = [f"model {inert(self.model)}", f"format {self.profile}"]
+        # What is happening and its figures first, the model and the long rung text last: a
+        # narrow terminal cuts the line at its end (at 100 columns the figures after the
+        # model's name and the rung were never seen).
+        parts = []
         if self.state == "idle":
             parts.append("press c to compact")
         else:
-            parts.append(self.state)
-            if self.attempt is not None:
-                rung = (
-                    LADDER_PERCENTS.index(self.attempt.removed_percent) + 1
-                    if (self.attempt.removed_percent in LADDER_PERCENTS)
-                    else 0
-                )
-                parts.append(
-                    f"rung {rung}/{len(LADDER_PERCENTS)}: {self.attempt.removed_percent}% tool "
-                    f"responses removed ({self.attempt.removed_messages} messages)"
-                )
-                if self.attempt.tokens_sent is not None:
-                    parts.append(f"{self.attempt.tokens_sent:,} tokens sent")
+            parts += [self.state, f"{self.elapsed:.1f}s"]
+            attempt = self.attempt
+            if attempt is not None and attempt.tokens_sent is not None:
+                parts.append(f"{attempt.tokens_sent:,} tokens sent")
             if self.received_chars:
                 parts.append(f"{self.received_chars:,} chars received")
-            parts.append(f"{self.elapsed:.1f}s")
         if self.note:
             parts.append(inert(self.note))
+        parts += [f"model {inert(self.model)}", f"format {self.profile}"]
+        if self.state != "idle" and self.attempt is not None:
+            percent = self.attempt.removed_percent
+            rung = LADDER_PERCENTS.index(percent) + 1 if percent in LADDER_PERCENTS else 0
+            parts.append(
+                f"rung {rung}/{len(LADDER_PERCENTS)}: {percent}% tool responses removed "
+                f"({self.attempt.removed_messages} messages)"
+            )
         return Content(" · ".join(parts))
