@@ -163,38 +163,33 @@ def test_a_spec_keeps_its_worker_when_another_model_is_typed() -> None:
     assert ModelSpec.parse("offline", in_worker_process=True).client_ready()
 
 
-def test_the_worker_runs_below_the_apps_priority(
-    own_workers: None, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("app", [True, False])
+def test_the_apps_worker_runs_below_its_priority_and_the_clis_at_its_own(
+    own_workers: None, monkeypatch: pytest.MonkeyPatch, app: bool
 ) -> None:
     # The app's frames come first on a machine of two cores (the import and a big body's
-    # encoding are seconds of CPU). The worker lowers its priority first thing, before
-    # importing litellm, so no import is waited for here.
+    # encoding are seconds of CPU); the CLI has no frames and waits for its worker, which a
+    # lower priority would only slow on a busy machine.
     import os
     import time
 
-    from goose_tui.tui.app import GooseTUI
-
-    monkeypatch.setattr(litellm_worker, "niceness", 0)
-    GooseTUI(model="offline")  # the app sets its workers' priority
-    litellm_worker.prepare()
-    wanted = min(os.getpriority(os.PRIO_PROCESS, 0) + litellm_worker.WORKER_NICENESS, 19)
-    deadline = time.monotonic() + 10
-    while os.getpriority(os.PRIO_PROCESS, worker_pid()) != wanted:
-        assert time.monotonic() < deadline, "the app's worker kept the app's priority"
-        time.sleep(0.01)
-
-
-async def test_the_clis_worker_keeps_its_priority(
-    own_workers: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The CLI has no frames, and it waits for its worker: a lower priority would only slow
-    # it on a busy machine.
-    import os
-
     monkeypatch.setattr(litellm_worker, "niceness", 0)  # as the CLI leaves it
-    with LoopbackServer([Reply.ok("fine")]) as server:
-        await summarizer(server).complete([ChatMessage(role="user", content="hi")])
-    assert os.getpriority(os.PRIO_PROCESS, worker_pid()) == os.getpriority(os.PRIO_PROCESS, 0)
+    if app:
+        from goose_tui.tui.app import GooseTUI
+
+        GooseTUI(model="offline")  # the app sets its workers' priority
+    litellm_worker.prepare()
+    pid = worker_pid()
+    # The worker sets its priority first thing, then starts its first thread (the one that
+    # watches for its parent): once that thread runs, the priority is final. No litellm
+    # import is waited for.
+    deadline = time.monotonic() + 30
+    while len(os.listdir(f"/proc/{pid}/task")) < 2:
+        assert time.monotonic() < deadline, "the worker never started its first thread"
+        time.sleep(0.01)
+    lowered = litellm_worker.WORKER_NICENESS if app else 0
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(mine + lowered, 19)
 
 
 async def test_cancelling_while_the_request_is_still_being_written_returns_at_once(

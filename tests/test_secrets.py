@@ -72,6 +72,8 @@ def session(tmp_path: Path) -> Path:
     return path
 
 
+# One pytest worker for the three cases: the worker they share imports litellm once.
+@pytest.mark.xdist_group("secrets-keyed-worker")
 @pytest.mark.parametrize("case", list(REPLIES))
 def test_compact_command_never_prints_or_saves_a_key(
     case: str,
