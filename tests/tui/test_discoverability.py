@@ -15,9 +15,10 @@ from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.commands import ActionCommands
 from goose_tui.tui.screens.help import HelpScreen, binding_lines
 from goose_tui.tui.screens.session_picker import SessionPicker
+from goose_tui.tui.widgets.goose_footer import GooseFooter
 from tests.conftest import SAMPLES
 
-from .conftest import settle
+from .conftest import settle, wait_until
 
 
 async def _palette_names(app: GooseTUI) -> list[str]:
@@ -76,6 +77,40 @@ async def test_footer_shows_help_first_and_the_important_keys_when_narrow(
                 assert actions[1:] == ["compact", "save", "retention"], actions
 
 
+async def test_the_footer_shows_only_keys_that_fit_whole(session_file: Path) -> None:
+    # At 100 columns the last key was cut at the edge and a character of it showed beside
+    # the palette's key ("^p palettes": a tmux walk-through). The footer's own arithmetic
+    # of a key's width is checked against Textual's layout of it.
+    from goose_tui.tui.widgets.goose_footer import key_width, palette_width
+
+    for width in (80, 100, 120, 200):
+        app = GooseTUI(session_file)
+        async with app.run_test(size=(width, 40)) as pilot:
+            await settle(pilot)
+            for _ in range(3):  # a few focus changes: each rebuilds the footer
+                footer = app.main.query_one(GooseFooter)
+                await wait_until(  # the rebuilt keys laid out
+                    pilot, lambda f=footer: all(k.region.width for k in f.query(FooterKey))
+                )
+                keys = list(footer.query(FooterKey))
+                bound = [k for k in keys if "-command-palette" not in k.classes]
+                [palette] = [k for k in keys if "-command-palette" in k.classes]
+
+                def laid_out(key: FooterKey) -> int:
+                    return key.outer_size.width + key.styles.margin.width
+
+                assert palette.region.right + palette.styles.margin.right == width
+                assert laid_out(palette) == palette_width(palette.key_display, palette.description)
+                for key in bound:
+                    assert laid_out(key) == key_width(
+                        key.key_display, key.description, footer.compact
+                    ), (width, key.key_display)
+                    assert key.region.right <= palette.region.x, (width, key.key_display)
+                assert bound[0].action in ("help", "app.help")
+                await pilot.press("tab")
+                await settle(pilot)
+
+
 async def test_a_focus_change_redraws_the_footer_without_restyling_each_key(
     session_file: Path, monkeypatch
 ) -> None:
@@ -103,7 +138,7 @@ async def test_a_focus_change_redraws_the_footer_without_restyling_each_key(
             monkeypatch.setattr(App, "update_styles", real)
             keys = list(app.main.query(FooterKey))
             bound = [k for k in keys if "-command-palette" not in k.classes]
-            assert len(bound) > 10
+            assert len(bound) >= 5
             assert all(k.compact == (width <= 100) for k in bound)
             assert all(("-compact" in k.classes) == (width <= 100) for k in bound)
             palette = [k for k in keys if "-command-palette" in k.classes]

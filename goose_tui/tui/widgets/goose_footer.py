@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer
@@ -59,7 +60,8 @@ class GooseFooter(Footer):
         if narrow != self._narrow:
             self._narrow = narrow
             self.compact = narrow
-            self.call_after_refresh(self.recompose)
+        # Which keys fit depends on the width (compose).
+        self.call_after_refresh(self.recompose)
 
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
@@ -74,12 +76,34 @@ class GooseFooter(Footer):
         by_binding = {id(binding): (enabled, tooltip) for binding, enabled, tooltip in shown}
         narrow = self.app.size.width <= NARROW_COLUMNS
         ordered = footer_order([binding for binding, _, _ in shown], narrow)
-        self.styles.grid_size_columns = len(ordered)
+        palette: FooterKey | None = None
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+            found = active.get(self.app.COMMAND_PALETTE_BINDING)
+            if found is not None:
+                _, binding, enabled, tooltip = found
+                palette = FooterKey(
+                    binding.key,
+                    self.app.get_key_display(binding),
+                    binding.description,
+                    binding.action,
+                    classes="-command-palette -compact",  # compact, as Textual draws it
+                    disabled=not enabled,
+                    tooltip=binding.tooltip or binding.description,
+                )
+        # Only the keys that fit whole: the last one was cut at the edge, and a character of
+        # it showed beside the palette's key ("^p palettes"). The palette lists them all.
+        room = self.size.width or self.app.size.width
+        if palette is not None:
+            room -= palette_width(palette.key_display, palette.description)
         for binding in ordered:
             enabled, tooltip = by_binding[id(binding)]
+            display = self.app.get_key_display(binding)
+            room -= key_width(display, binding.description, self.compact)
+            if room < 0:
+                break
             key = FooterKey(
                 binding.key,
-                self.app.get_key_display(binding),
+                display,
                 binding.description,
                 binding.action,
                 classes="-compact" if self.compact else "",
@@ -90,16 +114,21 @@ class GooseFooter(Footer):
             # the footer's mode, and each class change restyled the stylesheet for that key.
             key.set_reactive(FooterKey.compact, self.compact)
             yield key.data_bind(compact=Footer.compact)
-        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
-            palette = active.get(self.app.COMMAND_PALETTE_BINDING)
-            if palette is not None:
-                _, binding, enabled, tooltip = palette
-                yield FooterKey(
-                    binding.key,
-                    self.app.get_key_display(binding),
-                    binding.description,
-                    binding.action,
-                    classes="-command-palette -compact",  # compact, as Textual draws it
-                    disabled=not enabled,
-                    tooltip=binding.tooltip or binding.description,
-                )
+        if palette is not None:
+            yield palette
+
+
+# The columns Textual's footer styles give a key, margins included (textual/widgets/
+# _footer.py): compact, the key's own text, a space and the description, then a margin of
+# one; otherwise a space each side of the key and one after the description.
+# tests/tui/test_discoverability.py compares them with the keys' laid-out widths.
+def key_width(display: str, description: str, compact: bool) -> int:
+    if compact:
+        return cell_len(display) + (1 + cell_len(description) if description else 0) + 1
+    return cell_len(display) + 2 + (cell_len(description) + 1 if description else 0)
+
+
+def palette_width(display: str, description: str) -> int:
+    """The palette's key, drawn compact in either mode, and a bar on its left (its padding
+    in a wide footer takes the column its margin takes in a compact one)."""
+    return key_width(display, description, True) + 1
