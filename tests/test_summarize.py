@@ -279,22 +279,27 @@ async def test_other_errors_are_raised_at_once(templates: Templates) -> None:
     assert [(a.outcome, a.error) for a in seen] == [("running", None), ("error", "HTTP 401")]
 
 
+class StallingModel:
+    """A model whose call never ends, but by a cancel."""
+
+    name = "stalling"
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+
+    async def complete(self, messages: list[ChatMessage], on_chunk=None) -> Completion:
+        self.started.set()
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
 async def test_cancel_is_recorded_and_propagates(templates: Templates) -> None:
-    started = asyncio.Event()
-
-    class Stalling:
-        name = "stalling"
-
-        async def complete(self, messages: list[ChatMessage], on_chunk=None) -> Completion:
-            started.set()
-            await asyncio.Event().wait()
-            raise AssertionError("unreachable")
-
+    model = StallingModel()
     seen: list[Attempt] = []
     task = asyncio.create_task(
-        summarize([text("user", "hello")], Stalling(), templates, on_attempt=seen.append)
+        summarize([text("user", "hello")], model, templates, on_attempt=seen.append)
     )
-    await started.wait()
+    await model.started.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -393,33 +398,24 @@ async def test_a_cancel_does_not_wait_for_the_count(
     from goose_tui.compaction import summarize as pipeline
 
     release = threading.Event()
-    started = asyncio.Event()
 
     def stuck_count(request) -> int:  # seconds of tiktoken on a big session's prompt
         release.wait(10)
         return 1
 
     monkeypatch.setattr(pipeline, "request_tokens", stuck_count)
-
-    class Stalling:
-        name = "stalling"
-
-        async def complete(self, messages: list[ChatMessage], on_chunk=None) -> Completion:
-            started.set()
-            await asyncio.Event().wait()
-            raise AssertionError("unreachable")
-
+    model = StallingModel()
     seen: list[Attempt] = []
     task = asyncio.create_task(
         summarize(
             [text("user", "hello")],
-            Stalling(),
+            model,
             templates,
             on_attempt=seen.append,
             estimate_tokens=True,
         )
     )
-    await started.wait()
+    await model.started.wait()
     task.cancel()
     try:
         with pytest.raises(asyncio.CancelledError):
