@@ -278,7 +278,6 @@ async def summarize(
     estimate: counting a 40 MB prompt is seconds of CPU, which Goose does not spend when the
     provider reports its usage (the goose-sdk wheel, benchmarks/wheel_bench.py)."""
     history = summarizer_messages(messages)
-    has_tool_responses = any(m.has_tool_response() for m in history)
     attempts: list[Attempt] = []
 
     def report(attempt: Attempt) -> None:
@@ -322,7 +321,8 @@ async def summarize(
             # The size of the request that did not fit is worth its wait.
             await _settled(counting)
             report(_ended(running, counting, outcome="context_length_exceeded", error=str(exc)))
-            if not has_tool_responses:
+            # Asked only on an overflow: a pass over every message (10 ms at 20,000).
+            if not any(m.has_tool_response() for m in history):
                 raise CompactionFailed(NOTHING_TO_REMOVE, attempts) from exc
             continue
         except Exception as exc:
