@@ -130,6 +130,7 @@ class Inspector:
         self.summary_text = ""  # last good render
         self.system_prompt = ""
         self.prompt_note = ""
+        self.prompt_tokens: int | None = None  # the shown request's, once counted
         # The one-off focus for the next compactions (FOCUS_VARIABLE); "" for none.
         self.focus_text = ""
         # (what it was built from, the request): see build_request.
@@ -191,12 +192,14 @@ class Inspector:
         same = all(a is b for a, b in zip(inputs[:2], now[:2], strict=True))
         return request if same and inputs[2:] == now[2:] else None
 
-    def show_prompt(self, prompt: str, note: str) -> None:
-        self.system_prompt, self.prompt_note = prompt, note
+    def show_prompt(self, prompt: str, note: str, tokens: int | None = None) -> None:
+        self.system_prompt, self.prompt_note, self.prompt_tokens = prompt, note, tokens
 
     def prompt_title(self) -> str:
         note = self.prompt_note
         title = f"input · {note}" if note else "input"
+        if self.prompt_tokens is not None:
+            title += f" · {self.prompt_tokens:,} tokens"
         if self.focus_text:
             title += f" · focus: {self.focus_text}"
         return title
@@ -239,7 +242,10 @@ class Inspector:
 
     def use_result(self, result: CompactionResult) -> None:
         self.result = result
-        self.show_prompt(result.request.system_prompt, "as sent")
+        last = result.attempts[-1] if result.attempts else None
+        self.show_prompt(
+            result.request.system_prompt, "as sent", last.tokens_sent if last else None
+        )
         self.reply_loaded = self.reply_text = inert(result.raw_response)
         self.use_extraction(result.extraction, result.summary)
         self.mark_saved()  # a new compaction is the new starting point for hand edits

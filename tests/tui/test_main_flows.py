@@ -123,6 +123,38 @@ async def test_compact_replay_shows_analysis_fields_extras_and_markdown(
         assert main.query_one("#reply-editor").text.startswith("<analysis>")
 
 
+async def test_the_prompt_is_counted_once_and_its_tokens_shown_before_compacting(
+    session_file: Path, reply_file: Path, monkeypatch
+) -> None:
+    # The input pane says how big the prompt is, in tokens, before anything is sent; the
+    # compaction that sends it reports the same count without counting it again.
+    from goose_tui.compaction import summarize as pipeline
+    from goose_tui.tokens import count_tokens
+    from goose_tui.tui.widgets.pane import Pane
+
+    counted: list[int] = []
+    real = pipeline.request_tokens
+
+    def counting(request) -> int:
+        counted.append(real(request))
+        return counted[-1]
+
+    monkeypatch.setattr(pipeline, "request_tokens", counting)
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        prompt = app.main.query_one("#input-view", TextViewer).text
+        tokens = count_tokens(prompt + SUMMARIZE_REQUEST)
+        title = str(app.main.query_one("#pane-input", Pane).border_title)
+        assert title == f"input · as it will be sent · {tokens:,} tokens"
+        await pilot.press("c")
+        await settle(pilot)
+        assert counted == [tokens]
+        assert app.main.query_one(CompactionStatus).attempt.tokens_sent == tokens
+        title = str(app.main.query_one("#pane-input", Pane).border_title)
+        assert title == f"input · as sent · {tokens:,} tokens"
+
+
 async def test_json_edit_rerenders_and_invalid_json_keeps_last_render(
     session_file: Path, reply_file: Path
 ) -> None:

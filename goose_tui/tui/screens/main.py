@@ -293,11 +293,21 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def build_prompt(self) -> None:
         request = self.inspector.build_request()
         self.app.call_from_thread(self._show_prompt, request.system_prompt, "as it will be sent")
+        # Counted once it is shown: its size in tokens goes in the pane's title, and a
+        # compaction that sends this request does not count it again (estimated_tokens).
+        if not get_current_worker().is_cancelled:
+            tokens = request.estimated_tokens()
+            self.app.call_from_thread(self._show_prompt_tokens, request.system_prompt, tokens)
 
-    def _show_prompt(self, prompt: str, note: str) -> None:
-        self.inspector.show_prompt(prompt, note)
+    def _show_prompt(self, prompt: str, note: str, tokens: int | None = None) -> None:
+        self.inspector.show_prompt(prompt, note, tokens)
         self.query_one("#input-view", TextViewer).set_text(prompt)
         self._show_template_origin()
+
+    def _show_prompt_tokens(self, prompt: str, tokens: int) -> None:
+        if self.inspector.system_prompt is prompt:  # the prompt shown is still this one
+            self.inspector.prompt_tokens = tokens
+            self._show_template_origin()
 
     def _show_template_origin(self) -> None:
         compaction, summary = self.template_origins
@@ -420,7 +430,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         if result.attempts:
             status.attempt = result.attempts[-1]
         status.note = usage_note(result)
-        self._show_prompt(result.request.system_prompt, "as sent")
+        self._show_prompt(result.request.system_prompt, "as sent", self.inspector.prompt_tokens)
         self.project_summary(result)
         self._reply_editor.load_text(inspector.reply_loaded)
 
