@@ -62,6 +62,7 @@ FAILED_TITLES = {
     "probes": "Probes failed",
     "context": "Counting failed",
     "projection": "Counting failed",
+    "prompt-count": "Counting failed",
     "timeline": "Timeline failed",
 }
 

@@ -22,7 +22,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from goose_tui.compaction.extract import Extraction
 from goose_tui.compaction.profiles import GooseProfile, next_profile
-from goose_tui.compaction.summarize import Attempt, CompactionResult
+from goose_tui.compaction.summarize import Attempt, CompactionRequest, CompactionResult
 from goose_tui.compaction.templates import TemplateError, Templates, render_summary
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector, parses
@@ -91,6 +91,10 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         # Reply text streamed in since the last tick: drawn in one piece per tick.
         self._streamed: list[str] = []
         self._warmed_up = False
+        # The request the input pane shows, and whether the gauge's first counts are in (the
+        # prompt's own count waits for them: it competed with them for the cores).
+        self._shown_request: CompactionRequest | None = None
+        self._gauge_counted = False
         self.set_reactive(MainScreen.model_name, inspector.model.name)
         self.set_reactive(MainScreen.profile, inspector.goose_profile)
         self.set_reactive(MainScreen.templates, inspector.templates)
@@ -275,6 +279,10 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def _show_counts(self, counts: list[int], usage: ContextUsage) -> None:
         self.query_one(ConversationView).set_token_counts(counts)
         self.query_one(ContextGauge).usage = usage
+        if not self._gauge_counted:
+            self._gauge_counted = True
+            if self._shown_request is not None:
+                self.count_prompt(self._shown_request)
         if not self._warmed_up:
             self._warmed_up = True
             self.import_for_the_first_summary()
@@ -292,12 +300,20 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     @work(thread=True, exclusive=True, group="prompt", exit_on_error=False)
     def build_prompt(self) -> None:
         request = self.inspector.build_request()
-        self.app.call_from_thread(self._show_prompt, request.system_prompt, "as it will be sent")
-        # Counted once it is shown: its size in tokens goes in the pane's title, and a
-        # compaction that sends this request does not count it again (estimated_tokens).
-        if not get_current_worker().is_cancelled:
-            tokens = request.estimated_tokens()
-            self.app.call_from_thread(self._show_prompt_tokens, request.system_prompt, tokens)
+        self.app.call_from_thread(self._show_built_prompt, request)
+
+    def _show_built_prompt(self, request: CompactionRequest) -> None:
+        self._show_prompt(request.system_prompt, "as it will be sent")
+        self._shown_request = request
+        if self._gauge_counted:
+            self.count_prompt(request)
+
+    @work(thread=True, exclusive=True, group="prompt-count", exit_on_error=False)
+    def count_prompt(self, request: CompactionRequest) -> None:
+        """The shown prompt's size in tokens, for the pane's title; a compaction that sends
+        this request does not count it again (``estimated_tokens`` keeps the count)."""
+        tokens = request.estimated_tokens()
+        self.app.call_from_thread(self._show_prompt_tokens, request.system_prompt, tokens)
 
     def _show_prompt(self, prompt: str, note: str, tokens: int | None = None) -> None:
         self.inspector.show_prompt(prompt, note, tokens)
