@@ -172,8 +172,10 @@ def test_a_compaction_result_repr_stays_short_on_a_big_prompt() -> None:
     )
     assert len(result.request.system_prompt) > len(big)
     text = repr(result)
-    assert len(text) < 1_000
+    assert len(text) < 1_000 and str(result) == text
     assert text.startswith("CompactionResult(model=") and "chars>" in text
+    # The request too: Textual describes a worker by the repr of its arguments.
+    assert len(repr(result.request)) < 100 and len(str(result.request)) < 100
 
 
 async def test_the_request_goes_out_and_streams_while_the_prompt_is_counted(monkeypatch) -> None:

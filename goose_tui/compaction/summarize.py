@@ -70,6 +70,14 @@ class CompactionRequest(BaseModel):
                 self._tokens = request_tokens(self)
             return self._tokens
 
+    def __repr__(self) -> str:
+        # Short, as CompactionResult's: the prompt is tens of millions of characters on a big
+        # session, and a repr is made where nobody reads it (Textual describes a worker by
+        # the repr of its arguments: 2 s of the app's loop and +500 MB for one).
+        return f"CompactionRequest(system_prompt=<{len(self.system_prompt):,} chars>)"
+
+    __str__ = __repr__
+
     def __eq__(self, other: object) -> bool:
         # What the request is, not whether it was counted yet (nor its lock).
         if not isinstance(other, CompactionRequest):
@@ -120,6 +128,8 @@ class CompactionResult(BaseModel):
             f"attempts={[(a.removed_percent, a.outcome) for a in self.attempts]}, "
             f"reported_usage={self.reported_usage!r})"
         )
+
+    __str__ = __repr__
 
 
 class CompactionFailed(Exception):

@@ -140,6 +140,18 @@ async def test_the_prompt_is_counted_once_and_its_tokens_shown_before_compacting
         return counted[-1]
 
     monkeypatch.setattr(pipeline, "request_tokens", counting)
+    # Textual describes a worker by the repr of its arguments: a request's held the whole
+    # prompt (2 s of the loop and +500 MB on a 53 MB session, app_big_session.py).
+    from textual.worker import Worker
+
+    described: list[str] = []
+    real_init = Worker.__init__
+
+    def recording(self, *args, **kwargs) -> None:
+        real_init(self, *args, **kwargs)
+        described.append(self.description)
+
+    monkeypatch.setattr(Worker, "__init__", recording)
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
@@ -153,6 +165,7 @@ async def test_the_prompt_is_counted_once_and_its_tokens_shown_before_compacting
         assert app.main.query_one(CompactionStatus).attempt.tokens_sent == tokens
         title = str(app.main.query_one("#pane-input", Pane).border_title)
         assert title == f"input · as sent · {tokens:,} tokens"
+    assert described and max(map(len, described)) < 1_000, max(described, key=len)[:300]
 
 
 async def test_json_edit_rerenders_and_invalid_json_keeps_last_render(

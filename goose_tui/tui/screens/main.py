@@ -282,7 +282,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         if not self._gauge_counted:
             self._gauge_counted = True
             if self._shown_request is not None:
-                self.count_prompt(self._shown_request)
+                self.count_prompt()
         if not self._warmed_up:
             self._warmed_up = True
             self.import_for_the_first_summary()
@@ -306,12 +306,17 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self._show_prompt(request.system_prompt, "as it will be sent")
         self._shown_request = request
         if self._gauge_counted:
-            self.count_prompt(request)
+            self.count_prompt()
 
     @work(thread=True, exclusive=True, group="prompt-count", exit_on_error=False)
-    def count_prompt(self, request: CompactionRequest) -> None:
+    def count_prompt(self) -> None:
         """The shown prompt's size in tokens, for the pane's title; a compaction that sends
-        this request does not count it again (``estimated_tokens`` keeps the count)."""
+        this request does not count it again (``estimated_tokens`` keeps the count). No
+        argument: Textual describes a worker by the repr of its arguments, and a request
+        holds the whole prompt (twice)."""
+        request = self._shown_request
+        if request is None:
+            return
         tokens = request.estimated_tokens()
         self.app.call_from_thread(self._show_prompt_tokens, request.system_prompt, tokens)
 
