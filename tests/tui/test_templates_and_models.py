@@ -117,6 +117,32 @@ async def test_escape_cancels_a_streaming_compaction(session_file: Path) -> None
             )
 
 
+async def test_a_cancelled_compaction_says_the_summary_shown_is_the_previous_one(
+    session_file: Path,
+) -> None:
+    # After a cancel the fields and markdown panes kept the last summary with nothing to say
+    # it was not this compaction's (a tmux walk-through).
+    from goose_tui.tui.screens.main import PREVIOUS_SUMMARY
+
+    reply = session_file.parent / "reply.md"
+    reply.write_text(REPLY)
+    with LoopbackServer([Reply.hang()]) as server:
+        app = GooseTUI(session_file, model=f"replay:{reply}", api_base=f"{server.url}/v1")
+        async with app.run_test(size=(200, 50)) as pilot:
+            await settle(pilot)
+            await pilot.press("c")
+            await settle(pilot)
+            assert "previous" not in app.main.banner[0]
+            app.set_model("openai/test-model")
+            await pilot.press("c")
+            await wait_until(pilot, lambda: bool(server.requests), timeout=30)
+            await pilot.press("escape")
+            status = app.main.query_one(CompactionStatus)
+            await wait_until(pilot, lambda: status.state == "cancelled")
+            assert app.main.banner == (PREVIOUS_SUMMARY, "fallback")
+            assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
+
+
 async def test_a_cancel_before_any_reply_says_no_reply_came(session_file: Path) -> None:
     # It said "partial reply, not used" over an empty pane (a tmux walk-through).
     with LoopbackServer([Reply.hang()]) as server:

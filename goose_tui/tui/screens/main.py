@@ -47,6 +47,7 @@ from goose_tui.tui.widgets.text_viewer import TextViewer, prompt_highlighter
 
 WIDE_COLUMNS = 160  # below this the four panes become tabs
 PANES = ("input", "analysis", "fields", "markdown")
+PREVIOUS_SUMMARY = "this compaction did not finish: the summary shown is the previous one's"
 IMPORTING_NOTE = "importing litellm… (its worker process is starting)"
 
 
@@ -396,6 +397,9 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             self.query_one("#pane-analysis", Pane).set_title(
                 "analysis · partial reply, not used" if received else "analysis · no reply"
             )
+            if self.inspector.result is not None:  # the panes still show the one before
+                self.inspector.banner = (PREVIOUS_SUMMARY, "fallback")
+                self.banner = self.inspector.banner
             raise
         finally:
             self._tick()
