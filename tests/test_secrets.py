@@ -19,6 +19,7 @@ import pytest
 
 from tests.conftest import own_litellm_worker
 from tests.loopback import LoopbackServer, Reply
+from tests.tui.conftest import MODEL_CALL_SECONDS, settle, wait_until
 
 OPENAI_KEY = "sk-test-OPENAIFAKE-7f3e9a1c5b2d4e6f8a0b"
 ANTHROPIC_KEY = "sk-ant-test-ANTHROPICFAKE-1a2b3c4d5e6f"
@@ -116,13 +117,12 @@ async def test_the_app_error_modal_and_logs_never_show_a_key(
     with LoopbackServer([REPLIES["401"]]) as server:
         app = GooseTUI(session, model=MODEL, api_base=f"{server.url}/v1")
         async with app.run_test(size=(140, 45)) as pilot:
-            await pilot.pause(0.5)
+            await settle(pilot)
             await pilot.press("c")
-            for _ in range(200):
-                await pilot.pause(0.05)
-                if isinstance(app.screen, ErrorModal):
-                    break
-            assert isinstance(app.screen, ErrorModal), "no error modal after a 401"
+            # Bounded by the app's litellm worker, which may still be importing litellm.
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, ErrorModal), timeout=MODEL_CALL_SECONDS
+            )
             modal = app.screen
             screenshot = app.export_screenshot()
             notes = [str(n.message) for n in app._notifications]

@@ -62,6 +62,12 @@ async def settle(pilot: Pilot) -> None:
     await settled()
 
 
+# How long a test waits for the app's litellm worker to answer. The worker runs at
+# niceness +10 (the app's frames come first), so in a full suite on two cores, three test
+# processes at full priority, its first import of litellm has taken over 30 s.
+MODEL_CALL_SECONDS = 180.0
+
+
 async def wait_until(pilot: Pilot, condition, timeout: float = 10.0) -> None:
     """Poll ``condition`` until it holds. The timeout only bounds a test that would hang; on
     failure the message shows the screen as text and the toasts, so a stress run says why."""

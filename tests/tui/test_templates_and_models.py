@@ -18,7 +18,7 @@ from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 from tests.loopback import LoopbackServer, Reply
 
-from .conftest import REPLY, settle, wait_until
+from .conftest import MODEL_CALL_SECONDS, REPLY, settle, wait_until
 
 
 def _bump(path: Path, text: str) -> None:
@@ -106,7 +106,9 @@ async def test_escape_cancels_a_streaming_compaction(session_file: Path) -> None
             await pilot.press("c")
             status = app.main.query_one(CompactionStatus)
             analysis = app.main.query_one("#analysis-view", TextViewer)
-            await wait_until(pilot, lambda: "first words" in analysis.text, timeout=30)
+            await wait_until(
+                pilot, lambda: "first words" in analysis.text, timeout=MODEL_CALL_SECONDS
+            )
             assert status.state == "running"
             await pilot.press("escape")
             await wait_until(pilot, lambda: status.state == "cancelled")
@@ -135,7 +137,7 @@ async def test_a_cancelled_compaction_says_the_summary_shown_is_the_previous_one
             assert "previous" not in app.main.banner[0]
             app.set_model("openai/test-model")
             await pilot.press("c")
-            await wait_until(pilot, lambda: bool(server.requests), timeout=30)
+            await wait_until(pilot, lambda: bool(server.requests), timeout=MODEL_CALL_SECONDS)
             await pilot.press("escape")
             status = app.main.query_one(CompactionStatus)
             await wait_until(pilot, lambda: status.state == "cancelled")
@@ -151,7 +153,7 @@ async def test_a_cancel_before_any_reply_says_no_reply_came(session_file: Path) 
             await settle(pilot)
             await pilot.press("c")
             status = app.main.query_one(CompactionStatus)
-            await wait_until(pilot, lambda: bool(server.requests), timeout=30)
+            await wait_until(pilot, lambda: bool(server.requests), timeout=MODEL_CALL_SECONDS)
             await pilot.press("escape")
             await wait_until(pilot, lambda: status.state == "cancelled")
             assert (
@@ -166,7 +168,9 @@ async def test_model_error_opens_one_modal_and_edits_survive(session_file: Path)
         async with app.run_test(size=(200, 50)) as pilot:
             await settle(pilot)
             await pilot.press("c")
-            await wait_until(pilot, lambda: isinstance(app.screen, ErrorModal), timeout=60)
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, ErrorModal), timeout=MODEL_CALL_SECONDS
+            )
             assert app.screen.error_title == "Compaction failed"
             await pilot.press("escape")
             assert app.main.query_one(CompactionStatus).state == "failed"

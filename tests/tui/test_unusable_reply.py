@@ -12,7 +12,7 @@ from goose_tui.tui.screens.error_modal import ErrorModal
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from tests.loopback import LoopbackServer, Reply
 
-from .conftest import settle, wait_until
+from .conftest import MODEL_CALL_SECONDS, settle, wait_until
 
 
 @pytest.mark.parametrize(
@@ -46,5 +46,7 @@ async def test_an_empty_reply_over_http_opens_the_error_modal(
         async with app.run_test(size=(200, 50)) as pilot:
             await settle(pilot)
             await pilot.press("c")
-            await wait_until(pilot, lambda: isinstance(app.screen, ErrorModal), timeout=60)
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, ErrorModal), timeout=MODEL_CALL_SECONDS
+            )
             assert "empty reply" in app.screen.message
