@@ -319,8 +319,9 @@ async def summarize(
             counting = asyncio.ensure_future(asyncio.to_thread(request.estimated_tokens))
 
             def counted(done: asyncio.Future[int], rung: Attempt = running) -> None:
-                if not done.cancelled() and done.exception() is None and attempts[-1] is rung:
-                    report(rung.model_copy(update={"tokens_sent": done.result()}))
+                tokens = _count_of(done)
+                if tokens is not None and attempts[-1] is rung:
+                    report(rung.model_copy(update={"tokens_sent": tokens}))
 
             counting.add_done_callback(counted)
 
@@ -372,10 +373,14 @@ async def _settled(counting: Any) -> None:
 
 def _ended(running: Attempt, counting: Any, **outcome: Any) -> Attempt:
     """A running attempt's last report: its outcome, and its tokens if they were counted."""
-    tokens = None
-    if counting is not None and counting.done() and not counting.cancelled():
-        tokens = None if counting.exception() is not None else counting.result()
-    return running.model_copy(update={**outcome, "tokens_sent": tokens})
+    return running.model_copy(update={**outcome, "tokens_sent": _count_of(counting)})
+
+
+def _count_of(counting: Any) -> int | None:
+    """A count's figure, if it has ended with one."""
+    if counting is None or not counting.done() or counting.cancelled():
+        return None
+    return None if counting.exception() is not None else counting.result()
 
 
 def _drop(counting: Any) -> None:

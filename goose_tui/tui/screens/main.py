@@ -321,9 +321,13 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         tokens = request.estimated_tokens()
         self.app.call_from_thread(self._show_prompt_tokens, request.system_prompt, tokens)
 
-    def _show_prompt(self, prompt: str, note: str, tokens: int | None = None) -> None:
-        self.inspector.show_prompt(prompt, note, tokens)
-        self.query_one("#input-view", TextViewer).set_text(prompt)
+    def _show_prompt(self, prompt: str, note: str) -> None:
+        self.inspector.show_prompt(prompt, note)
+        self._draw_prompt()
+
+    def _draw_prompt(self) -> None:
+        """The input pane as the inspector has it: the prompt, its note and its tokens."""
+        self.query_one("#input-view", TextViewer).set_text(self.inspector.system_prompt)
         self._show_template_origin()
 
     def _show_prompt_tokens(self, prompt: str, tokens: int) -> None:
@@ -455,7 +459,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         if result.attempts:
             status.attempt = result.attempts[-1]
         status.note = usage_note(result)
-        self._show_prompt(result.request.system_prompt, "as sent", self.inspector.prompt_tokens)
+        self._draw_prompt()  # the inspector has it "as sent" (use_result)
         self.project_summary(result)
         self._reply_editor.load_text(inspector.reply_loaded)
 
