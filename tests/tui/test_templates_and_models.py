@@ -119,6 +119,15 @@ async def test_escape_cancels_a_streaming_compaction(session_file: Path) -> None
             )
 
 
+async def _cancel_once_the_request_is_out(pilot, server: LoopbackServer) -> None:
+    """Press c, wait for the model's request, press escape, wait for the cancel."""
+    await pilot.press("c")
+    await wait_until(pilot, lambda: bool(server.requests), timeout=MODEL_CALL_SECONDS)
+    await pilot.press("escape")
+    status = pilot.app.main.query_one(CompactionStatus)
+    await wait_until(pilot, lambda: status.state == "cancelled")
+
+
 async def test_a_cancelled_compaction_says_the_summary_shown_is_the_previous_one(
     session_file: Path,
 ) -> None:
@@ -136,11 +145,7 @@ async def test_a_cancelled_compaction_says_the_summary_shown_is_the_previous_one
             await settle(pilot)
             assert "previous" not in app.main.banner[0]
             app.set_model("openai/test-model")
-            await pilot.press("c")
-            await wait_until(pilot, lambda: bool(server.requests), timeout=MODEL_CALL_SECONDS)
-            await pilot.press("escape")
-            status = app.main.query_one(CompactionStatus)
-            await wait_until(pilot, lambda: status.state == "cancelled")
+            await _cancel_once_the_request_is_out(pilot, server)
             assert app.main.banner == (PREVIOUS_SUMMARY, "fallback")
             assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
 
@@ -151,11 +156,7 @@ async def test_a_cancel_before_any_reply_says_no_reply_came(session_file: Path) 
         app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
         async with app.run_test(size=(200, 50)) as pilot:
             await settle(pilot)
-            await pilot.press("c")
-            status = app.main.query_one(CompactionStatus)
-            await wait_until(pilot, lambda: bool(server.requests), timeout=MODEL_CALL_SECONDS)
-            await pilot.press("escape")
-            await wait_until(pilot, lambda: status.state == "cancelled")
+            await _cancel_once_the_request_is_out(pilot, server)
             assert (
                 str(app.main.query_one("#pane-analysis", Pane).border_title)
                 == "analysis · no reply"
