@@ -91,9 +91,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self._ticker: Timer | None = None
         # Reply text streamed in since the last tick: drawn in one piece per tick.
         self._streamed: list[str] = []
-        self._warmed_up = False
         # The request the input pane shows, and whether the gauge's first counts are in (the
-        # prompt's own count waits for them: it competed with them for the cores).
+        # prompt's own count and the first summary's imports wait for them).
         self._shown_request: CompactionRequest | None = None
         self._gauge_counted = False
         self.set_reactive(MainScreen.model_name, inspector.model.name)
@@ -284,8 +283,6 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             self._gauge_counted = True
             if self._shown_request is not None:
                 self.count_prompt()
-        if not self._warmed_up:
-            self._warmed_up = True
             self.import_for_the_first_summary()
 
     @work(thread=True, group="warm-up", exit_on_error=False)
