@@ -37,6 +37,7 @@ from goose_tui.compaction.templates import (
 )
 from goose_tui.inert import inert, restore
 from goose_tui.llm.spec import ModelSpec
+from goose_tui.pieces import Text
 from goose_tui.session.models import Session
 from goose_tui.terminal import INERT_JSON_ESCAPES, translator
 
@@ -128,7 +129,7 @@ class Inspector:
         self.extraction: Extraction | None = None
         self.structured: StructuredSummary | None = None  # last good
         self.summary_text = ""  # last good render
-        self.system_prompt = ""
+        self.system_prompt: Text = ""  # shown in the input pane (a request's: its pieces)
         self.prompt_note = ""
         self.prompt_tokens: int | None = None  # the shown request's, once counted
         # The one-off focus for the next compactions (FOCUS_VARIABLE); "" for none.
@@ -192,7 +193,7 @@ class Inspector:
         same = all(a is b for a, b in zip(inputs[:2], now[:2], strict=True))
         return request if same and inputs[2:] == now[2:] else None
 
-    def show_prompt(self, prompt: str, note: str, tokens: int | None = None) -> None:
+    def show_prompt(self, prompt: Text, note: str, tokens: int | None = None) -> None:
         self.system_prompt, self.prompt_note, self.prompt_tokens = prompt, note, tokens
 
     def prompt_title(self) -> str:
@@ -243,9 +244,7 @@ class Inspector:
     def use_result(self, result: CompactionResult) -> None:
         self.result = result
         last = result.attempts[-1] if result.attempts else None
-        self.show_prompt(
-            result.request.system_prompt, "as sent", last.tokens_sent if last else None
-        )
+        self.show_prompt(result.request.prompt, "as sent", last.tokens_sent if last else None)
         self.reply_loaded = self.reply_text = inert(result.raw_response)
         self.use_extraction(result.extraction, result.summary)
         self.mark_saved()  # a new compaction is the new starting point for hand edits

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
@@ -91,6 +91,11 @@ class VisibleStream:
     def write(self, text: str) -> int:
         self._stream.write(visible(text))
         return len(text)
+
+    def writelines(self, texts: Iterable[str]) -> None:
+        # Not passed through to the stream as it is (__getattr__): that would skip visible().
+        for text in texts:
+            self.write(text)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

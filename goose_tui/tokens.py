@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from goose_tui.pieces import Text, slices
 from goose_tui.session.content import tool_response_texts
 from goose_tui.session.models import Message, Session, content_type
 from goose_tui.session.serde import compact_json
@@ -152,7 +153,6 @@ def encoder() -> tiktoken.Encoding:
 # it, and whitespace pieces hold no non-space), and no special token contains a space, so
 # the pieces, hence the counts, are those of the whole text. A test compares the two.
 CHUNK_CHARS = 1 << 18
-_SAFE_CUT = re.compile(r"(?<=\S) ")
 
 
 def _encode_count(text: str) -> int:
@@ -160,22 +160,32 @@ def _encode_count(text: str) -> int:
     return len(encoder().encode(text, allowed_special="all"))
 
 
-def _safe_cut(text: str, at: int, end: int) -> int | None:
-    """The first safe chunk boundary at or after ``at`` (before ``end``), or None."""
-    match = _SAFE_CUT.search(text, at, end)
-    return match.start() if match is not None else None
+def _last_safe_cut(text: str) -> int | None:
+    """The last safe chunk boundary in ``text`` after its first character, or None."""
+    cut = text.rfind(" ")
+    while cut > 0 and text[cut - 1].isspace():
+        cut = text.rfind(" ", 0, cut)
+    return cut if cut > 0 else None
 
 
-def _chunks(text: str, chunk: int, end: int) -> Iterator[str]:
-    """``text[:end]`` in pieces of about ``chunk`` characters, cut at safe boundaries."""
-    start = 0
-    while end - start > chunk:
-        cut = _safe_cut(text, start + chunk, end)
+def _chunks(text: Text, chunk: int) -> Iterator[str]:
+    """``text`` (a str, or the pieces of one) in strings of about ``chunk`` characters or
+    more, cut only at safe boundaries."""
+    pending: list[str] = []  # the text not handed out yet, in order
+    size = 0
+    for piece in slices(text, chunk):
+        pending.append(piece)
+        size += len(piece)
+        if size < chunk:
+            continue
+        cut = _last_safe_cut(piece)  # searched in the newest piece only: linear
         if cut is None:
-            break
-        yield text[start:cut]
-        start = cut
-    yield text if start == 0 and end == len(text) else text[start:end]
+            continue
+        pending[-1] = piece[:cut]
+        yield "".join(pending)
+        pending, size = [piece[cut:]], len(piece) - cut
+    if size:
+        yield "".join(pending)
 
 
 _pool_lock = threading.Lock()
@@ -195,38 +205,23 @@ def _encoding_pool() -> ThreadPoolExecutor:
         return _pool
 
 
-def count_tokens(text: str, chunk: int = CHUNK_CHARS, end: int | None = None) -> int:
-    """Tokens of ``text`` (special tokens allowed), or of ``text[:end]`` without slicing it,
+def count_tokens(text: Text, chunk: int = CHUNK_CHARS) -> int:
+    """Tokens of ``text`` (a str, or the pieces of one: the prompt), special tokens allowed,
     encoded ``chunk`` characters or so at a time at boundaries where the tokenizer splits
     anyway; a long text's chunks are encoded on every core, a few at a time (so only a few
     chunks' token lists exist at once)."""
-    end = len(text) if end is None else min(end, len(text))
-    if end <= 0:
-        return 0
-    if end <= chunk * 2:
-        return sum(map(_encode_count, _chunks(text, chunk, end)))
+    if len(text) <= chunk * 2:
+        return _encode_count(str(text)) if text else 0
     encoder()  # built once, before threads ask for it
     pool = _encoding_pool()
     window = 2 * (pool._max_workers or 1)
     pending: deque[Future[int]] = deque()
     total = 0
-    for piece in _chunks(text, chunk, end):
+    for piece in _chunks(text, chunk):
         if len(pending) >= window:
             total += pending.popleft().result()
         pending.append(pool.submit(_encode_count, piece))
     return total + sum(f.result() for f in pending)
-
-
-def count_tokens_joined(head: str, tail: str, chunk: int = CHUNK_CHARS) -> int:
-    """``count_tokens(head + tail)`` without building the concatenation or copying ``head``:
-    ``head`` is counted in place up to its last safe boundary, and only the rest of it is
-    joined to ``tail``."""
-    cut = head.rfind(" ", max(0, len(head) - chunk))
-    while cut > 0 and head[cut - 1].isspace():
-        cut = head.rfind(" ", max(0, len(head) - chunk), cut)
-    if cut <= 0:
-        return count_tokens(head + tail, chunk)
-    return count_tokens(head, chunk, end=cut) + count_tokens(head[cut:] + tail, chunk)
 
 
 def item_token_texts(item: Any) -> list[str]:

@@ -139,7 +139,7 @@ class Gate:
                     break
                 await asyncio.sleep(0.01)
             await asyncio.sleep(0.02)
-            if "make test" in messages[0].content:
+            if "make test" in str(messages[0].content):
                 raise ContextLengthExceeded("too long for the window")
             return Completion(text=self.reply)
         finally:

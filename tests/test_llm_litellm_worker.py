@@ -18,6 +18,7 @@ from goose_tui.llm import litellm_worker
 from goose_tui.llm.base import ChatMessage, ContextLengthExceeded, ModelError, TokenUsage
 from goose_tui.llm.litellm_worker import WorkerLiteLLMSummarizer
 from goose_tui.llm.spec import ModelSpec
+from goose_tui.pieces import Pieces
 from tests.conftest import own_litellm_worker
 from tests.loopback import LoopbackServer, Reply
 
@@ -55,7 +56,10 @@ def test_frames_carry_any_text_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
     # "\ud800" escape) and characters of every UTF-8 length travel unchanged.
     monkeypatch.setattr(litellm_worker, "SLICE_CHARS", 3)
     texts = ["", "a", "ascii only text", "é中🙂" * 5, "lone \ud800 and \udfff pair \ud83d\ude42"]
-    messages = [ChatMessage(role="user", content=t) for t in texts]
+    # The prompt comes as its pieces (goose_tui.pieces), empty ones and a cut pair too.
+    pieces = Pieces(["[user]: ", "", "é中🙂" * 3, "x", "pair \ud83d", "\ude42 end", ""])
+    texts.append(str(pieces))
+    messages = [ChatMessage(role="user", content=t) for t in [*texts[:-1], pieces]]
     pipe = io.BytesIO()
     worker = object.__new__(litellm_worker.Worker)
     worker.process = type("P", (), {"stdin": pipe})()  # type: ignore[assignment]
@@ -75,7 +79,8 @@ def test_frames_carry_any_text_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_a_streamed_reply_comes_back_from_the_worker() -> None:
     reply = "<analysis>x</analysis> and then a streamed answer, wörld 🙂"
     prompt = [
-        ChatMessage(role="system", content="sys é 中 🙂 " * 200_000),  # several frames
+        # Several frames, from pieces as the pipeline's prompt comes (goose_tui.pieces).
+        ChatMessage(role="system", content=Pieces(["sys é 中 🙂 " * 100_000, "", "é 中 " * 9])),
         ChatMessage(role="user", content="go"),
     ]
     chunks: list[str] = []

@@ -168,7 +168,7 @@ def test_our_compaction_prompt_keeps_the_contract() -> None:
     for key in NINE:
         assert f'"{key}"' in text
     assert "<analysis>" in text and "</analysis>" in text and "```json" in text
-    prompt = render_compaction_prompt(load_templates(), "[user]: hello {{ not code }}")
+    prompt = str(render_compaction_prompt(load_templates(), "[user]: hello {{ not code }}"))
     assert "[user]: hello {{ not code }}" in prompt
     assert prompt == prompt.strip()
     assert "{#" not in prompt  # the explanatory comment never reaches the model

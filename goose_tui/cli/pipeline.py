@@ -118,7 +118,8 @@ def cmd_prompt(args: argparse.Namespace) -> int:
         request = inspector.build_request()  # what the app's input pane shows
     except TemplateError as exc:
         raise _template_failure(exc) from exc
-    sys.stdout.write(request.system_prompt + "\n")
+    sys.stdout.writelines(request.prompt.parts)  # written from its pieces, not joined
+    sys.stdout.write("\n")
     return 0
 
 

@@ -44,6 +44,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from goose_tui.pieces import Pieces
+
 GOOSE_MINIJINJA_VERSION = "2.24.0"
 TEMPLATE_NAME = "template"  # the name Goose gives every template it renders
 WRAPPER_NAME = "\x00goose-tui context"
@@ -90,25 +92,6 @@ def _has_surrogate(text: str, step: int = 1 << 20) -> bool:
     if text.isascii():
         return False
     return any(_SURROGATE.search(text, at, at + step) for at in range(0, len(text), step))
-
-
-class Pieces:
-    """A long string given as the pieces it is the join of (the prompt's conversation). A
-    template that only prints it whole gets the pieces joined straight into its output, the
-    one copy of the text made; any other use gets the joined string. Joining the conversation
-    and then the prompt around it copied 47 million characters twice for the 53 MB session
-    (188 MB more at the peak, and a 0.1-0.5 s hold of the GIL for each join)."""
-
-    __slots__ = ("parts",)
-
-    def __init__(self, parts: list[str]) -> None:
-        self.parts = parts
-
-    def __len__(self) -> int:
-        return sum(map(len, self.parts))
-
-    def __str__(self) -> str:
-        return "".join(self.parts)
 
 
 class EngineError(Exception):
@@ -521,11 +504,11 @@ def literal(value: Any) -> str:
 # --- the environment -----------------------------------------------------------------------------
 
 
-def _rust_trim(text: str) -> str:
-    return text.strip(
-        "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-        "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-    )
+# What Rust's str::trim() removes (Unicode White_Space): Goose trims the render.
+_RUST_WHITESPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 class _OutputCapReached(Exception):
@@ -650,6 +633,11 @@ class Compiled:
         return offset - shift
 
     def render(self, context: dict[str, Any]) -> str:
+        return str(self.render_pieces(context))
+
+    def render_pieces(self, context: dict[str, Any]) -> Pieces:
+        """The render as pieces: a long value printed whole (``printed_verbatim``, the
+        prompt's conversation) stays the strings it was given, not joined into the output."""
         import minijinja
 
         with self._lock:
@@ -663,10 +651,10 @@ class Compiled:
                 # In the compiled binding, not in its stubs.
                 info = minijinja._lowlevel.get_panic_info()  # type: ignore[attr-defined]
                 raise _crash(info[0] if info else str(exc), None) from None
-        return _rust_trim(text)
+        return text.strip(_RUST_WHITESPACE)
 
-    def _splice(self, rendered: str, verbatim: dict[str, list[str]]) -> str:
-        """``rendered`` with each stand-in replaced by its value's pieces, in one join."""
+    def _splice(self, rendered: str, verbatim: dict[str, tuple[str, ...]]) -> Pieces:
+        """``rendered`` with each stand-in replaced by its value's pieces (not joined)."""
         split = re.split("(" + "|".join(map(re.escape, verbatim)) + ")", rendered)
         grows = {
             stand_in: sum(map(len, parts)) - len(stand_in) for stand_in, parts in verbatim.items()
@@ -680,9 +668,9 @@ class Compiled:
                 out += verbatim[piece]
             else:
                 out.append(piece)
-        return "".join(out)
+        return Pieces(out)
 
-    def _render(self, env: Any, context: dict[str, Any]) -> str:
+    def _render(self, env: Any, context: dict[str, Any]) -> Pieces:
         import minijinja
 
         # Every value is written into the wrapper as a literal and nothing is passed from
@@ -700,14 +688,14 @@ class Compiled:
         # stand-in, replaced by the string in the output: the engine would copy the prompt's
         # 47 million characters in and out (0.4 s and ~90 MB at its peak) to print them as
         # they are. tests/test_engine.py renders generated templates both ways.
-        # A Pieces value is spliced in the same way, its pieces joined into the output.
-        verbatim: dict[str, list[str]] = {}  # stand-in -> the pieces of the value
+        # A Pieces value is spliced in the same way: its pieces become pieces of the output.
+        verbatim: dict[str, tuple[str, ...]] = {}  # stand-in -> the pieces of the value
         sets: list[str] = []
         handed: list[str] = []
         for k, v in sorted(context.items()):
             if not _settable(k):
                 continue
-            parts = v.parts if isinstance(v, Pieces) else [v] if isinstance(v, str) else None
+            parts = v.parts if isinstance(v, Pieces) else (v,) if isinstance(v, str) else None
             if parts is not None and not any(map(_has_surrogate, parts)):
                 if k in self.printed_verbatim and sum(map(len, parts)) >= VERBATIM_CHARS:
                     stand_in = f"{_SLOT}verbatim{len(verbatim)}_"
@@ -725,7 +713,7 @@ class Compiled:
         self._output = 0
         try:
             rendered: str = env.render_str("".join(sets) + _INCLUDE, WRAPPER_NAME)
-            return self._splice(rendered, verbatim) if verbatim else rendered
+            return self._splice(rendered, verbatim) if verbatim else Pieces([rendered])
         except _OutputCapReached:
             raise EngineError(
                 f"output budget exhausted: the render passed {OUTPUT_CAP:,} characters "

@@ -17,7 +17,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, PrivateAttr
 
-from goose_tui.compaction.engine import Pieces
 from goose_tui.compaction.extract import Extraction, extract_summary
 from goose_tui.compaction.profiles import DEFAULT_PROFILE, GooseProfile, pieces_for_profile
 from goose_tui.compaction.templates import (
@@ -35,8 +34,9 @@ from goose_tui.llm.base import (
     Summarizer,
     TokenUsage,
 )
+from goose_tui.pieces import Pieces
 from goose_tui.session.models import Message, MessageMetadata
-from goose_tui.tokens import count_tokens, count_tokens_joined
+from goose_tui.tokens import count_tokens
 
 SUMMARIZE_REQUEST = "Please summarize the conversation history provided in the system prompt."
 LADDER_PERCENTS = (0, 10, 20, 50, 100)
@@ -56,10 +56,24 @@ EXHAUSTED = (
 
 
 class CompactionRequest(BaseModel):
-    system_prompt: str
-    messages: list[ChatMessage]  # [system, user request]
+    # The system prompt as the pieces it is the join of (goose_tui.pieces): on a big session
+    # nearly all of it is the session's own strings, and one joined copy was 188 MB and a
+    # 0.1 s hold of the GIL. ``system_prompt`` joins it, on first read.
+    prompt: Pieces
     _tokens: int | None = PrivateAttr(default=None)
     _counting: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @cached_property
+    def system_prompt(self) -> str:
+        return str(self.prompt)
+
+    @property
+    def messages(self) -> list[ChatMessage]:
+        """What is sent: [system, user request]."""
+        return [
+            ChatMessage(role="system", content=self.prompt),
+            ChatMessage(role="user", content=SUMMARIZE_REQUEST),
+        ]
 
     def estimated_tokens(self) -> int:
         """What SPEC §7 estimates the input as (``request_tokens``), counted once, on first
@@ -74,7 +88,7 @@ class CompactionRequest(BaseModel):
         # Short, as CompactionResult's: the prompt is tens of millions of characters on a big
         # session, and a repr is made where nobody reads it (Textual describes a worker by
         # the repr of its arguments: 2 s of the app's loop and +500 MB for one).
-        return f"CompactionRequest(system_prompt=<{len(self.system_prompt):,} chars>)"
+        return f"CompactionRequest(system_prompt=<{len(self.prompt):,} chars>)"
 
     __str__ = __repr__
 
@@ -82,7 +96,7 @@ class CompactionRequest(BaseModel):
         # What the request is, not whether it was counted yet (nor its lock).
         if not isinstance(other, CompactionRequest):
             return NotImplemented
-        return (self.system_prompt, self.messages) == (other.system_prompt, other.messages)
+        return self.prompt == other.prompt
 
 
 class Attempt(BaseModel):
@@ -122,7 +136,7 @@ class CompactionResult(BaseModel):
         # the task's result when it runs with the default SIGINT handler.
         return (
             f"CompactionResult(model={self.model!r}, "
-            f"system_prompt=<{len(self.request.system_prompt):,} chars>, "
+            f"system_prompt=<{len(self.request.prompt):,} chars>, "
             f"raw_response=<{len(self.raw_response):,} chars>, "
             f"summary=<{len(self.summary):,} chars>, fallback={self.extraction.fallback}, "
             f"attempts={[(a.removed_percent, a.outcome) for a in self.attempts]}, "
@@ -177,20 +191,13 @@ def _request(
     """The request for messages already cut to what the summarizer receives."""
     # The conversation's pieces go into the prompt in one join (engine.Pieces).
     conversation = Pieces(pieces_for_profile(visible, profile))
-    system_prompt = render_compaction_prompt(templates, conversation, focus)
-    return CompactionRequest(
-        system_prompt=system_prompt,
-        messages=[
-            ChatMessage(role="system", content=system_prompt),
-            ChatMessage(role="user", content=SUMMARIZE_REQUEST),
-        ],
-    )
+    return CompactionRequest(prompt=render_compaction_prompt(templates, conversation, focus))
 
 
 def request_tokens(request: CompactionRequest) -> int:
     """What SPEC §7 estimates the input as: the system prompt plus the request (counted
     every call; ``CompactionRequest.estimated_tokens`` counts once)."""
-    return count_tokens_joined(request.system_prompt, SUMMARIZE_REQUEST)
+    return count_tokens(Pieces([*request.prompt.parts, SUMMARIZE_REQUEST]))
 
 
 def finish(raw_response: str, templates: Templates) -> tuple[Extraction, str]:

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from goose_tui.compaction.engine import Pieces, code_fence  # noqa: F401  (code_fence: the filter Goose registers)
+from goose_tui.compaction.engine import code_fence  # noqa: F401  (the filter Goose registers)
 from goose_tui.compaction.structured import FileEntry, StructuredSummary
 from goose_tui.llm.prompt_layout import PromptLayout, use_prompt_layout
+from goose_tui.pieces import Pieces
 
 if TYPE_CHECKING:
     from goose_tui.compaction.engine import Compiled, EngineError
@@ -190,11 +191,16 @@ def _compiled(template: Template) -> Compiled:
 def render_template(template: Template, context: dict[str, Any]) -> str:
     """Render with ``context`` as top-level variables in Goose's engine (engine.py), trimmed
     as Goose trims. Raises TemplateError with Goose's reason where Goose fails."""
+    return str(_render_pieces(template, context))
+
+
+def _render_pieces(template: Template, context: dict[str, Any]) -> Pieces:
+    """``render_template`` as pieces (engine.Compiled.render_pieces)."""
     from goose_tui.compaction.engine import EngineError
 
     compiled = _compiled(template)
     try:
-        return compiled.render(context)
+        return compiled.render_pieces(context)
     except EngineError as exc:
         raise _template_error(template, exc) from None
 
@@ -214,21 +220,23 @@ def focus_paragraph(focus: str) -> str:
 
 def render_compaction_prompt(
     templates: Templates, messages_text: str | Pieces, focus: str | None = None
-) -> str:
+) -> Pieces:
     """The system prompt: compaction template rendered with ``messages`` (and ``focus``),
     stripped; a focus the template does not place is appended (see FOCUS_VARIABLE). The
-    conversation may come as the pieces of its text (engine.Pieces)."""
+    conversation may come as the pieces of its text, and the prompt is the pieces of its
+    text (goose_tui.pieces): the conversation's strings are not copied."""
     focus = (focus or "").strip() or None
+    prompt = _render_pieces(templates.compaction, {"messages": messages_text})
     if focus is None:
-        return render_template(templates.compaction, {"messages": messages_text})
-    prompt = render_template(
+        return prompt
+    focused = _render_pieces(
         templates.compaction, {"messages": messages_text, FOCUS_VARIABLE: focus}
     )
     # Goose's engine does not list a template's variables: render once without the focus to
     # see whether the output depends on it.
-    if prompt != render_template(templates.compaction, {"messages": messages_text}):
-        return prompt
-    return f"{prompt}\n\n{focus_paragraph(focus)}"
+    if focused != prompt:
+        return focused
+    return Pieces([*prompt.parts, f"\n\n{focus_paragraph(focus)}"])
 
 
 _MESSAGES_SENTINEL = "\u0000GOOSE_TUI_MESSAGES\u0000"
@@ -239,7 +247,7 @@ def builtin_prompt_layout() -> PromptLayout:
     summarizer to read the conversation back out of a prompt."""
     prefix = suffix = ""
     try:
-        rendered = render_compaction_prompt(load_templates(None), _MESSAGES_SENTINEL)
+        rendered = str(render_compaction_prompt(load_templates(None), _MESSAGES_SENTINEL))
         if _MESSAGES_SENTINEL in rendered:
             prefix, suffix = rendered.split(_MESSAGES_SENTINEL, 1)
     except Exception:  # noqa: BLE001 - without the frame the line heuristic still works

@@ -4,14 +4,18 @@ messages, usage and errors they exchange with the pipeline."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal, Protocol
+from typing import Annotated, Literal, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, WithJsonSchema
+
+from goose_tui.pieces import Pieces
 
 
 class ChatMessage(BaseModel):
     role: Literal["system", "user", "assistant"]
-    content: str
+    # The system prompt comes as Pieces (goose_tui.pieces): a backend that needs one string
+    # joins it (str()), the litellm worker sends it piece by piece. Dumped as the string.
+    content: Annotated[str | Pieces, WithJsonSchema({"type": "string"})]
 
 
 class TokenUsage(BaseModel):

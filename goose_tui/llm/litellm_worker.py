@@ -45,6 +45,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded, ModelError, OnChunk
+from goose_tui.pieces import Text, slices
 
 # How the app starts a worker; a module attribute so a test can start it through a wrapper.
 WORKER_COMMAND = [sys.executable, "-m", "goose_tui.llm.litellm_worker"]
@@ -160,9 +161,10 @@ class Worker:
                 pass
 
 
-def _write_frames(stream: IO[bytes], text: str) -> None:
-    for start in range(0, len(text), SLICE_CHARS):
-        data = text[start : start + SLICE_CHARS].encode("utf-8", "surrogatepass")
+def _write_frames(stream: IO[bytes], text: Text) -> None:
+    # The prompt comes as its pieces (goose_tui.pieces): written without joining them.
+    for piece in slices(text, SLICE_CHARS):
+        data = piece.encode("utf-8", "surrogatepass")
         stream.write(b"%d\n" % len(data))
         stream.write(data)
     stream.write(b"0\n")

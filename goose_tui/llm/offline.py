@@ -17,6 +17,7 @@ from typing import Any
 from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded, OnChunk
 from goose_tui.llm.prompt_layout import prompt_layout
 from goose_tui.llm.replay import stream_text
+from goose_tui.pieces import Text
 
 _ROLE_LINE = re.compile(r"^\[(user|assistant|system)\]: ", re.MULTILINE)
 _TOOL_REQUEST = re.compile(r"^tool_request\(([^)\n]*)\): (.*)$")
@@ -107,8 +108,9 @@ def _prompt_tokens(messages: list[ChatMessage]) -> int:
     return sum(count_tokens(m.content) for m in messages)
 
 
-def _reply_for(system_prompt: str) -> str:
-    return write_reply(parse_conversation(system_prompt))
+def _reply_for(system_prompt: Text) -> str:
+    # Joined here: the offline model reads the conversation back out of one string.
+    return write_reply(parse_conversation(str(system_prompt)))
 
 
 def conversation_text(system_prompt: str) -> str:

@@ -203,6 +203,27 @@ async def test_model_switch_recounts_nothing_and_opening_builds_few_rows(
         assert viewer._lines is lines  # not split again
 
 
+async def test_the_input_pane_shows_the_prompt_from_its_pieces(
+    generated_session: Path, reply_file: Path
+) -> None:
+    # The prompt is never joined into one string on the app's side: joined, it was a second
+    # copy of the session (188 MB for the 53 MB one) and a 0.1 s hold of the GIL.
+    app = GooseTUI(generated_session, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        request = app.main._shown_request
+        assert request is not None
+        viewer = app.main.query_one("#input-view", TextViewer)
+        assert viewer._text is request.prompt and len(request.prompt.parts) > 3
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app.inspector.result is not None)
+        await settle(pilot)
+        assert app.inspector.result.request is request  # the one shown is the one sent
+        assert viewer._text is request.prompt
+        assert "system_prompt" not in vars(request)  # its joined text was never made
+        assert viewer.text == request.system_prompt  # the copy key's text, joined then
+
+
 SECTIONED = (
     "# Summary\n\nintro\n\n## Files\n\n### a.py\n\n```python\n# not a heading\nx = 1\n```\n\n"
     "## Quote\n\n> a quote\n\n## Table\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n## Rule\n\n---\n"

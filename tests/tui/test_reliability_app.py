@@ -12,6 +12,7 @@ import pytest
 from textual.widgets import Input, TextArea
 
 from goose_tui.inert import inert, restore
+from goose_tui.pieces import Pieces
 from goose_tui.samples import samples_dir
 from goose_tui.saving import default_target
 from goose_tui.session.models import Session
@@ -252,18 +253,18 @@ class HeldRender:
 
         self.release, self.holding = threading.Event(), threading.Event()
         self.threads: list[threading.Thread] = []
-        real = Compiled.render
+        real = Compiled.render_pieces
 
-        def render(compiled: Compiled, context: dict) -> str:
+        def render(compiled: Compiled, context: dict) -> Pieces:
             out = real(compiled, context)
-            if out.startswith("# Slow"):
+            if str(out).startswith("# Slow"):
                 self.threads.append(threading.current_thread())
                 self.holding.set()
                 self.release.wait(60)
                 self.holding.clear()
             return out
 
-        monkeypatch.setattr(Compiled, "render", render)
+        monkeypatch.setattr(Compiled, "render_pieces", render)
 
     async def assert_loop_answers(self, pilot) -> None:
         """Once the slow render is held: ``?`` opens help while it is still held."""

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from goose_tui.tui.widgets.text_viewer import Lines
+from goose_tui.pieces import Pieces
+from goose_tui.tui.widgets import text_viewer
+from goose_tui.tui.widgets.text_viewer import MAX_MATCHES, Lines, TextViewer
 
 TEXTS = ["", "a", "\n", "a\n", "\na", "a\nb\n\nc", "é😀\nx\n\n", "\n\n\n", "no newline at all"]
 
@@ -73,3 +77,63 @@ def test_a_streamed_chunk_measures_only_the_lines_it_touched() -> None:
     lines.append("end\nnew line\nanother")
     assert lines.measured <= 1_000 + 3
     assert lines.longest() == len("more text " * 1_000 + "end")
+
+
+@given(st.text(st.sampled_from(list("ab\né😀")), max_size=60), st.data())
+def test_lines_of_pieces_are_the_lines_of_their_join(text: str, data: st.DataObject) -> None:
+    # The prompt is shown from its pieces (goose_tui.pieces): a line may span several.
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
+    bounds = [0, *cuts, len(text)]
+    pieces = Pieces(text[a:b] for a, b in zip(bounds, bounds[1:], strict=False))
+    lines, whole = Lines(pieces), Lines(text)
+    assert list(lines) == list(whole)
+    assert [lines.length(n) for n in range(len(lines))] == [
+        whole.length(n) for n in range(len(whole))
+    ]
+    assert lines.longest() == whole.longest() and lines.text == text
+    size = data.draw(st.integers(1, 20))
+    windows = list(lines.windows(size))
+    assert "".join(window for _, window in windows) == text
+    for first, window in windows:  # whole lines, numbered as they are
+        assert window.split("\n")[0] == lines[first]
+
+
+def test_the_pieces_are_not_copied() -> None:
+    parts = ["x" * 1000 + "\n", "y" * 10]
+    assert all(a is b for a, b in zip(Lines(Pieces(parts)).text.parts, parts, strict=True))
+
+
+@pytest.mark.parametrize("needle", ["ab", "B\na", "é", "İ", "xyz"])
+async def test_search_finds_what_it_finds_in_the_joined_text(
+    needle: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Matches across piece boundaries and across search windows, and the line-by-line path
+    # (lower() of "İ" is two characters: columns are the lowered line's).
+    from textual.app import App, ComposeResult
+
+    monkeypatch.setattr(text_viewer, "SEARCH_WINDOW_CHARS", 13)
+
+    text = ("ab cd\nxAB é" + "İ" * 3 + "\nlast ab") * 40
+    pieces = Pieces(text[i : i + 7] for i in range(0, len(text), 7))
+
+    class Viewer(App[None]):
+        def compose(self) -> ComposeResult:
+            yield TextViewer()
+
+    app = Viewer()
+    async with app.run_test() as pilot:
+        viewer = app.query_one(TextViewer)
+        found = {}
+        for shown in (text, pieces):
+            viewer.set_text(shown)
+            viewer.search = needle
+            await pilot.pause()
+            found[type(shown)] = list(viewer.matches)
+        expected = []
+        for number, line in enumerate(text.split("\n")):
+            column = line.lower().find(needle.lower())
+            while column != -1:
+                expected.append((number, column))
+                column = line.lower().find(needle.lower(), column + len(needle.lower()))
+        assert expected or needle in ("B\na", "xyz")
+        assert found[str] == found[Pieces] == expected[:MAX_MATCHES]

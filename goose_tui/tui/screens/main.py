@@ -26,6 +26,7 @@ from goose_tui.compaction.summarize import Attempt, CompactionRequest, Compactio
 from goose_tui.compaction.templates import TemplateError, Templates, render_summary
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector, parses
+from goose_tui.pieces import Text
 from goose_tui.session.models import Session
 from goose_tui.tokens import ContextUsage, TokenCounter, not_smaller
 from goose_tui.tui.debounce import debounce
@@ -110,7 +111,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         yield CompactionStatus(id="status")
         yield Tabs(*(Tab(name, id=f"tab-{name}") for name in PANES), id="pane-tabs")
         with Horizontal(id="panes"):
-            with Pane("input", copy_source=lambda: inspector.system_prompt, id="pane-input"):
+            with Pane("input", copy_source=lambda: str(inspector.system_prompt), id="pane-input"):
                 yield Input(placeholder="search the prompt", id="search")
                 yield TextViewer(
                     id="input-view",
@@ -301,7 +302,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.app.call_from_thread(self._show_built_prompt, request)
 
     def _show_built_prompt(self, request: CompactionRequest) -> None:
-        self._show_prompt(request.system_prompt, "as it will be sent")
+        self._show_prompt(request.prompt, "as it will be sent")
         self._shown_request = request
         if self._gauge_counted:
             self.count_prompt()
@@ -316,9 +317,9 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         if request is None:
             return
         tokens = request.estimated_tokens()
-        self.app.call_from_thread(self._show_prompt_tokens, request.system_prompt, tokens)
+        self.app.call_from_thread(self._show_prompt_tokens, request.prompt, tokens)
 
-    def _show_prompt(self, prompt: str, note: str) -> None:
+    def _show_prompt(self, prompt: Text, note: str) -> None:
         self.inspector.show_prompt(prompt, note)
         self._draw_prompt()
 
@@ -327,7 +328,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.query_one("#input-view", TextViewer).set_text(self.inspector.system_prompt)
         self._show_template_origin()
 
-    def _show_prompt_tokens(self, prompt: str, tokens: int) -> None:
+    def _show_prompt_tokens(self, prompt: Text, tokens: int) -> None:
         if self.inspector.system_prompt is prompt:  # the prompt shown is still this one
             self.inspector.prompt_tokens = tokens
             self._show_template_origin()

@@ -19,6 +19,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from goose_tui.inert import inert
+from goose_tui.pieces import Pieces, Text, parts_of
 from goose_tui.tui.highlight import highlight_lines, syntax_classes, syntax_css
 
 # (start, end, component class) for one line.
@@ -30,38 +31,46 @@ WORD_WRAP_CHARS = 2_000_000
 # A longer plain text is split into lines, and its rows counted, in a thread: for the prompt
 # of a 53 MB session (47 million characters, a million lines) that was ~0.4 s of the loop.
 INDEX_IN_THREAD_CHARS = WORD_WRAP_CHARS
+# Search lowers and scans the text this much at a time (a lowered copy of a whole prompt
+# was 188 MB).
+SEARCH_WINDOW_CHARS = 1 << 20
 
 
 class Lines:
-    """The lines of one text without copying it: the text and an ``array`` of where each
-    line starts; a line is sliced out only when asked for (drawn, wrapped, searched).
-    A 47-million-character prompt costs 8 bytes per line here, not a second copy of it
-    plus a million ``str`` objects."""
+    """The lines of one text without copying it: the text's strings (one, or the pieces of
+    the prompt: goose_tui.pieces) and an ``array`` of where each line starts; a line is
+    sliced out only when asked for (drawn, wrapped, searched). A 47-million-character
+    prompt costs 8 bytes per line here, not a copy of it plus a million ``str`` objects."""
 
-    def __init__(self, text: str = "") -> None:
-        self._text = text
+    def __init__(self, text: Text = "") -> None:
+        self._parts: list[str] = []
+        self._part_starts = array("q")  # where each part starts in the text
+        self._length = 0
         self._starts = array("q")
         self._longest: int | None = None  # measured on the first ask, then kept up to date
-        if text:
-            self._starts.append(0)
-            self._index(0)
+        for part in parts_of(text):
+            self._add(part)
 
-    def _index(self, begin: int) -> None:
-        text, starts = self._text, self._starts
-        position = text.find("\n", begin)
+    def _add(self, part: str) -> None:
+        if not part:
+            return
+        begin = self._length
+        self._parts.append(part)
+        self._part_starts.append(begin)
+        self._length += len(part)
+        if not self._starts:
+            self._starts.append(0)
+        starts = self._starts
+        position = part.find("\n")
         while position != -1:
-            starts.append(position + 1)
-            position = text.find("\n", position + 1)
+            starts.append(begin + position + 1)
+            position = part.find("\n", position + 1)
 
     def append(self, chunk: str) -> None:
         """Add ``chunk`` at the end (its first piece joins the last line)."""
-        begin = len(self._text)
-        self._text += chunk
-        if not self._starts:
-            self._starts.append(0)
-        touched = len(self._starts) - 1  # the last line grows; the lines after it are new
-        self._index(begin)
-        if self._longest is not None:
+        touched = max(len(self._starts) - 1, 0)  # the last line grows; the lines after are new
+        self._add(chunk)
+        if self._longest is not None and chunk:
             # Only the lines this chunk touched: a streamed reply of thousands of chunks
             # would otherwise measure every line again per chunk.
             self._longest = max(self._longest, *map(self.length, range(touched, len(self._starts))))
@@ -69,7 +78,7 @@ class Lines:
     def _end(self, number: int) -> int:
         if number + 1 < len(self._starts):
             return self._starts[number + 1] - 1
-        return len(self._text)
+        return self._length
 
     def length(self, number: int) -> int:
         return self._end(number) - self._starts[number]
@@ -79,9 +88,40 @@ class Lines:
             self._longest = max(map(self.length, range(len(self._starts))), default=0)
         return self._longest
 
+    def _slice(self, start: int, end: int) -> str:
+        """The text from ``start`` to ``end``: a slice of one part, or joined from several."""
+        if start >= end:
+            return ""
+        first = bisect_right(self._part_starts, start) - 1
+        offset = self._part_starts[first]
+        part = self._parts[first]
+        if end <= offset + len(part):
+            return part[start - offset : end - offset]
+        pieces = [part[start - offset :]]
+        index = first + 1
+        while index < len(self._parts) and self._part_starts[index] < end:
+            pieces.append(self._parts[index][: end - self._part_starts[index]])
+            index += 1
+        return "".join(pieces)
+
     @property
-    def text(self) -> str:
-        return self._text
+    def text(self) -> Text:
+        return self._parts[0] if len(self._parts) == 1 else Pieces(self._parts)
+
+    def windows(self, size: int) -> Iterator[tuple[int, str]]:
+        """The text as strings of whole lines (about ``size`` characters, at least one line
+        each), with the number of each one's first line: searched one at a time, so neither
+        the text nor its lowered copy is ever made whole."""
+        first, count = 0, len(self._starts)
+        while first < count:
+            bound = self._starts[first] + size
+            if self._length <= bound:
+                last = count
+            else:
+                last = max(bisect_right(self._starts, bound, first + 1) - 1, first + 1)
+            end = self._starts[last] if last < count else self._length
+            yield first, self._slice(self._starts[first], end)
+            first = last
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -94,7 +134,7 @@ class Lines:
             number += len(self._starts)
         if not 0 <= number < len(self._starts):
             raise IndexError(number)
-        return self._text[self._starts[number] : self._end(number)]
+        return self._slice(self._starts[number], self._end(number))
 
     def __iter__(self) -> Iterator[str]:
         for number in range(len(self._starts)):
@@ -204,11 +244,11 @@ class TextViewer(ScrollView, can_focus=True):
         self._rewrapping: int | None = None  # the width a thread is counting rows for
         self._version = 0  # bumped when the lines change: a thread's rows for older are dropped
         self._placeholder = placeholder
-        self._text = ""
+        self._text: Text = ""
         self._lines = Lines()
         # A big text being split into lines in a thread; a thread's lines for any other
         # text (one set since, or none: a small text or streamed text came) are dropped.
-        self._incoming: str | None = None
+        self._incoming: Text | None = None
         self._matches: list[tuple[int, int]] = []  # (line, column)
         self._current = -1
         self.set_text(text)
@@ -216,7 +256,7 @@ class TextViewer(ScrollView, can_focus=True):
     @property
     def text(self) -> str:
         """The text as given (made inert only when drawn), for copying."""
-        return self._text
+        return str(self._text)
 
     @property
     def matches(self) -> list[tuple[int, int]]:
@@ -232,7 +272,7 @@ class TextViewer(ScrollView, can_focus=True):
         self._placeholder = text
         self.refresh()
 
-    def set_text(self, text: str) -> None:
+    def set_text(self, text: Text) -> None:
         if self._incoming is not None:
             if text == self._incoming:
                 return
@@ -250,12 +290,12 @@ class TextViewer(ScrollView, can_focus=True):
         """Posted by the indexing thread: one text's lines (and rows, when wrapped)."""
 
         def __init__(
-            self, text: str, lines: Lines, width: int | None, rows: tuple[array[int], int] | None
+            self, text: Text, lines: Lines, width: int | None, rows: tuple[array[int], int] | None
         ) -> None:
             super().__init__()
             self.text, self.lines, self.width, self.rows = text, lines, width, rows
 
-    def _index_in_thread(self, text: str) -> None:
+    def _index_in_thread(self, text: Text) -> None:
         self._incoming = text
         width = self._wrap_width if self._wrap and self.scrollable_content_region.width else None
 
@@ -284,7 +324,7 @@ class TextViewer(ScrollView, can_focus=True):
         self._find_matches()
         self.refresh()
 
-    def _show_text(self, text: str) -> None:
+    def _show_text(self, text: Text) -> None:
         self._text = text
         # Lines are kept raw and made inert when drawn: a 50 MB prompt is never copied whole.
         # A highlighted text is small: its lines are made inert now, so spans line up.
@@ -292,7 +332,7 @@ class TextViewer(ScrollView, can_focus=True):
         self._syntax_spans = []
         self._highlighting += 1
         if self._syntax and text:
-            shown = inert(text)
+            shown = inert(str(text))
             self._lines = Lines(shown)
             if len(shown) <= SYNC_HIGHLIGHT_CHARS or not self.is_attached:
                 self._syntax_spans = highlight_lines(shown, self._syntax)
@@ -334,7 +374,7 @@ class TextViewer(ScrollView, can_focus=True):
         touched = max(len(self._lines) - 1, 0)  # the last line grows; the lines after it are new
         self._lines.append(chunk)
         # One string shared with the line index, not a second growing copy.
-        self._text = self._lines.text if not self._syntax else self._text + chunk
+        self._text = self._lines.text if not self._syntax else str(self._text) + chunk
         if self._wrap and self._wrap_from(touched):
             self._version += 1
         else:
@@ -453,22 +493,31 @@ class TextViewer(ScrollView, can_focus=True):
         self.refresh()
 
     def _find_matches(self) -> None:
-        """One pass of ``str.find`` over the whole text; line numbers come from counting
-        newlines between consecutive hits, so the cost is in C, not a loop over lines."""
+        """``str.find`` over the text a window of whole lines at a time; line numbers come
+        from counting newlines between consecutive hits, so the cost is in C, not a loop
+        over lines."""
         self._matches, self._current = [], -1
         needle = self.search.lower()
         if not needle or "\n" in needle:
             return
-        haystack = self._text.lower()
-        if len(haystack) != len(self._text):  # lower() changed lengths: go line by line
-            for number, text_line in enumerate(self._lines):
+        for first, window in self._lines.windows(SEARCH_WINDOW_CHARS):
+            self._find_in(window, first, needle)
+            if len(self._matches) >= MAX_MATCHES:
+                del self._matches[MAX_MATCHES:]
+                return
+
+    def _find_in(self, window: str, first: int, needle: str) -> None:
+        """The matches in ``window``, whole lines from line ``first`` on."""
+        haystack = window.lower()
+        if len(haystack) != len(window):  # lower() changed lengths: go line by line
+            for number, text_line in enumerate(window.split("\n"), first):
                 lowered = text_line.lower()
                 start = lowered.find(needle)
                 while start != -1 and len(self._matches) < MAX_MATCHES:
                     self._matches.append((number, start))
                     start = lowered.find(needle, start + len(needle))
             return
-        line, line_start, previous = 0, 0, 0
+        line, line_start, previous = first, 0, 0
         position = haystack.find(needle)
         while position != -1 and len(self._matches) < MAX_MATCHES:
             newlines = haystack.count("\n", previous, position)
