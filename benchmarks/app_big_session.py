@@ -119,7 +119,7 @@ async def measure(
             gauge = main.query_one(ContextGauge)
             if "conversation" not in marks and main.query_one(ConversationView).row_count:
                 marks["conversation"] = elapsed
-            if "prompt" not in marks and main.query_one("#input-view", TextViewer).text:
+            if "prompt" not in marks and main.query_one("#input-view", TextViewer)._lines:
                 marks["prompt"] = elapsed
             if getattr(gauge, "progress", None) is not None and len(progress_seen) < 50:
                 progress_seen.append(str(gauge.render()).split("\n")[0])
