@@ -96,12 +96,16 @@ _encoder: tiktoken.Encoding | None = None
 def _load_encoder() -> tiktoken.Encoding:
     import tiktoken
 
-    return tiktoken.Encoding(
+    encoding = tiktoken.Encoding(
         name="o200k_base",
         pat_str=O200K_PATTERN,
         mergeable_ranks=o200k_ranks(),
         special_tokens=O200K_SPECIAL_TOKENS,
     )
+    # The Encoding keeps the map only to pickle itself (its Rust core has its own copy), and
+    # nothing pickles this one: letting it go gives back ~50 MB of the app's resident memory.
+    encoding._mergeable_ranks = {}
+    return encoding
 
 
 # Bytes of the o200k_base file (3.6 MB) read per step: each step is one stretch of C code
