@@ -442,3 +442,31 @@ def test_a_failing_summary_template_keeps_the_raw_reply(tmp_path) -> None:
     (tmp_path / "compaction_summary.md").write_text("{% if false %}x{% endif %}\n")
     extraction, summary = finish(reply, load_templates(tmp_path))
     assert summary == reply and "rendered nothing" in extraction.fallback_reason
+
+
+async def test_the_history_is_cut_off_the_loop_and_only_when_a_rung_needs_it(
+    templates: Templates, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # summarize cut 20,000 messages to what the summarizer receives on the caller's event
+    # loop before its first request (a 0.1 s stall of the app's screen on pressing c), even
+    # when the app handed it the request it had built already.
+    import threading
+
+    from goose_tui.compaction import summarize as pipeline
+
+    cut_in: list[threading.Thread] = []
+    real = pipeline.summarizer_messages
+
+    def recording(messages):  # noqa: ANN001, ANN202
+        cut_in.append(threading.current_thread())
+        return real(messages)
+
+    messages = session_with_tools(3)
+    first = pipeline.build_request(messages, templates)
+    monkeypatch.setattr(pipeline, "summarizer_messages", recording)
+    await summarize(messages, ScriptedModel(GOOD_REPLY), templates, first_request=first)
+    assert cut_in == []  # rung 0 sends the request it was given
+    model = ScriptedModel(ContextLengthExceeded("too long"), GOOD_REPLY)
+    result = await summarize(messages, model, templates, first_request=first)
+    assert [a.outcome for a in result.attempts] == ["context_length_exceeded", "ok"]
+    assert len(cut_in) == 1 and threading.main_thread() not in cut_in

@@ -294,8 +294,18 @@ async def summarize(
     before returning. Off, nothing is counted unless ``result.usage`` is read and needs an
     estimate: counting a 40 MB prompt is seconds of CPU, which Goose does not spend when the
     provider reports its usage (the goose-sdk wheel, benchmarks/wheel_bench.py)."""
-    history = summarizer_messages(messages)
+    # Imported here, not with the module: the pipeline's import stays free of asyncio.
+    import asyncio
+
     attempts: list[Attempt] = []
+    cut: list[list[Message]] = []  # what the summarizer receives, once a rung needs it
+
+    async def history() -> list[Message]:
+        # A pass over every message (~0.1 s at 20,000): in a thread, and only when a request
+        # is built here (rung 0 of a caller's first_request does not need it).
+        if not cut:
+            cut.append(await asyncio.to_thread(summarizer_messages, messages))
+        return cut[0]
 
     def report(attempt: Attempt) -> None:
         if attempts and attempts[-1].outcome == "running":
@@ -305,9 +315,6 @@ async def summarize(
         if on_attempt is not None:
             on_attempt(attempt)
 
-    # Imported here, not with the module: the pipeline's import stays free of asyncio.
-    import asyncio
-
     for percent in LADDER_PERCENTS:
         # Building (and counting) the prompt takes seconds on a big session: in threads, so
         # an event loop running this (the app's) keeps drawing meanwhile.
@@ -315,7 +322,7 @@ async def summarize(
             removed, request = 0, first_request  # rung 0 removes nothing: build_request's
         else:
             removed, request = await asyncio.to_thread(
-                _build_attempt, history, percent, templates, focus, profile
+                _build_attempt, await history(), percent, templates, focus, profile
             )
         running = Attempt(removed_percent=percent, removed_messages=removed, outcome="running")
         report(running)
@@ -340,7 +347,7 @@ async def summarize(
             await _settled(counting)
             report(_ended(running, counting, outcome="context_length_exceeded", error=str(exc)))
             # Asked only on an overflow: a pass over every message (10 ms at 20,000).
-            if not any(m.has_tool_response() for m in history):
+            if not any(m.has_tool_response() for m in await history()):
                 raise CompactionFailed(NOTHING_TO_REMOVE, attempts) from exc
             continue
         except Exception as exc:
