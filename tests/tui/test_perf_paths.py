@@ -397,6 +397,32 @@ async def test_tokens_are_never_summed_on_the_event_loop(session_file: Path) -> 
         assert threads and threading.main_thread().name not in threads
 
 
+async def test_the_projection_reuses_the_gauges_count_of_the_history(session_file: Path) -> None:
+    # Summing the history's cached counts again for the projection (~0.1 s of the GIL for
+    # 20,000 messages) held back the frames that draw the summary.
+    summed: list[int] = []
+    real_total = TokenCounter.total
+
+    def recording(self, messages):  # type: ignore[no-untyped-def]
+        summed.append(len(messages))
+        return real_total(self, messages)
+
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        TokenCounter.total = recording  # type: ignore[method-assign]
+        try:
+            await pilot.press("c")
+            await settle(pilot)
+        finally:
+            TokenCounter.total = real_total  # type: ignore[method-assign]
+        gauge = app.main.query_one(ContextGauge)
+        assert gauge.replaced == real_total(
+            app.main.token_counter, app.main.inspector.session.messages
+        )
+        assert summed == [1]  # the summary message alone
+
+
 async def test_a_big_text_is_split_into_lines_in_a_thread_with_the_same_rows() -> None:
     # Splitting the 47-million-character prompt of a 53 MB session into lines and counting
     # its wrapped rows held the event loop ~0.4 s (app_big_session.py).

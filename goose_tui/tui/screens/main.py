@@ -96,6 +96,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         # prompt's own count and the first summary's imports wait for them).
         self._shown_request: CompactionRequest | None = None
         self._gauge_counted = False
+        # The history's estimated tokens, as the gauge counted them: (session, tokens).
+        self._history_tokens: tuple[Session, int] | None = None
         self.set_reactive(MainScreen.model_name, inspector.model.name)
         self.set_reactive(MainScreen.profile, inspector.goose_profile)
         self.set_reactive(MainScreen.templates, inspector.templates)
@@ -275,6 +277,10 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         usage = context_usage(
             session, counter=counter, model=model, context_limit=limit, threshold=threshold
         )
+        # Kept for the projection after a compaction: summing 20,000 cached counts again
+        # there (~0.1 s of the GIL) held back the frames that show the summary.
+        estimated = usage.used if usage.used_source == "estimated" else None
+        self._history_tokens = (session, estimated or counter.total(session.messages))
         self.app.call_from_thread(self._show_counts, counts, usage)
 
     def _show_counts(self, counts: list[int], usage: ContextUsage) -> None:
@@ -468,7 +474,11 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         session = self.inspector.session
         assert session is not None
         projected = self.token_counter.total([result.summary_message])
-        replaced = self.token_counter.total(session.messages)
+        known = self._history_tokens
+        if known is not None and known[0] is session:
+            replaced = known[1]
+        else:  # not counted yet (a compaction started before the gauge's count ended)
+            replaced = self.token_counter.total(session.messages)
         self.app.call_from_thread(self._show_projection, result, projected, replaced)
 
     def _show_projection(self, result: CompactionResult, projected: int, replaced: int) -> None:
