@@ -11,7 +11,9 @@ model called in this process, the clipboard, a JSON report) joins it, with ``str
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
+from itertools import accumulate
 from typing import Any
 
 SLICE_CHARS = 1 << 20  # a piece longer than this is handed out a slice at a time
@@ -21,11 +23,12 @@ class Pieces:
     """An immutable text made of ``parts``. ``str(pieces)`` is the text; ``len`` and ``==``
     (against a ``str`` or other ``Pieces``) need no join."""
 
-    __slots__ = ("parts", "_length")
+    __slots__ = ("parts", "_length", "_starts")
 
     def __init__(self, parts: Iterable[str]) -> None:
         self.parts: tuple[str, ...] = tuple(parts)
         self._length = sum(map(len, self.parts))
+        self._starts: list[int] | None = None  # where each part starts, once sliced
 
     def __len__(self) -> int:
         return self._length
@@ -65,6 +68,33 @@ class Pieces:
             at_a, at_b = at_a + n, at_b + n
 
     __hash__ = None  # type: ignore[assignment]  # equal to a str, so not hashable like one
+
+    def slice(self, start: int, end: int) -> str:
+        """``str(self)[start:end]`` (0 <= start, end <= len) without joining the rest."""
+        if self._starts is None:
+            self._starts = list(accumulate(map(len, self.parts), initial=0))
+        if start >= end:
+            return ""
+        first = bisect_right(self._starts, start) - 1
+        out = []
+        for index in range(first, len(self.parts)):
+            offset = self._starts[index]
+            if offset >= end:
+                break
+            out.append(self.parts[index][max(start - offset, 0) : end - offset])
+        return "".join(out)
+
+    def rfind(self, sub: str) -> int:
+        """``str(self).rfind(sub)`` (``sub`` non-empty), a slice of the text at a time."""
+        found, offset, carry = -1, 0, ""
+        for piece in slices(self):
+            window = carry + piece
+            at = window.rfind(sub)
+            if at != -1:
+                found = offset - len(carry) + at
+            offset += len(piece)
+            carry = window[len(window) - len(sub) + 1 :] if len(sub) > 1 else ""
+        return found
 
     def strip(self, chars: str) -> Pieces:
         """``str(self).strip(chars)`` as pieces: only the end parts are touched."""
@@ -107,3 +137,23 @@ def slices(text: Text, size: int = SLICE_CHARS) -> Iterator[str]:
             continue
         for start in range(0, len(part), size):
             yield part[start : start + size]
+
+
+def line_windows(text: Text, size: int = SLICE_CHARS) -> Iterator[tuple[int, str]]:
+    """The text as strings of whole lines (each ends with its newline, but the last), about
+    ``size`` characters or more, with where each starts: a line-anchored pattern finds in
+    them what it finds in the whole text."""
+    pending: list[str] = []
+    offset = length = 0
+    for piece in slices(text, size):
+        cut = piece.rfind("\n") + 1 if length + len(piece) >= size else 0
+        if cut == 0:
+            pending.append(piece)
+            length += len(piece)
+            continue
+        window = "".join([*pending, piece[:cut]])
+        yield offset, window
+        offset += len(window)
+        pending, length = [piece[cut:]], len(piece) - cut
+    if length:
+        yield offset, "".join(pending)

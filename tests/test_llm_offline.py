@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
@@ -18,6 +19,7 @@ from goose_tui.llm.litellm_backend import LiteLLMSummarizer
 from goose_tui.llm.offline import OfflineSummarizer, conversation_text, parse_conversation
 from goose_tui.llm.prompt_layout import prompt_layout
 from goose_tui.llm.replay import ReplaySummarizer
+from goose_tui.pieces import Pieces
 from goose_tui.session.loader import load_session
 from goose_tui.session.models import Message
 from tests.conftest import REALDATA
@@ -121,8 +123,11 @@ def _parsed_from_a_copy(prompt: str) -> list[tuple[str, list[tuple[str, str]]]]:
         max_size=40,
     ),
     template=st.sampled_from(["builtin", "builtin-focus", "other", "no-newline"]),
+    data=st.data(),
 )
-def test_the_conversation_is_read_in_place_as_from_a_copy(pieces: list[str], template: str) -> None:
+def test_the_conversation_is_read_in_place_as_from_a_copy(
+    pieces: list[str], template: str, data: st.DataObject
+) -> None:
     # The offline summarizer read the conversation from a copy of the prompt (188 MB for the
     # 53 MB session, made while the GIL was held); it reads it in place now.
     layout = prompt_layout()
@@ -136,6 +141,15 @@ def test_the_conversation_is_read_in_place_as_from_a_copy(pieces: list[str], tem
     }[template]
     parsed = [(m.role, [(p.kind, p.text) for p in m.parts]) for m in parse_conversation(prompt)]
     assert parsed == _parsed_from_a_copy(prompt)
+    # The prompt as the pipeline hands it over: its pieces (goose_tui.pieces), cut anywhere,
+    # searched a few characters at a time, never joined.
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(prompt)), max_size=12)))
+    bounds = [0, *cuts, len(prompt)]
+    cut = Pieces(prompt[a:b] for a, b in zip(bounds, bounds[1:], strict=False))
+    with patch.object(offline, "WINDOW_CHARS", data.draw(st.integers(1, 40))):
+        in_pieces = [(m.role, [(p.kind, p.text) for p in m.parts]) for m in parse_conversation(cut)]
+        assert in_pieces == parsed
+        assert conversation_text(cut) == conversation_text(prompt)
 
 
 async def test_offline_reply_has_the_contract_shape_and_the_facts(templates: Templates) -> None:

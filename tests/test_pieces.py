@@ -4,13 +4,14 @@ wherever the pipeline reads it (length, equality, trimming, slices, a model fiel
 from __future__ import annotations
 
 import json
+from itertools import accumulate
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from goose_tui.compaction.engine import Compiled
 from goose_tui.llm.base import ChatMessage
-from goose_tui.pieces import Pieces, parts_of, slices
+from goose_tui.pieces import Pieces, line_windows, parts_of, slices
 
 # Characters where a cut matters: whitespace Rust trims, every UTF-8 length, a surrogate.
 ALPHABET = st.sampled_from(list("ab \n\t\u3000\u2028é中🙂") + ["\ud800"])
@@ -70,3 +71,20 @@ def test_a_long_value_printed_whole_stays_the_given_strings() -> None:
     )
     assert str(rendered) == "head\n" + "".join(conversation) + "\ntail"
     assert all(any(part is piece for part in rendered.parts) for piece in conversation)
+
+
+@given(cut(), st.text(ALPHABET, min_size=1, max_size=4), st.data())
+def test_slice_rfind_and_line_windows_read_the_joined_text(
+    text: tuple[str, Pieces], sub: str, data: st.DataObject
+) -> None:
+    plain, pieces = text
+    start = data.draw(st.integers(0, len(plain)))
+    end = data.draw(st.integers(start, len(plain)))
+    assert pieces.slice(start, end) == plain[start:end]
+    assert pieces.rfind(sub) == plain.rfind(sub)
+    size = data.draw(st.integers(1, 12))
+    windows = list(line_windows(pieces, size))
+    assert "".join(w for _, w in windows) == plain
+    starts = accumulate((len(w) for _, w in windows), initial=0)
+    assert [at for at, _ in windows] == list(starts)[: len(windows)]
+    assert all(w.endswith("\n") for _, w in windows[:-1])  # whole lines

@@ -11,14 +11,16 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded, OnChunk
 from goose_tui.llm.prompt_layout import prompt_layout
 from goose_tui.llm.replay import stream_text
-from goose_tui.pieces import Text
+from goose_tui.pieces import Pieces, Text, line_windows
 
+WINDOW_CHARS = 1 << 20  # the prompt is searched for role lines this much at a time
 _ROLE_LINE = re.compile(r"^\[(user|assistant|system)\]: ", re.MULTILINE)
 _TOOL_REQUEST = re.compile(r"^tool_request\(([^)\n]*)\): (.*)$")
 _ERROR_LINE = re.compile(
@@ -109,46 +111,68 @@ def _prompt_tokens(messages: list[ChatMessage]) -> int:
 
 
 def _reply_for(system_prompt: Text) -> str:
-    # Joined here: the offline model reads the conversation back out of one string.
-    return write_reply(parse_conversation(str(system_prompt)))
+    return write_reply(parse_conversation(system_prompt))
 
 
-def conversation_text(system_prompt: str) -> str:
+def conversation_text(system_prompt: Text) -> str:
     """The formatted conversation inside the prompt. When the prompt is the built-in
     template, its exact prose around ``{{ messages }}`` is cut off; with another template,
     everything from the first ``[role]:`` line on is taken."""
-    begin, end = _conversation_bounds(system_prompt)
-    return system_prompt[begin:end]
+    text = _as_pieces(system_prompt)
+    begin, end = _conversation_bounds(text)
+    return text.slice(begin, end)
 
 
-def _conversation_bounds(system_prompt: str) -> tuple[int, int]:
-    """Where ``conversation_text`` is in the prompt: found without copying a 47-million-
-    character prompt (188 MB, and the GIL held while it is copied)."""
-    end = len(system_prompt)
+def _as_pieces(text: Text) -> Pieces:
+    # The prompt is read where it is, never joined: for a 53 MB session that copy was 188 MB
+    # and a 0.1 s hold of the GIL (the app's screen stalled as the offline model started).
+    return text if isinstance(text, Pieces) else Pieces([text])
+
+
+def _role_lines(text: Pieces, begin: int, end: int) -> Iterator[int]:
+    """Where each ``[role]: `` line starts between ``begin`` and ``end``."""
+    for offset, window in line_windows(text, WINDOW_CHARS):
+        if offset + len(window) <= begin:
+            continue
+        if offset >= end:
+            return
+        for match in _ROLE_LINE.finditer(window, 0, end - offset):
+            if offset + match.start() >= begin:
+                yield offset + match.start()
+
+
+def _conversation_bounds(text: Pieces) -> tuple[int, int]:
+    """Where ``conversation_text`` is in the prompt."""
+    end = len(text)
     layout = prompt_layout()
     if layout is not None:
         # A focus appended after the template's text is not part of the conversation.
-        cut = system_prompt.rfind("\n\n" + layout.focus_heading)
+        cut = text.rfind("\n\n" + layout.focus_heading)
         if cut != -1:
             end = cut
         prefix, suffix = layout.prefix, layout.suffix
-        if prefix and system_prompt.startswith(prefix) and system_prompt.endswith(suffix, 0, end):
+        if (
+            prefix
+            and text.slice(0, len(prefix)) == prefix
+            and end >= len(suffix)
+            and text.slice(end - len(suffix), end) == suffix
+        ):
             return len(prefix), max(len(prefix), end - len(suffix))
-    first = _ROLE_LINE.search(system_prompt, 0, end)
-    return (first.start(), end) if first else (0, 0)
+    first = next(_role_lines(text, 0, end), None)
+    return (first, end) if first is not None else (0, 0)
 
 
-def parse_conversation(system_prompt: str) -> list[ParsedMessage]:
-    text = system_prompt
+def parse_conversation(system_prompt: Text) -> list[ParsedMessage]:
+    text = _as_pieces(system_prompt)
     begin, size = _conversation_bounds(text)
     # A role line at ``begin`` counts even when the prose before it ends without a newline,
     # as it did when the conversation was cut out of the prompt first.
-    starts = [begin] if _ROLE_LINE.match(text[begin : begin + 20]) else []
-    starts += [m.start() for m in _ROLE_LINE.finditer(text, begin, size) if m.start() != begin]
+    starts = [begin] if _ROLE_LINE.match(text.slice(begin, min(begin + 20, len(text)))) else []
+    starts += [at for at in _role_lines(text, begin, size) if at != begin]
     messages = []
     for i, start in enumerate(starts):
         end = starts[i + 1] - 1 if i + 1 < len(starts) else size
-        block = text[start:end]
+        block = text.slice(start, end)
         role, body = block[1 : block.index("]")], block[block.index(": ") + 2 :]
         messages.append(ParsedMessage(role, _parse_parts(body)))
     return messages
