@@ -137,3 +137,12 @@ async def test_search_finds_what_it_finds_in_the_joined_text(
                 column = line.lower().find(needle.lower(), column + len(needle.lower()))
         assert expected or needle in ("B\na", "xyz")
         assert found[str] == found[Pieces] == expected[:MAX_MATCHES]
+
+
+def test_the_search_note_counts_in_words_a_reader_expects() -> None:
+    from goose_tui.tui.screens.main import matches_note
+
+    assert matches_note(0) == "no match"
+    assert matches_note(1) == "1 match (n / N to move)"
+    assert matches_note(1_234) == "1,234 matches (n / N to move)"
+    assert matches_note(MAX_MATCHES).startswith(f"the first {MAX_MATCHES:,} matches")

@@ -44,7 +44,7 @@ from goose_tui.tui.widgets.fields_tree import FieldsTree
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.pane import Banner, Pane
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
-from goose_tui.tui.widgets.text_viewer import TextViewer, prompt_highlighter
+from goose_tui.tui.widgets.text_viewer import MAX_MATCHES, TextViewer, prompt_highlighter
 
 WIDE_COLUMNS = 160  # below this the four panes become tabs
 PANES = ("input", "analysis", "fields", "markdown")
@@ -666,8 +666,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def _search_submitted(self, event: Input.Submitted) -> None:
         viewer = self.query_one("#input-view", TextViewer)
         viewer.focus()
-        count = len(viewer.matches)
-        self.notify(f"{count} matches (n / N to move)" if count else "no match", markup=False)
+        self.notify(matches_note(len(viewer.matches)), markup=False)
 
     def action_toggle_markdown(self) -> None:
         self.query_one(SummaryPreview).action_toggle_source()
@@ -765,3 +764,12 @@ def usage_note(result: CompactionResult) -> str:
         f"usage in {figure(usage.input_tokens, reported.input_tokens)} / "
         f"out {figure(usage.output_tokens, reported.output_tokens)}"
     )
+
+
+def matches_note(count: int) -> str:
+    """What a search found, as the notification after Enter says it."""
+    if count == 0:
+        return "no match"
+    if count >= MAX_MATCHES:
+        return f"the first {count:,} matches (n / N to move; a longer search narrows it)"
+    return f"{count:,} match{'es' if count > 1 else ''} (n / N to move)"
