@@ -751,8 +751,7 @@ async def test_a_wrapped_pane_wraps_only_what_a_streamed_chunk_touched() -> None
         # What wrapping the whole text at the same width gives.
         width = viewer._wrapped_width
         lines = text_viewer.Lines(text)
-        breaks = {n: real(line, width) for n, line in enumerate(lines) if len(line) > width}
-        starts, total = text_viewer._rows(lines, width, breaks)
+        breaks, (starts, total) = text_viewer._wrapped(lines, width, words=True)
         assert streamed == (list(starts), total, breaks)
 
 

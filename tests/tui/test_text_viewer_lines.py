@@ -146,3 +146,71 @@ def test_the_search_note_counts_in_words_a_reader_expects() -> None:
     assert matches_note(1) == "1 match (n / N to move)"
     assert matches_note(1_234) == "1,234 matches (n / N to move)"
     assert matches_note(MAX_MATCHES).startswith(f"the first {MAX_MATCHES:,} matches")
+
+
+@given(st.text(st.sampled_from(list("ab  c")), max_size=80), st.integers(1, 30))
+def test_rows_by_cells_are_rows_by_characters_when_each_is_one_cell(line: str, width: int) -> None:
+    assert text_viewer._cell_breaks(line, width, words=True) == text_viewer._word_breaks(
+        line, width
+    )
+    assert text_viewer._cell_breaks(line, width, words=False) == list(
+        range(0, max(len(line), 1), width)
+    )
+
+
+WIDE = st.sampled_from(list("ab é日本語🙂\t\u200b\x85\x1b") + ["\u0301"])
+
+
+@given(st.text(WIDE, max_size=60), st.integers(1, 30), st.booleans())
+def test_no_row_is_wider_than_the_pane(line: str, width: int, words: bool) -> None:
+    # Rows were cut by characters: a tab (four cells), an invisible character shown as
+    # <U+200B> (eight) or a CJK character or emoji (two) pushed the row's end out of view.
+    from rich.cells import cell_len
+
+    from goose_tui.inert import inert
+
+    starts = text_viewer._cell_breaks(line, width, words)
+    rows = [line[a:b] for a, b in zip(starts, [*starts[1:], len(line)], strict=True)]
+    assert "".join(rows) == line
+    for row in rows:
+        shown = cell_len(inert(row))
+        # Over only by what cannot be split: one character wider than the pane, or the
+        # space a word wrap ends a row with.
+        assert shown <= width or len(row) == 1 or (words and row.endswith(" "))
+
+
+@pytest.mark.parametrize("big", [False, True])
+async def test_wide_characters_are_all_drawn_in_a_wrapped_pane(
+    big: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.app import App, ComposeResult
+
+    from goose_tui.inert import inert
+
+    if big:  # the prompt of a big session: indexed in a thread, rows cut without words
+        monkeypatch.setattr(text_viewer, "WORD_WRAP_CHARS", 50)
+        monkeypatch.setattr(text_viewer, "INDEX_IN_THREAD_CHARS", 50)
+    lines = [
+        "session return a 日本語のテキスト and more 日本語のテキスト words",
+        "plain ascii line " * 4,
+        "request module context config {} is the done 🙂 done 🙂 done",
+        "\tindented\twith\ttabs and an invisible \u200b here",
+    ]
+
+    class Viewer(App[None]):
+        def compose(self) -> ComposeResult:
+            yield TextViewer(wrap=True)
+
+    app = Viewer()
+    async with app.run_test(size=(30, 40)) as pilot:
+        viewer = app.query_one(TextViewer)
+        viewer.set_text(Pieces(["\n".join(lines[:2]), "\n", "\n".join(lines[2:])]))
+        for _ in range(50):
+            await pilot.pause()
+            if viewer._row_total > len(lines):
+                break
+        width = viewer.scrollable_content_region.width
+        rows = [viewer.render_line(y).text for y in range(viewer._row_total)]
+        assert all(len(row.rstrip()) <= width for row in rows)
+        drawn = "".join(row.rstrip() for row in rows).replace(" ", "")
+        assert drawn == "".join(inert(line) for line in lines).replace(" ", "")

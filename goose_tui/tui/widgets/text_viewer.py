@@ -7,8 +7,10 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from itertools import accumulate
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual.binding import Binding
@@ -18,12 +20,15 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from goose_tui.inert import inert
+from goose_tui.inert import INVISIBLE, inert
 from goose_tui.pieces import Pieces, Text, parts_of
 from goose_tui.tui.highlight import highlight_lines, syntax_classes, syntax_css
 
 # (start, end, component class) for one line.
 Spans = list[tuple[int, int, str]]
+# Where each wrapped line's rows start (lines whose rows are not width characters each), and
+# the first row of each line with the rows in all.
+Wrap = tuple[dict[int, list[int]], tuple["array[int]", int]]
 Highlighter = Callable[[str], Spans]
 MAX_MATCHES = 10_000
 SYNC_HIGHLIGHT_CHARS = 16_000  # ~50 ms of pygments; a longer text is highlighted in a thread
@@ -74,6 +79,18 @@ class Lines:
             # Only the lines this chunk touched: a streamed reply of thousands of chunks
             # would otherwise measure every line again per chunk.
             self._longest = max(self._longest, *map(self.length, range(touched, len(self._starts))))
+
+    def parts(self) -> Iterator[tuple[str, int]]:
+        """The text's strings, each with where it starts."""
+        return zip(self._parts, self._part_starts, strict=True)
+
+    def start(self, number: int) -> int:
+        """Where line ``number`` starts in the text."""
+        return self._starts[number]
+
+    def number_at(self, offset: int) -> int:
+        """The line the character at ``offset`` is on."""
+        return bisect_right(self._starts, offset) - 1
 
     def _end(self, number: int) -> int:
         if number + 1 < len(self._starts):
@@ -141,9 +158,65 @@ class Lines:
             yield self[number]
 
 
+# Characters ``inert`` draws wider than one cell (a tab as four spaces, a C1 control as
+# ``\x85``, an invisible one as ``<U+200B>``); East Asian and emoji characters take two.
+_WIDER = frozenset("\t" + "".join(map(chr, (*INVISIBLE, *range(0x80, 0xA0)))))
+# Every character drawn wider than one cell is one of these (no character below U+1100 is
+# wider, but the tab, the C1 controls and U+061C): a line without them needs no cell count.
+_MAYBE_WIDER = re.compile("[\t\x80-\x9f\u061c\u1100-\U0010ffff]")
+MAX_CELLS_PER_CHAR = 8  # "<U+200B>"
+
+
+def _one_cell_each(line: str) -> bool:
+    """Whether each character of ``line`` is drawn in one cell (rows are then cut by
+    characters; otherwise by cells, or the characters past the width would not be seen)."""
+    if line.isascii():
+        return "\t" not in line
+    return _WIDER.isdisjoint(line) and cell_len(line) == len(line)
+
+
+@lru_cache(maxsize=4096)
+def _cells(character: str) -> int:
+    return cell_len(inert(character))
+
+
+def _cell_breaks(line: str, width: int, words: bool) -> list[int]:
+    """Where each row of ``line`` starts when its characters are laid out by the cells they
+    take (``_word_breaks``'s rule, counted in cells; without ``words``, cut at the width)."""
+    cells = list(map(_cells, line))
+    if not words:  # where the cells so far pass each row's end: bisect, no loop per character
+        ends = list(accumulate(cells))
+        starts, start = [0], 0
+        while True:
+            end = bisect_right(ends, (ends[start - 1] if start else 0) + width, start)
+            if end >= len(line):
+                return starts
+            start = max(end, start + 1)  # one character wider than the pane has a row of its own
+            starts.append(start)
+    starts, start, used, space = [0], 0, 0, -1
+    index = 0
+    while index < len(line):
+        size = cells[index]
+        if used + size > width and index > start:
+            last = index if line[index] == " " else space
+            cut = last + 1 if words and last > start else index
+            starts.append(cut)
+            start, used, space = cut, sum(cells[cut:index]), -1
+            if cut > index:  # the space that did not fit ends the row
+                index = cut
+            continue
+        used += size
+        if line[index] == " ":
+            space = index
+        index += 1
+    return starts
+
+
 def _word_breaks(line: str, width: int) -> list[int]:
     """Where each row of ``line`` starts when wrapped at spaces to ``width`` columns (a word
     longer than the width is cut)."""
+    if not _one_cell_each(line):
+        return _cell_breaks(line, width, words=True)
     starts = [0]
     start = 0
     while len(line) - start > width:
@@ -155,12 +228,41 @@ def _word_breaks(line: str, width: int) -> list[int]:
 
 
 def _line_breaks(lines: Lines, width: int, first: int = 0) -> dict[int, list[int]]:
-    """Word breaks of the lines from ``first`` on that are longer than ``width``."""
-    return {
-        number: _word_breaks(lines[number], width)
-        for number in range(first, len(lines))
-        if lines.length(number) > width
-    }
+    """Word breaks of the lines from ``first`` on that are wider than ``width`` columns."""
+    out = {}
+    for number in range(first, len(lines)):
+        size = lines.length(number)
+        if size * MAX_CELLS_PER_CHAR <= width:
+            continue
+        line = lines[number]
+        if size > width or not _one_cell_each(line):
+            out[number] = _word_breaks(line, width)
+    return out
+
+
+def _cell_cut_breaks(lines: Lines, width: int) -> dict[int, list[int]]:
+    """For a text past WORD_WRAP_CHARS, whose rows are cut at the width with no word breaks
+    looked for: the rows, cut by cells, of the lines that hold a character wider than one
+    (a regex finds them in the text's strings that are not all ASCII; the rest need nothing)."""
+    out: dict[int, list[int]] = {}
+    for part, begin in lines.parts():
+        if part.isascii() and "\t" not in part:  # isascii: a flag CPython keeps, no scan
+            continue
+        found = _MAYBE_WIDER.search(part)
+        while found is not None:
+            number = lines.number_at(begin + found.start())
+            if number not in out:
+                out[number] = _cell_breaks(lines[number], width, words=False)
+            after = lines.start(number + 1) - begin if number + 1 < len(lines) else len(part)
+            found = _MAYBE_WIDER.search(part, after)
+    return out
+
+
+def _wrapped(lines: Lines, width: int, words: bool) -> Wrap:
+    """The rows of ``lines`` at ``width``: word wrap (``words``) for texts of a usual size; a
+    prompt of tens of megabytes is cut at the width, which costs no loop per row."""
+    breaks = _line_breaks(lines, width) if words else _cell_cut_breaks(lines, width)
+    return breaks, _rows(lines, width, breaks)
 
 
 def _rows(
@@ -289,11 +391,9 @@ class TextViewer(ScrollView, can_focus=True):
     class Indexed(Message):
         """Posted by the indexing thread: one text's lines (and rows, when wrapped)."""
 
-        def __init__(
-            self, text: Text, lines: Lines, width: int | None, rows: tuple[array[int], int] | None
-        ) -> None:
+        def __init__(self, text: Text, lines: Lines, width: int | None, wrap: Wrap | None) -> None:
             super().__init__()
-            self.text, self.lines, self.width, self.rows = text, lines, width, rows
+            self.text, self.lines, self.width, self.wrap = text, lines, width, wrap
 
     def _index_in_thread(self, text: Text) -> None:
         self._incoming = text
@@ -301,11 +401,11 @@ class TextViewer(ScrollView, can_focus=True):
 
         def work() -> None:
             lines = Lines(text)
-            # Over WORD_WRAP_CHARS rows are cut at the width: no word breaks to find.
-            rows = _rows(lines, width, {}) if width is not None else None
+            words = len(text) <= WORD_WRAP_CHARS
+            wrap = _wrapped(lines, width, words) if width is not None else None
             if width is None:
                 lines.longest()  # measured here, not on the loop (kept by the lines)
-            self.post_message(self.Indexed(text, lines, width, rows))
+            self.post_message(self.Indexed(text, lines, width, wrap))
 
         self.run_worker(work, thread=True, group="text-viewer-index", exclusive=True)
 
@@ -316,9 +416,9 @@ class TextViewer(ScrollView, can_focus=True):
         self._incoming, self._rewrapping = None, None
         self._text, self._lines, self._syntax_spans = message.text, message.lines, []
         self._version += 1
-        if message.rows is not None and message.width == self._wrap_width:
+        if message.wrap is not None and message.width == self._wrap_width:
             self._wrapped_width = -1  # a new text: nothing of the last view's place to keep
-            self._use_rows(message.width, {}, message.rows)
+            self._use_rows(message.width, *message.wrap)
         else:  # not wrapped, or the width changed meanwhile
             self._update_size()
         self._find_matches()
@@ -409,10 +509,7 @@ class TextViewer(ScrollView, can_focus=True):
             # in a thread; the rows at the last width are drawn until then.
             self._rewrap_in_thread(width)
             return
-        # Word wrap (break after the last space that fits) for texts of a usual size; a
-        # prompt of tens of megabytes is cut at the width, which costs no loop per row.
-        breaks = _line_breaks(self._lines, width) if len(self._text) <= WORD_WRAP_CHARS else {}
-        self._use_rows(width, breaks, _rows(self._lines, width, breaks))
+        self._use_rows(width, *_wrapped(self._lines, width, len(self._text) <= WORD_WRAP_CHARS))
 
     def _wrap_from(self, touched: int) -> bool:
         """After an append, wrap again only the lines from ``touched`` on (a streamed reply
@@ -458,16 +555,17 @@ class TextViewer(ScrollView, can_focus=True):
     class Rewrapped(Message):
         """Posted by the rewrapping thread: the rows of the current lines at one width."""
 
-        def __init__(self, version: int, width: int, rows: tuple[array[int], int]) -> None:
+        def __init__(self, version: int, width: int, wrap: Wrap) -> None:
             super().__init__()
-            self.version, self.width, self.rows = version, width, rows
+            self.version, self.width, self.wrap = version, width, wrap
 
     def _rewrap_in_thread(self, width: int) -> None:
         self._rewrapping = width
         lines, version = self._lines, self._version
+        words = len(self._text) <= WORD_WRAP_CHARS
 
         def work() -> None:
-            self.post_message(self.Rewrapped(version, width, _rows(lines, width, {})))
+            self.post_message(self.Rewrapped(version, width, _wrapped(lines, width, words)))
 
         self.run_worker(work, thread=True, group="text-viewer-rewrap", exclusive=True)
 
@@ -476,7 +574,7 @@ class TextViewer(ScrollView, can_focus=True):
         if message.version != self._version or message.width != self._rewrapping:
             return  # another text, or a newer width is being counted
         self._rewrapping = None
-        self._use_rows(message.width, {}, message.rows)
+        self._use_rows(message.width, *message.wrap)
         self._rewrap()  # the width may have changed again meanwhile
         self.refresh()
 
