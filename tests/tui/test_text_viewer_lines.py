@@ -91,11 +91,8 @@ def test_lines_of_pieces_are_the_lines_of_their_join(text: str, data: st.DataObj
         whole.length(n) for n in range(len(whole))
     ]
     assert lines.longest() == whole.longest() and lines.text == text
-    size = data.draw(st.integers(1, 20))
-    windows = list(lines.windows(size))
-    assert "".join(window for _, window in windows) == text
-    for first, window in windows:  # whole lines, numbered as they are
-        assert window.split("\n")[0] == lines[first]
+    for offset in range(len(text)):
+        assert lines.number_at(offset) == text.count("\n", 0, offset)
 
 
 def test_the_pieces_are_not_copied() -> None:

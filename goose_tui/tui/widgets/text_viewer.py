@@ -21,7 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from goose_tui.inert import INVISIBLE, inert
-from goose_tui.pieces import Pieces, Text, parts_of
+from goose_tui.pieces import Pieces, Text, line_windows, parts_of
 from goose_tui.tui.highlight import highlight_lines, syntax_classes, syntax_css
 
 # (start, end, component class) for one line.
@@ -125,21 +125,6 @@ class Lines:
     def text(self) -> Text:
         return self._parts[0] if len(self._parts) == 1 else Pieces(self._parts)
 
-    def windows(self, size: int) -> Iterator[tuple[int, str]]:
-        """The text as strings of whole lines (about ``size`` characters, at least one line
-        each), with the number of each one's first line: searched one at a time, so neither
-        the text nor its lowered copy is ever made whole."""
-        first, count = 0, len(self._starts)
-        while first < count:
-            bound = self._starts[first] + size
-            if self._length <= bound:
-                last = count
-            else:
-                last = max(bisect_right(self._starts, bound, first + 1) - 1, first + 1)
-            end = self._starts[last] if last < count else self._length
-            yield first, self._slice(self._starts[first], end)
-            first = last
-
     def __len__(self) -> int:
         return len(self._starts)
 
@@ -199,7 +184,7 @@ def _cell_breaks(line: str, width: int, words: bool) -> list[int]:
         size = cells[index]
         if used + size > width and index > start:
             last = index if line[index] == " " else space
-            cut = last + 1 if words and last > start else index
+            cut = last + 1 if last > start else index
             starts.append(cut)
             start, used, space = cut, sum(cells[cut:index]), -1
             if cut > index:  # the space that did not fit ends the row
@@ -598,8 +583,9 @@ class TextViewer(ScrollView, can_focus=True):
         needle = self.search.lower()
         if not needle or "\n" in needle:
             return
-        for first, window in self._lines.windows(SEARCH_WINDOW_CHARS):
-            self._find_in(window, first, needle)
+        lines = self._lines
+        for offset, window in line_windows(lines.text, SEARCH_WINDOW_CHARS):
+            self._find_in(window, lines.number_at(offset), needle)
             if len(self._matches) >= MAX_MATCHES:
                 del self._matches[MAX_MATCHES:]
                 return
