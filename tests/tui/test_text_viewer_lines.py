@@ -211,3 +211,27 @@ async def test_wide_characters_are_all_drawn_in_a_wrapped_pane(
         assert all(len(row.rstrip()) <= width for row in rows)
         drawn = "".join(row.rstrip() for row in rows).replace(" ", "")
         assert drawn == "".join(inert(line) for line in lines).replace(" ", "")
+
+
+@pytest.mark.parametrize("wrap", [False, True])
+async def test_a_match_after_a_tab_is_highlighted_where_it_is_drawn(wrap: bool) -> None:
+    # Matches are found in the raw text; a tab before one is drawn as four spaces and an
+    # invisible character as <U+200B>, so the highlight landed left of the word.
+    from textual.app import App, ComposeResult
+
+    class Viewer(App[None]):
+        def compose(self) -> ComposeResult:
+            yield TextViewer("\tkey\u200b = value\nvalue", wrap=wrap)
+
+    app = Viewer()
+    async with app.run_test(size=(60, 10)) as pilot:
+        viewer = app.query_one(TextViewer)
+        viewer.search = "value"
+        await pilot.pause()
+        matched = viewer.get_component_rich_style("text-viewer--current-match", partial=True)
+        other = viewer.get_component_rich_style("text-viewer--match", partial=True)
+        for y in range(2):
+            segments = list(viewer.render_line(y))
+            colours = (matched.bgcolor, other.bgcolor)
+            marked = [s.text for s in segments if s.style and s.style.bgcolor in colours]
+            assert marked == ["value"], (y, [(s.text, s.style) for s in segments])

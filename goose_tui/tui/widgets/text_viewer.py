@@ -662,16 +662,27 @@ class TextViewer(ScrollView, can_focus=True):
             else:
                 start = part * self._wrapped_width
                 end = start + self._wrapped_width
-            line = inert(self._lines[line_no][start:end])
-            return Strip(self._segments(line_no, line, start, base)).crop_extend(0, width, base)
+            raw = self._lines[line_no][start:end]
+            return Strip(self._segments(line_no, raw, start, base)).crop_extend(0, width, base)
         if number >= len(self._lines):
             return Strip.blank(width, base)
         # Style only the visible slice: a single line can be megabytes of tool output.
-        line = inert(self._lines[number][scroll_x : scroll_x + width])
-        strip = Strip(self._segments(number, line, scroll_x, base))
+        raw = self._lines[number][scroll_x : scroll_x + width]
+        strip = Strip(self._segments(number, raw, scroll_x, base))
         return strip.crop_extend(0, width, base)
 
-    def _segments(self, number: int, line: str, offset: int, base: RichStyle) -> list[Segment]:
+    def _segments(self, number: int, raw: str, offset: int, base: RichStyle) -> list[Segment]:
+        """The styled segments of ``raw``, the part of line ``number`` from ``offset`` on that
+        is drawn, made inert."""
+        line = inert(raw)
+
+        def shown(column: int) -> int:
+            # A match's column in the raw line, where it is drawn: a tab before it is drawn
+            # as four spaces, an invisible character as <U+200B>.
+            if len(line) == len(raw) or column <= 0:
+                return column
+            return len(inert(raw[:column])) + max(column - len(raw), 0)
+
         spans = self._highlighter(line) if self._highlighter else []
         if number < len(self._syntax_spans):
             spans = [
@@ -688,7 +699,7 @@ class TextViewer(ScrollView, can_focus=True):
                     if current == (line_no, column)
                     else "text-viewer--match"
                 )
-                spans.append((column - offset, column - offset + size, name))
+                spans.append((shown(column - offset), shown(column - offset + size), name))
         if not spans:
             return [Segment(line, base)]
         # Each character takes the styles of every span over it, later spans on top.
