@@ -107,6 +107,22 @@ def test_compact_json_keeps_its_keys_in_order_and_round_trips(
     assert model.model_dump(mode="json") == data
 
 
+async def test_compact_json_joins_the_prompt_once(reply: Path) -> None:
+    # The request's system message holds the prompt's pieces; dumped as they were, the
+    # report held a second joined copy (188 MB more for the 53 MB session's prompt).
+    from goose_tui.compaction.summarize import summarize
+    from goose_tui.compaction.templates import load_templates
+    from goose_tui.llm.replay import ReplaySummarizer
+    from goose_tui.session.loader import load_session
+
+    messages = load_session(SHORT).messages
+    model, templates = ReplaySummarizer(reply), load_templates(None)
+    result = await summarize(messages, model, templates, estimate_tokens=True)
+    output = CompactOutput.of(result, "goose-sdk-wheel")
+    assert output.request[0].content is output.system_prompt
+    assert output.system_prompt == str(result.request.prompt)
+
+
 def test_the_schema_of_compact_validates_a_real_compact_output(
     capsys: pytest.CaptureFixture[str], reply: Path
 ) -> None:

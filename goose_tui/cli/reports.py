@@ -143,12 +143,19 @@ class CompactOutput(ExtractionReport, CompactRequestReport):
 
     @classmethod
     def of(cls, result: CompactionResult, goose_profile: str) -> CompactOutput:
+        # The prompt joined once, and that one string in both fields (the request's system
+        # message holds its pieces: dumped as they are, it would be joined a second time).
+        prompt = result.request.system_prompt
+        request = [
+            m.model_copy(update={"content": prompt}) if m.content is result.request.prompt else m
+            for m in result.request.messages
+        ]
         return cls(
             model=result.model,
             goose_profile=goose_profile,
             focus=result.focus,
-            system_prompt=result.request.system_prompt,
-            request=result.request.messages,
+            system_prompt=prompt,
+            request=request,
             raw_response=result.raw_response,
             **cls.fields_of(result.extraction, result.summary),
             attempts=[AttemptReport(**dict(a)) for a in result.attempts],
