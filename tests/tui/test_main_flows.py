@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from goose_tui.compaction.summarize import SUMMARIZE_REQUEST
 from goose_tui.session.loader import load_session
 from goose_tui.tui.app import GooseTUI
@@ -321,6 +323,41 @@ async def test_search_maximize_copy_and_help(session_file: Path) -> None:
         assert "Compact" in keys and "Save" in keys
         await pilot.press("escape")
         assert app.screen is app.main
+
+
+async def test_enter_in_the_search_box_says_what_a_threaded_search_found(
+    session_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A big prompt is searched in a thread: the note waits for its matches, not "no match".
+    import threading
+
+    from goose_tui.tui.widgets import text_viewer
+
+    monkeypatch.setattr(text_viewer, "INDEX_IN_THREAD_CHARS", 100)
+    release, real = threading.Event(), text_viewer.find_matches
+
+    def held(lines, search, cancelled=lambda: False):  # noqa: ANN001, ANN202
+        if search == "ValueError":  # still searching when Enter comes
+            release.wait(30)
+        return real(lines, search, cancelled)
+
+    monkeypatch.setattr(text_viewer, "find_matches", held)
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        viewer = app.main.query_one("#input-view", TextViewer)
+        await pilot.press("slash", *"ValueError", "enter")
+        assert viewer.searching
+        assert app._notifications and [n.message for n in app._notifications][-1] == (
+            "searching the prompt…"
+        )
+        release.set()
+        await wait_until(pilot, lambda: not viewer.searching)
+        await settle(pilot)
+        count = len(viewer.matches)
+        assert count >= 1
+        notes = [n.message for n in app._notifications]
+        assert notes[-1] == f"{count:,} match{'es' if count > 1 else ''} (n / N to move)"
 
 
 async def test_narrow_terminal_shows_panes_as_tabs(session_file: Path) -> None:

@@ -235,3 +235,47 @@ async def test_a_match_after_a_tab_is_highlighted_where_it_is_drawn(wrap: bool) 
             colours = (matched.bgcolor, other.bgcolor)
             marked = [s.text for s in segments if s.style and s.style.bgcolor in colours]
             assert marked == ["value"], (y, [(s.text, s.style) for s in segments])
+
+
+async def test_a_big_text_is_searched_in_a_thread_and_the_last_search_wins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each key typed into the search box searched the 53 MB session's prompt on the event
+    # loop (0.1-0.2 s a key).
+    import threading
+
+    from textual.app import App, ComposeResult
+
+    monkeypatch.setattr(text_viewer, "INDEX_IN_THREAD_CHARS", 100)
+    searched_in: set[str] = set()
+    real = text_viewer.find_matches
+
+    def recording(lines: Lines, search: str, cancelled=lambda: False):  # noqa: ANN001, ANN202
+        if search:
+            searched_in.add(threading.current_thread().name)
+        return real(lines, search, cancelled)
+
+    monkeypatch.setattr(text_viewer, "find_matches", recording)
+    text = "ab cd\nxAB é\n" * 50
+
+    class Viewer(App[None]):
+        def compose(self) -> ComposeResult:
+            yield TextViewer()
+
+    app = Viewer()
+    async with app.run_test() as pilot:
+        viewer = app.query_one(TextViewer)
+        viewer.set_text(text)
+        for _ in range(100):
+            await pilot.pause()
+            if viewer._lines:
+                break
+        viewer.search = "a"
+        viewer.search = "ab"  # typed on before the first search ended
+        assert viewer.searching
+        for _ in range(100):
+            await pilot.pause()
+            if not viewer.searching:
+                break
+        assert viewer.matches == real(Lines(text), "ab") and len(viewer.matches) == 100
+        assert searched_in and threading.main_thread().name not in searched_in

@@ -98,6 +98,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self._gauge_counted = False
         # The history's estimated tokens, as the gauge counted them: (session, tokens).
         self._history_tokens: tuple[Session, int] | None = None
+        self._note_search = False  # Enter in the search box while a big prompt is searched
         self.set_reactive(MainScreen.model_name, inspector.model.name)
         self.set_reactive(MainScreen.profile, inspector.goose_profile)
         self.set_reactive(MainScreen.templates, inspector.templates)
@@ -666,7 +667,17 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def _search_submitted(self, event: Input.Submitted) -> None:
         viewer = self.query_one("#input-view", TextViewer)
         viewer.focus()
+        if viewer.searching:  # a big prompt is searched in a thread: the note when it ends
+            self._note_search = True
+            self.notify("searching the prompt…", markup=False, timeout=2)
+            return
         self.notify(matches_note(len(viewer.matches)), markup=False)
+
+    @on(TextViewer.Searched, "#input-view")
+    def _searched(self, event: TextViewer.Searched) -> None:
+        if self._note_search:
+            self._note_search = False
+            self.notify(matches_note(len(event.viewer.matches)), markup=False)
 
     def action_toggle_markdown(self) -> None:
         self.query_one(SummaryPreview).action_toggle_source()

@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.worker import get_current_worker
 
 from goose_tui.inert import INVISIBLE, inert
 from goose_tui.pieces import Pieces, Text, line_windows, parts_of
@@ -265,6 +266,48 @@ def _rows(
     return starts, starts.pop()
 
 
+def find_matches(
+    lines: Lines, search: str, cancelled: Callable[[], bool] = lambda: False
+) -> list[tuple[int, int]]:
+    """(line, column) of each match of ``search`` (case ignored; at most MAX_MATCHES):
+    ``str.find`` over the text a window of whole lines at a time; line numbers come from
+    counting newlines between consecutive hits, so the cost is in C, not a loop over lines."""
+    matches: list[tuple[int, int]] = []
+    needle = search.lower()
+    if not needle or "\n" in needle:
+        return matches
+    for offset, window in line_windows(lines.text, SEARCH_WINDOW_CHARS):
+        if cancelled():
+            return matches
+        _find_in(window, lines.number_at(offset), needle, matches)
+        if len(matches) >= MAX_MATCHES:
+            return matches[:MAX_MATCHES]
+    return matches
+
+
+def _find_in(window: str, first: int, needle: str, matches: list[tuple[int, int]]) -> None:
+    """Add the matches in ``window``, whole lines from line ``first`` on."""
+    haystack = window.lower()
+    if len(haystack) != len(window):  # lower() changed lengths: go line by line
+        for number, text_line in enumerate(window.split("\n"), first):
+            lowered = text_line.lower()
+            start = lowered.find(needle)
+            while start != -1 and len(matches) < MAX_MATCHES:
+                matches.append((number, start))
+                start = lowered.find(needle, start + len(needle))
+        return
+    line, line_start, previous = first, 0, 0
+    position = haystack.find(needle)
+    while position != -1 and len(matches) < MAX_MATCHES:
+        newlines = haystack.count("\n", previous, position)
+        if newlines:
+            line += newlines
+            line_start = haystack.rfind("\n", 0, position) + 1
+        matches.append((line, position - line_start))
+        previous = position
+        position = haystack.find(needle, position + len(needle))
+
+
 _ROLE = re.compile(r"^\[(user|assistant|system)\]: ")
 _TOOL = re.compile(r"\b(tool_request|tool_response|tool_confirmation_request|action_required)\b")
 _TAG = re.compile(r"</?analysis>|^#{1,6} .*|^```\w*$")
@@ -338,6 +381,7 @@ class TextViewer(ScrollView, can_focus=True):
         self._incoming: Text | None = None
         self._matches: list[tuple[int, int]] = []  # (line, column)
         self._current = -1
+        self._searching: tuple[str, Lines] | None = None  # a search running in a thread
         self.set_text(text)
 
     @property
@@ -570,47 +614,53 @@ class TextViewer(ScrollView, can_focus=True):
 
     def watch_search(self) -> None:
         self._find_matches()
-        if self._matches:
+
+    @property
+    def searching(self) -> bool:
+        """A search of a big text is running in a thread (``Searched`` comes when it ends)."""
+        return self._searching is not None
+
+    class Searched(Message):
+        """Posted when a search that ran in a thread has its matches in place."""
+
+        def __init__(self, viewer: TextViewer) -> None:
+            super().__init__()
+            self.viewer = viewer
+
+        @property
+        def control(self) -> TextViewer:
+            return self.viewer
+
+    def _find_matches(self) -> None:
+        """The search's matches: at once in a text of a usual size; in a thread in a big one
+        (the 53 MB session's prompt took 0.1-0.2 s per key typed into the search box)."""
+        self._matches, self._current, self._searching = [], -1, None
+        needle, lines = self.search, self._lines
+        if needle and len(self._text) > INDEX_IN_THREAD_CHARS and self.is_attached:
+            self._searching = (needle, lines)
+
+            def work() -> None:
+                worker = get_current_worker()
+                found = find_matches(lines, needle, lambda: worker.is_cancelled)
+                if not worker.is_cancelled:
+                    self.app.call_from_thread(self._use_matches, needle, lines, found)
+
+            self.run_worker(work, thread=True, group="text-viewer-search", exclusive=True)
+            return
+        self._use_matches(needle, lines, find_matches(lines, needle))
+
+    def _use_matches(self, needle: str, lines: Lines, found: list[tuple[int, int]]) -> None:
+        threaded = self._searching is not None
+        if threaded and self._searching != (needle, lines):
+            return  # a newer search or text since
+        self._searching = None
+        self._matches, self._current = found, -1
+        if found:
             self._current = 0
             self._show_current()
         self.refresh()
-
-    def _find_matches(self) -> None:
-        """``str.find`` over the text a window of whole lines at a time; line numbers come
-        from counting newlines between consecutive hits, so the cost is in C, not a loop
-        over lines."""
-        self._matches, self._current = [], -1
-        needle = self.search.lower()
-        if not needle or "\n" in needle:
-            return
-        lines = self._lines
-        for offset, window in line_windows(lines.text, SEARCH_WINDOW_CHARS):
-            self._find_in(window, lines.number_at(offset), needle)
-            if len(self._matches) >= MAX_MATCHES:
-                del self._matches[MAX_MATCHES:]
-                return
-
-    def _find_in(self, window: str, first: int, needle: str) -> None:
-        """The matches in ``window``, whole lines from line ``first`` on."""
-        haystack = window.lower()
-        if len(haystack) != len(window):  # lower() changed lengths: go line by line
-            for number, text_line in enumerate(window.split("\n"), first):
-                lowered = text_line.lower()
-                start = lowered.find(needle)
-                while start != -1 and len(self._matches) < MAX_MATCHES:
-                    self._matches.append((number, start))
-                    start = lowered.find(needle, start + len(needle))
-            return
-        line, line_start, previous = first, 0, 0
-        position = haystack.find(needle)
-        while position != -1 and len(self._matches) < MAX_MATCHES:
-            newlines = haystack.count("\n", previous, position)
-            if newlines:
-                line += newlines
-                line_start = haystack.rfind("\n", 0, position) + 1
-            self._matches.append((line, position - line_start))
-            previous = position
-            position = haystack.find(needle, position + len(needle))
+        if threaded:
+            self.post_message(self.Searched(self))
 
     def _show_current(self) -> None:
         line, column = self._matches[self._current]
