@@ -279,3 +279,42 @@ async def test_a_big_text_is_searched_in_a_thread_and_the_last_search_wins(
                 break
         assert viewer.matches == real(Lines(text), "ab") and len(viewer.matches) == 100
         assert searched_in and threading.main_thread().name not in searched_in
+
+
+async def test_a_search_that_ends_after_the_text_changed_is_dropped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    from textual.app import App, ComposeResult
+
+    monkeypatch.setattr(text_viewer, "INDEX_IN_THREAD_CHARS", 100)
+    release, real = threading.Event(), text_viewer.find_matches
+
+    def held(lines: Lines, search: str, cancelled=lambda: False):  # noqa: ANN001, ANN202
+        if search and len(lines) > 10:  # the big text's search: still running after it
+            release.wait(30)
+        return real(lines, search, cancelled)
+
+    monkeypatch.setattr(text_viewer, "find_matches", held)
+
+    class Viewer(App[None]):
+        def compose(self) -> ComposeResult:
+            yield TextViewer()
+
+    app = Viewer()
+    async with app.run_test() as pilot:
+        viewer = app.query_one(TextViewer)
+        viewer.set_text("ab\n" * 200)
+        for _ in range(100):
+            await pilot.pause()
+            if viewer._lines:
+                break
+        viewer.search = "ab"
+        assert viewer.searching
+        viewer.set_text("small ab text")  # searched at once
+        assert viewer.matches == [(0, 6)] and not viewer.searching
+        release.set()
+        for _ in range(20):
+            await pilot.pause()
+        assert viewer.matches == [(0, 6)]  # the big text's 200 matches did not land

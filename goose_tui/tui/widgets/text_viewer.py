@@ -643,24 +643,26 @@ class TextViewer(ScrollView, can_focus=True):
                 worker = get_current_worker()
                 found = find_matches(lines, needle, lambda: worker.is_cancelled)
                 if not worker.is_cancelled:
-                    self.app.call_from_thread(self._use_matches, needle, lines, found)
+                    self.app.call_from_thread(self._searched, needle, lines, found)
 
             self.run_worker(work, thread=True, group="text-viewer-search", exclusive=True)
             return
-        self._use_matches(needle, lines, find_matches(lines, needle))
+        self._use_matches(find_matches(lines, needle))
 
-    def _use_matches(self, needle: str, lines: Lines, found: list[tuple[int, int]]) -> None:
-        threaded = self._searching is not None
-        if threaded and self._searching != (needle, lines):
-            return  # a newer search or text since
+    def _searched(self, needle: str, lines: Lines, found: list[tuple[int, int]]) -> None:
+        pending = self._searching
+        if pending is None or pending[0] != needle or pending[1] is not lines:
+            return  # a newer search since, or another text
         self._searching = None
+        self._use_matches(found)
+        self.post_message(self.Searched(self))
+
+    def _use_matches(self, found: list[tuple[int, int]]) -> None:
         self._matches, self._current = found, -1
         if found:
             self._current = 0
             self._show_current()
         self.refresh()
-        if threaded:
-            self.post_message(self.Searched(self))
 
     def _show_current(self) -> None:
         line, column = self._matches[self._current]
