@@ -45,6 +45,8 @@ class Pieces:
         return f"Pieces(<{len(self.parts):,} parts, {self._length:,} chars>)"
 
     def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
         if not isinstance(other, str | Pieces):
             return NotImplemented
         if len(other) != self._length:
