@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.color import Color
 
@@ -17,7 +18,7 @@ from goose_tui.tui.widgets.code_editor import CodeEditor
 from goose_tui.tui.widgets.conversation_view import ConversationView
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
-from .conftest import settle
+from .conftest import settle, wait_until
 
 
 def test_json_spans_mark_keys_strings_and_numbers() -> None:
@@ -233,3 +234,32 @@ async def test_an_editor_in_a_hidden_tab_loads_its_text_when_shown(session_file:
         shown = "".join(seg.text for seg in editor.render_line(0))
         assert loaded.split("\n", 1)[0] in shown
         assert main.inspector.unsaved_edits() == []  # loading it is no hand edit
+
+
+async def test_the_hidden_markdown_source_is_highlighted_when_it_is_shown(
+    session_file: Path, reply_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The summary's Markdown source sits behind its rendered view; highlighting it at the
+    # end of every compaction held the loop ~50-75 ms for a view nobody was looking at.
+    from goose_tui.tui.widgets import text_viewer
+
+    highlighted: list[int] = []
+    real = text_viewer.highlight_lines
+
+    def recording(text: str, syntax: str):  # noqa: ANN202
+        highlighted.append(len(text))
+        return real(text, syntax)
+
+    monkeypatch.setattr(text_viewer, "highlight_lines", recording)
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app.inspector.result is not None)
+        await settle(pilot)
+        source = app.main.query_one("#preview-source", TextViewer)
+        assert highlighted == [] and source._syntax_spans == []
+        await pilot.press("m")
+        await settle(pilot)
+        assert highlighted == [len(source._lines.text)]
+        assert source._syntax_spans  # drawn highlighted now it is shown

@@ -364,6 +364,7 @@ class TextViewer(ScrollView, can_focus=True):
         # A pygments language: the whole text is highlighted once per set_text (small texts).
         self._syntax = syntax
         self._syntax_spans: list[list[tuple[int, int, str]]] = []
+        self._unhighlighted: str | None = None  # a hidden text's, highlighted when shown
         self._highlighting = 0  # bumped per text: a thread's spans for an older one are dropped
         # Soft wrap at the view's width: _row_starts[i] is the first visual row of line i.
         self._wrap = wrap
@@ -460,13 +461,11 @@ class TextViewer(ScrollView, can_focus=True):
         self._lines = Lines(text)
         self._syntax_spans = []
         self._highlighting += 1
+        self._unhighlighted = None
         if self._syntax and text:
             shown = inert(str(text))
             self._lines = Lines(shown)
-            if len(shown) <= SYNC_HIGHLIGHT_CHARS or not self.is_attached:
-                self._syntax_spans = highlight_lines(shown, self._syntax)
-            else:
-                self._highlight_in_thread(shown, self._syntax)
+            self._highlight(shown, self._syntax)
         self._update_size()
         self._find_matches()
         self.refresh()
@@ -478,6 +477,24 @@ class TextViewer(ScrollView, can_focus=True):
             super().__init__()
             self.generation = generation
             self.spans = spans
+
+    def _highlight(self, shown: str, syntax: str) -> None:
+        if self.is_attached and not self.display:
+            # Hidden (the summary's Markdown source behind its rendered view): highlighted
+            # when shown. At once, the summary's source cost ~50-75 ms of the loop at the
+            # end of every compaction, for a view nobody was looking at.
+            self._unhighlighted = shown
+            return
+        if len(shown) <= SYNC_HIGHLIGHT_CHARS or not self.is_attached:
+            self._syntax_spans = highlight_lines(shown, syntax)
+        else:
+            self._highlight_in_thread(shown, syntax)
+
+    def on_show(self) -> None:
+        if self._unhighlighted is not None and self._syntax:
+            shown, self._unhighlighted = self._unhighlighted, None
+            self._highlight(shown, self._syntax)
+            self.refresh()
 
     def _highlight_in_thread(self, shown: str, syntax: str) -> None:
         """pygments takes ~3 s a MB: a big text is shown plain until its spans are ready."""
