@@ -12,7 +12,7 @@ model called in this process, the clipboard, a JSON report) joins it, with ``str
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any
 
@@ -75,16 +75,7 @@ class Pieces:
         """``str(self)[start:end]`` (0 <= start, end <= len) without joining the rest."""
         if self._starts is None:
             self._starts = list(accumulate(map(len, self.parts), initial=0))
-        if start >= end:
-            return ""
-        first = bisect_right(self._starts, start) - 1
-        out = []
-        for index in range(first, len(self.parts)):
-            offset = self._starts[index]
-            if offset >= end:
-                break
-            out.append(self.parts[index][max(start - offset, 0) : end - offset])
-        return "".join(out)
+        return join_slice(self.parts, self._starts, start, end)
 
     def rfind(self, sub: str) -> int:
         """``str(self).rfind(sub)`` (``sub`` non-empty), a slice of the text at a time."""
@@ -128,6 +119,23 @@ Text = str | Pieces
 
 def parts_of(text: Text) -> tuple[str, ...]:
     return text.parts if isinstance(text, Pieces) else (text,)
+
+
+def join_slice(parts: Sequence[str], starts: Sequence[int], start: int, end: int) -> str:
+    """From ``start`` to ``end`` of the text ``parts`` join to (``starts``: where each part
+    begins): a slice of one part, or joined from the few parts it spans."""
+    if start >= end:
+        return ""
+    first = bisect_right(starts, start) - 1
+    offset, part = starts[first], parts[first]
+    if end <= offset + len(part):
+        return part[start - offset : end - offset]
+    out = [part[start - offset :]]
+    index = first + 1
+    while index < len(parts) and starts[index] < end:
+        out.append(parts[index][: end - starts[index]])
+        index += 1
+    return "".join(out)
 
 
 def slices(text: Text, size: int = SLICE_CHARS) -> Iterator[str]:

@@ -22,7 +22,7 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from goose_tui.inert import INVISIBLE, inert
-from goose_tui.pieces import Pieces, Text, line_windows, parts_of
+from goose_tui.pieces import Pieces, Text, join_slice, line_windows, parts_of
 from goose_tui.tui.highlight import highlight_lines, syntax_classes, syntax_css
 
 # (start, end, component class) for one line.
@@ -107,20 +107,7 @@ class Lines:
         return self._longest
 
     def _slice(self, start: int, end: int) -> str:
-        """The text from ``start`` to ``end``: a slice of one part, or joined from several."""
-        if start >= end:
-            return ""
-        first = bisect_right(self._part_starts, start) - 1
-        offset = self._part_starts[first]
-        part = self._parts[first]
-        if end <= offset + len(part):
-            return part[start - offset : end - offset]
-        pieces = [part[start - offset :]]
-        index = first + 1
-        while index < len(self._parts) and self._part_starts[index] < end:
-            pieces.append(self._parts[index][: end - self._part_starts[index]])
-            index += 1
-        return "".join(pieces)
+        return join_slice(self._parts, self._part_starts, start, end)
 
     @property
     def text(self) -> Text:
