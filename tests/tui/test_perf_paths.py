@@ -378,9 +378,9 @@ async def test_tokens_are_never_summed_on_the_event_loop(session_file: Path) -> 
     threads: list[str] = []
     real_total = TokenCounter.total
 
-    def recording(self, messages):  # type: ignore[no-untyped-def]
+    def recording(self, messages, *counts):  # type: ignore[no-untyped-def]
         threads.append(threading.current_thread().name)
-        return real_total(self, messages)
+        return real_total(self, messages, *counts)
 
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
@@ -397,15 +397,39 @@ async def test_tokens_are_never_summed_on_the_event_loop(session_file: Path) -> 
         assert threads and threading.main_thread().name not in threads
 
 
+async def test_the_gauge_looks_each_message_up_once(generated_session: Path) -> None:
+    # The count summed the history again through the cache (each lookup builds and hashes
+    # the message's texts), and again for the projection: three passes for one figure.
+    looked_up: list[int] = []
+    real_count = TokenCounter.count
+
+    def recording(self, message):  # type: ignore[no-untyped-def]
+        looked_up.append(id(message))
+        return real_count(self, message)
+
+    app = GooseTUI(generated_session)
+    async with app.run_test(size=(200, 50)) as pilot:
+        TokenCounter.count = recording  # type: ignore[method-assign]
+        try:
+            await settle(pilot)
+        finally:
+            TokenCounter.count = real_count  # type: ignore[method-assign]
+        messages = app.inspector.session.messages
+        assert sorted(looked_up) == sorted(map(id, messages))
+        gauge = app.main.query_one(ContextGauge)
+        assert gauge.usage is not None
+        assert gauge.usage.used == app.main.token_counter.total(messages)
+
+
 async def test_the_projection_reuses_the_gauges_count_of_the_history(session_file: Path) -> None:
     # Summing the history's cached counts again for the projection (~0.1 s of the GIL for
     # 20,000 messages) held back the frames that draw the summary.
     summed: list[int] = []
     real_total = TokenCounter.total
 
-    def recording(self, messages):  # type: ignore[no-untyped-def]
+    def recording(self, messages, *counts):  # type: ignore[no-untyped-def]
         summed.append(len(messages))
-        return real_total(self, messages)
+        return real_total(self, messages, *counts)
 
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:

@@ -275,13 +275,14 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
                 gauge.report_progress(number, total)
             counts.append(counter.count(message))
         gauge.report_progress(total, total)
+        # Summed from the counts just made, for the gauge and for the projection after a
+        # compaction (summing 20,000 cached counts again there, ~0.1 s of the GIL, held back
+        # the frames that show the summary).
+        history = counter.total(session.messages, counts)
         usage = context_usage(
-            session, counter=counter, model=model, context_limit=limit, threshold=threshold
+            session, model=model, context_limit=limit, threshold=threshold, estimated=history
         )
-        # Kept for the projection after a compaction: summing 20,000 cached counts again
-        # there (~0.1 s of the GIL) held back the frames that show the summary.
-        estimated = usage.used if usage.used_source == "estimated" else None
-        self._history_tokens = (session, estimated or counter.total(session.messages))
+        self._history_tokens = (session, history)
         self.app.call_from_thread(self._show_counts, counts, usage)
 
     def _show_counts(self, counts: list[int], usage: ContextUsage) -> None:
