@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from textual.app import App, ComposeResult
 
 from goose_tui.pieces import Pieces
 from goose_tui.tui.widgets import text_viewer
 from goose_tui.tui.widgets.text_viewer import MAX_MATCHES, Lines, TextViewer
 
+from .conftest import wait_until
+
 TEXTS = ["", "a", "\n", "a\n", "\na", "a\nb\n\nc", "é😀\nx\n\n", "\n\n\n", "no newline at all"]
+
+
+class ViewerApp(App[None]):
+    """One viewer alone, as a pane holds it."""
+
+    def __init__(self, viewer: TextViewer) -> None:
+        super().__init__()
+        self._viewer = viewer
+
+    def compose(self) -> ComposeResult:
+        yield self._viewer
 
 
 @pytest.mark.parametrize("text", TEXTS)
@@ -106,18 +122,12 @@ async def test_search_finds_what_it_finds_in_the_joined_text(
 ) -> None:
     # Matches across piece boundaries and across search windows, and the line-by-line path
     # (lower() of "İ" is two characters: columns are the lowered line's).
-    from textual.app import App, ComposeResult
-
     monkeypatch.setattr(text_viewer, "SEARCH_WINDOW_CHARS", 13)
 
     text = ("ab cd\nxAB é" + "İ" * 3 + "\nlast ab") * 40
     pieces = Pieces(text[i : i + 7] for i in range(0, len(text), 7))
 
-    class Viewer(App[None]):
-        def compose(self) -> ComposeResult:
-            yield TextViewer()
-
-    app = Viewer()
+    app = ViewerApp(TextViewer())
     async with app.run_test() as pilot:
         viewer = app.query_one(TextViewer)
         found = {}
@@ -180,8 +190,6 @@ def test_no_row_is_wider_than_the_pane(line: str, width: int, words: bool) -> No
 async def test_wide_characters_are_all_drawn_in_a_wrapped_pane(
     big: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from textual.app import App, ComposeResult
-
     from goose_tui.inert import inert
 
     if big:  # the prompt of a big session: indexed in a thread, rows cut without words
@@ -194,18 +202,11 @@ async def test_wide_characters_are_all_drawn_in_a_wrapped_pane(
         "\tindented\twith\ttabs and an invisible \u200b here",
     ]
 
-    class Viewer(App[None]):
-        def compose(self) -> ComposeResult:
-            yield TextViewer(wrap=True)
-
-    app = Viewer()
+    app = ViewerApp(TextViewer(wrap=True))
     async with app.run_test(size=(30, 40)) as pilot:
         viewer = app.query_one(TextViewer)
         viewer.set_text(Pieces(["\n".join(lines[:2]), "\n", "\n".join(lines[2:])]))
-        for _ in range(50):
-            await pilot.pause()
-            if viewer._row_total > len(lines):
-                break
+        await wait_until(pilot, lambda: viewer._row_total > len(lines))
         width = viewer.scrollable_content_region.width
         rows = [viewer.render_line(y).text for y in range(viewer._row_total)]
         assert all(len(row.rstrip()) <= width for row in rows)
@@ -217,13 +218,7 @@ async def test_wide_characters_are_all_drawn_in_a_wrapped_pane(
 async def test_a_match_after_a_tab_is_highlighted_where_it_is_drawn(wrap: bool) -> None:
     # Matches are found in the raw text; a tab before one is drawn as four spaces and an
     # invisible character as <U+200B>, so the highlight landed left of the word.
-    from textual.app import App, ComposeResult
-
-    class Viewer(App[None]):
-        def compose(self) -> ComposeResult:
-            yield TextViewer("\tkey\u200b = value\nvalue", wrap=wrap)
-
-    app = Viewer()
+    app = ViewerApp(TextViewer("\tkey\u200b = value\nvalue", wrap=wrap))
     async with app.run_test(size=(60, 10)) as pilot:
         viewer = app.query_one(TextViewer)
         viewer.search = "value"
@@ -242,10 +237,6 @@ async def test_a_big_text_is_searched_in_a_thread_and_the_last_search_wins(
 ) -> None:
     # Each key typed into the search box searched the 53 MB session's prompt on the event
     # loop (0.1-0.2 s a key).
-    import threading
-
-    from textual.app import App, ComposeResult
-
     monkeypatch.setattr(text_viewer, "INDEX_IN_THREAD_CHARS", 100)
     searched_in: set[str] = set()
     real = text_viewer.find_matches
@@ -258,25 +249,15 @@ async def test_a_big_text_is_searched_in_a_thread_and_the_last_search_wins(
     monkeypatch.setattr(text_viewer, "find_matches", recording)
     text = "ab cd\nxAB é\n" * 50
 
-    class Viewer(App[None]):
-        def compose(self) -> ComposeResult:
-            yield TextViewer()
-
-    app = Viewer()
+    app = ViewerApp(TextViewer())
     async with app.run_test() as pilot:
         viewer = app.query_one(TextViewer)
         viewer.set_text(text)
-        for _ in range(100):
-            await pilot.pause()
-            if viewer._lines:
-                break
+        await wait_until(pilot, lambda: bool(viewer._lines))
         viewer.search = "a"
         viewer.search = "ab"  # typed on before the first search ended
         assert viewer.searching
-        for _ in range(100):
-            await pilot.pause()
-            if not viewer.searching:
-                break
+        await wait_until(pilot, lambda: not viewer.searching)
         assert viewer.matches == real(Lines(text), "ab") and len(viewer.matches) == 100
         assert searched_in and threading.main_thread().name not in searched_in
 
@@ -284,10 +265,6 @@ async def test_a_big_text_is_searched_in_a_thread_and_the_last_search_wins(
 async def test_a_search_that_ends_after_the_text_changed_is_dropped(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import threading
-
-    from textual.app import App, ComposeResult
-
     monkeypatch.setattr(text_viewer, "INDEX_IN_THREAD_CHARS", 100)
     release, real = threading.Event(), text_viewer.find_matches
 
@@ -298,23 +275,16 @@ async def test_a_search_that_ends_after_the_text_changed_is_dropped(
 
     monkeypatch.setattr(text_viewer, "find_matches", held)
 
-    class Viewer(App[None]):
-        def compose(self) -> ComposeResult:
-            yield TextViewer()
-
-    app = Viewer()
+    app = ViewerApp(TextViewer())
     async with app.run_test() as pilot:
         viewer = app.query_one(TextViewer)
         viewer.set_text("ab\n" * 200)
-        for _ in range(100):
-            await pilot.pause()
-            if viewer._lines:
-                break
+        await wait_until(pilot, lambda: bool(viewer._lines))
         viewer.search = "ab"
         assert viewer.searching
         viewer.set_text("small ab text")  # searched at once
         assert viewer.matches == [(0, 6)] and not viewer.searching
         release.set()
-        for _ in range(20):
-            await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         assert viewer.matches == [(0, 6)]  # the big text's 200 matches did not land
