@@ -82,16 +82,21 @@ _INCLUDE = '{% include "' + TEMPLATE_NAME + '" %}'
 # The prefix of the globals a render's string values are handed over in (Compiled._render):
 # random per process, so no template can name one.
 _SLOT = f"_goose_tui_{os.urandom(8).hex()}_"
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _has_surrogate(text: str, step: int = 1 << 20) -> bool:
-    """Whether ``text`` holds a lone surrogate; searched a slice at a time, so a thread
+    """Whether ``text`` holds a lone surrogate: UTF-8 refuses one. Encoding is one C pass,
+    several times quicker than a regex search for them; a slice at a time, so a thread
     rendering the 47-million-character prompt lets the app's loop run (one search held the
     GIL 0.1 s)."""
     if text.isascii():
         return False
-    return any(_SURROGATE.search(text, at, at + step) for at in range(0, len(text), step))
+    for at in range(0, len(text), step):
+        try:
+            text[at : at + step].encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+    return False
 
 
 class EngineError(Exception):

@@ -139,6 +139,13 @@ def format_content_item(item: ContentItem) -> str | None:
 _TAG_CHARACTERS = re.compile("[\U000e0000-\U000e007f]")
 
 
+def _has_astral(text: str) -> bool:
+    """Whether ``text`` holds a character past U+FFFF (which every tag character is): its
+    UTF-16 form is then longer than two bytes a character. One C pass, several times quicker
+    than searching for the tag characters themselves (lone surrogates pass as two bytes)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
+
+
 def normalize_text(text: str) -> str:
     """What the reference does to message text before it reaches the prompt (found over
     loopback, tests/differential/test_findings.py): NFC normalization, and Unicode tag
@@ -146,7 +153,7 @@ def normalize_text(text: str) -> str:
     skipped cheaply for the usual text that needs neither."""
     if text.isascii():  # C speed; most tool output ends here
         return text
-    if _TAG_CHARACTERS.search(text):
+    if _has_astral(text) and _TAG_CHARACTERS.search(text):
         text = _TAG_CHARACTERS.sub("", text)
     if not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
