@@ -7,19 +7,32 @@ cycles, so pausing is safe."""
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+# Pauses overlap across threads (litellm's import in one, a session's load in another): the
+# collector comes back when the last one ends, if it was running before the first began.
+_pauses_lock = threading.Lock()
+_pauses = 0
+_was_enabled = False
 
 
 @contextmanager
 def paused_gc() -> Iterator[None]:
-    was_enabled = gc.isenabled()
-    gc.disable()
+    global _pauses, _was_enabled
+    with _pauses_lock:
+        if _pauses == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _pauses += 1
     try:
         yield
     finally:
-        if was_enabled:
-            gc.enable()
+        with _pauses_lock:
+            _pauses -= 1
+            if _pauses == 0 and _was_enabled:
+                gc.enable()
 
 
 @contextmanager
