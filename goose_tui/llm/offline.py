@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded, OnChunk
@@ -111,7 +112,7 @@ def _prompt_tokens(messages: list[ChatMessage]) -> int:
 
 
 def _reply_for(system_prompt: Text) -> str:
-    return write_reply(parse_conversation(system_prompt))
+    return write_reply(read_conversation(system_prompt))
 
 
 def conversation_text(system_prompt: Text) -> str:
@@ -163,19 +164,26 @@ def _conversation_bounds(text: Pieces) -> tuple[int, int]:
 
 
 def parse_conversation(system_prompt: Text) -> list[ParsedMessage]:
+    return list(read_conversation(system_prompt))
+
+
+def read_conversation(system_prompt: Text) -> Iterator[ParsedMessage]:
+    """The conversation's messages in order, each parsed when it is reached: the summary is
+    gathered from one message at a time. Parsed all at once, the 53 MB session's messages
+    (their tool output copied into parts) took ~145 MB more resident memory."""
     text = _as_pieces(system_prompt)
     begin, size = _conversation_bounds(text)
     # A role line at ``begin`` counts even when the prose before it ends without a newline,
     # as it did when the conversation was cut out of the prompt first.
-    starts = [begin] if _ROLE_LINE.match(text.slice(begin, min(begin + 20, len(text)))) else []
-    starts += [at for at in _role_lines(text, begin, size) if at != begin]
-    messages = []
-    for i, start in enumerate(starts):
-        end = starts[i + 1] - 1 if i + 1 < len(starts) else size
-        block = text.slice(start, end)
+    first = [begin] if _ROLE_LINE.match(text.slice(begin, min(begin + 20, len(text)))) else []
+    starts = chain(first, (at for at in _role_lines(text, begin, size) if at != begin))
+    start = next(starts, None)
+    while start is not None:
+        following = next(starts, None)
+        block = text.slice(start, following - 1 if following is not None else size)
         role, body = block[1 : block.index("]")], block[block.index(": ") + 2 :]
-        messages.append(ParsedMessage(role, _parse_parts(body)))
-    return messages
+        yield ParsedMessage(role, _parse_parts(body))
+        start = following
 
 
 def _parse_parts(body: str) -> list[Part]:
@@ -303,19 +311,25 @@ class _Facts:
     errors: list[str] = field(default_factory=list)
     last_edit: str | None = None
     pending: list[str] = field(default_factory=list)
+    messages: int = 0
 
 
-def _gather(messages: list[ParsedMessage]) -> _Facts:
+def _gather(messages: Iterable[ParsedMessage]) -> _Facts:
+    """The facts of the conversation, read once in order: no message is kept."""
     facts = _Facts()
     open_error: int | None = None  # index into facts.errors still waiting for its fix
     last_request = ""
     shows_file = False  # the last request showed or edited a file: its output is code
+    answered = False  # an assistant's text came after the last user text
     for message in messages:
+        facts.messages += 1
         text = message.text()
         if text and message.role == "user":
             facts.user_texts.append(text)
+            answered = False
         elif text and message.role == "assistant":
             facts.assistant_texts.append(text)
+            answered = True
         for part in message.parts:
             if part.kind == "tool_request":
                 facts.tools[part.tool] = facts.tools.get(part.tool, 0) + 1
@@ -347,7 +361,7 @@ def _gather(messages: list[ParsedMessage]) -> _Facts:
                     where = f"{last_request} failed" if last_request else "A tool failed"
                     facts.errors.append(f"{where}:\n{quote}")
                     open_error = len(facts.errors) - 1
-    facts.pending = _pending(messages)
+    facts.pending = _pending(facts.user_texts, answered)
     return facts
 
 
@@ -358,35 +372,35 @@ def _request_detail(part: Part) -> str:
     return f" `{_clip(str(detail), 120)}`" if detail else ""
 
 
-def _pending(messages: list[ParsedMessage]) -> list[str]:
-    """The last user request when nothing answered it, and requests that name a later step."""
+def _pending(user_texts: list[str], answered: bool) -> list[str]:
+    """The last user request when nothing answered it (``answered``: an assistant's text
+    came after it), and requests that name a later step."""
     pending: list[str] = []
-    users = [(i, m.text()) for i, m in enumerate(messages) if m.role == "user" and m.text()]
-    if users:
-        last_index, last_text = users[-1]
-        answered = any(m.role == "assistant" and m.text() for m in messages[last_index + 1 :])
-        if not answered:
-            pending.append(last_text)
-    for _, text in users:
+    if user_texts and not answered:
+        pending.append(user_texts[-1])
+    for text in user_texts:
         if re.search(r"\b(also|next|later|afterwards|todo)\b", text, re.IGNORECASE):
             if text not in pending:
                 pending.append(text)
     return [_clip(p) for p in pending]
 
 
-def _concepts(facts: _Facts, messages: list[ParsedMessage]) -> list[str]:
+def _concepts(facts: _Facts) -> list[str]:
     concepts = [f"tool {name} (used {n}×)" for name, n in facts.tools.items()]
-    haystack = "\n".join(
-        [*facts.user_texts, *facts.assistant_texts, *facts.files, *facts.commands]
-    ).lower()
+    # Each text is lowered alone: lowering their join at once took ~60 MB for the 53 MB
+    # session (a 3-million-character join, and lower() reserves three times its length).
+    # What is found is the same: no needle holds a newline, so none spans two texts.
+    found: set[str] = set()
+    for text in chain(facts.user_texts, facts.assistant_texts, facts.files, facts.commands):
+        lowered = text.lower()
+        found.update(needle for needle in _CONCEPTS if needle in lowered)
     for needle, concept in _CONCEPTS.items():
-        if needle in haystack and concept not in concepts:
+        if needle in found and concept not in concepts:
             concepts.append(concept)
     return concepts
 
 
-def summary_fields(messages: list[ParsedMessage]) -> dict[str, Any]:
-    facts = _gather(messages)
+def summary_fields(facts: _Facts) -> dict[str, Any]:
     files = []
     for path, verbs in facts.files.items():
         entry: dict[str, Any] = {"path": path, "summary": ", ".join(verbs).capitalize()}
@@ -407,7 +421,7 @@ def summary_fields(messages: list[ParsedMessage]) -> dict[str, Any]:
         next_step = f"Continue with the user's open request: {_first_sentence(facts.pending[0])}"
     return {
         "user_intent": [_first_sentence(t) for t in facts.user_texts],
-        "technical_concepts": _concepts(facts, messages),
+        "technical_concepts": _concepts(facts),
         "files": files,
         "errors_and_fixes": facts.errors,
         "problem_solving": solving,
@@ -418,13 +432,17 @@ def summary_fields(messages: list[ParsedMessage]) -> dict[str, Any]:
     }
 
 
-def write_reply(messages: list[ParsedMessage]) -> str:
-    fields = summary_fields(messages)
+def write_reply(messages: Iterable[ParsedMessage]) -> str:
+    facts = _gather(messages)
+    fields = summary_fields(facts)
     checklist = [
-        f"- {len(messages)} messages; {len(fields['user_messages'])} from the user, kept verbatim",
+        f"- {facts.messages} messages; {len(fields['user_messages'])} from the user, kept verbatim",
         f"- {len(fields['files'])} file(s) touched",
         f"- {len(fields['errors_and_fixes'])} error(s) in tool output, quoted",
         f"- {len(fields['pending_tasks'])} open request(s)",
     ]
-    body = json.dumps(fields, indent=2, ensure_ascii=False)
-    return "<analysis>\n" + "\n".join(checklist) + "\n</analysis>\n\n```json\n" + body + "\n```\n"
+    head = "<analysis>\n" + "\n".join(checklist) + "\n</analysis>\n\n```json\n"
+    # json.dumps(fields, indent=2, ensure_ascii=False)'s pieces, joined once with the rest:
+    # its own join was a second copy of the reply (7 MB for the 53 MB session's).
+    body = json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(fields)
+    return "".join([head, *body, "\n```\n"])
