@@ -97,6 +97,12 @@ class VisibleStream:
         for text in texts:
             self.write(text)
 
+    @property
+    def unguarded(self) -> TextIO:
+        """The stream itself, for what writes its own control characters on purpose (the
+        CLI's status line) and makes its text visible itself."""
+        return self._stream
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 

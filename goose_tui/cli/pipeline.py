@@ -166,6 +166,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
     rules on top: templates loaded strictly (a broken override is an error, exit 2), every
     output refused before the (perhaps paid) model call, and a summary that cannot be
     written printed on stdout instead."""
+    from goose_tui.cli.progress import CompactProgress, StatusLine
     from goose_tui.files import OverwriteRefused
 
     choice = prepare(model_arg(args))
@@ -179,8 +180,16 @@ def cmd_compact(args: argparse.Namespace) -> int:
     if args.save_session is not None:
         _check_save_target(args, inspector)
 
+    # On a terminal, what is happening while the model works (nothing on a pipe).
+    progress = CompactProgress(StatusLine.on_stderr(), spec.name, spec.client_ready)
     # The JSON reports every attempt's tokens and the usage; the summary alone needs no count.
-    result = run_compaction(inspector.compact(summarizer=summarizer, estimate_tokens=args.json))
+    compaction = inspector.compact(
+        summarizer=summarizer,
+        estimate_tokens=args.json,
+        on_attempt=progress.on_attempt,
+        on_chunk=progress.on_chunk,
+    )
+    result = run_compaction(progress.around(compaction))
 
     write_failure: str | None = None
     if args.output is not None:

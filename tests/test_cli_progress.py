@@ -1,0 +1,131 @@
+"""``compact``'s status line (goose_tui/cli/progress.py): on a terminal's stderr it says
+what the command is doing while the model works, and is erased before the command ends; a
+pipe gets nothing of it. Real processes, a real pseudo-terminal, litellm against a loopback
+server."""
+
+from __future__ import annotations
+
+import io
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from goose_tui.cli.progress import CompactProgress, StatusLine
+from goose_tui.compaction.summarize import Attempt
+from tests.conftest import ROOT, SAMPLES
+from tests.loopback import LoopbackServer, Reply
+from tests.test_cli import GOOD_REPLY
+
+SHORT = SAMPLES / "short.jsonl"
+
+
+def compact_with_stderr_on_a_terminal(*args: str, timeout: float = 120) -> tuple[int, str, str]:
+    """(exit code, stdout as a pipe got it, what the terminal on stderr received)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "goose_tui.cli", "compact", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "120"},
+    )
+    os.close(slave)
+    received = bytearray()
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                received.extend(chunk)
+            elif proc.poll() is not None:
+                break
+        assert proc.stdout is not None
+        stdout = proc.stdout.read().decode("utf-8")
+        code = proc.wait(timeout=10)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    return code, stdout, received.decode("utf-8")
+
+
+def lines_shown(terminal: str) -> list[str]:
+    """The status line's successive texts (each drawn after a carriage return)."""
+    return [part.rstrip() for part in terminal.split("\r") if part.strip()]
+
+
+def test_compact_shows_its_progress_on_a_terminal_and_erases_it(tmp_path: Path) -> None:
+    code, stdout, terminal = compact_with_stderr_on_a_terminal(str(SHORT))
+    assert code == 0, terminal
+    shown = lines_shown(terminal)
+    assert shown[0].startswith("goose-tui: offline: building the prompt…")
+    assert any(line.startswith("goose-tui: offline: receiving the reply: ") for line in shown)
+    # Erased: the last write is spaces over the line, and the cursor back at its start.
+    assert terminal.endswith("\r") and terminal.rsplit("\r", 2)[1].strip() == ""
+    assert "\x1b" not in terminal  # moved with carriage returns and spaces only
+    assert stdout.startswith("# Conversation Summary")  # the summary as it always was
+
+
+def test_compact_with_litellm_shows_the_import_and_the_reply_coming_in() -> None:
+    # litellm's import (seconds, in its worker process) was a silent wait before this.
+    with LoopbackServer([Reply.sse(GOOD_REPLY, chunk_size=16)]) as server:
+        code, stdout, terminal = compact_with_stderr_on_a_terminal(
+            str(SHORT), "--model", "openai/gpt-4o", "--api-base", server.url
+        )
+    assert code == 0, terminal
+    shown = lines_shown(terminal)
+    assert any("openai/gpt-4o: importing litellm…" in line for line in shown)
+    # Redrawn when the attempt ends: the whole reply counted.
+    assert f"receiving the reply: {len(GOOD_REPLY):,} chars" in shown[-1]
+    assert "done" in stdout
+
+
+def test_a_pipe_gets_no_status_line() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "goose_tui.cli", "compact", str(SHORT)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert out.returncode == 0
+    assert out.stderr == ""
+
+
+def test_the_line_is_visible_text_shorter_than_the_terminal(monkeypatch) -> None:
+    monkeypatch.setattr("shutil.get_terminal_size", lambda: os.terminal_size((30, 24)))
+    stream = io.StringIO()
+    line = StatusLine(stream)
+    line.show("model\x1b]0;title\x07 " + "x" * 50)
+    first = stream.getvalue()
+    assert "\x1b" not in first and "\x07" not in first
+    assert first.startswith("\rmodel␛]0;title␇ ") and len(first) == 1 + 29
+    line.show("short")  # what the longer text left is covered with spaces
+    assert stream.getvalue()[len(first) :] == "\rshort" + " " * 24
+    line.clear()
+    assert stream.getvalue().endswith("\r" + " " * 5 + "\r")
+
+
+def test_a_new_rung_counts_its_reply_from_nothing() -> None:
+    progress = CompactProgress(StatusLine(None), "m", clock=lambda: 0.0)
+    progress.on_attempt(Attempt(removed_percent=0, removed_messages=0, outcome="running"))
+    progress.on_chunk("abc")
+    assert "receiving the reply: 3 chars" in progress.text()
+    progress.on_attempt(
+        Attempt(removed_percent=0, removed_messages=0, outcome="context_length_exceeded")
+    )
+    progress.on_attempt(Attempt(removed_percent=10, removed_messages=2, outcome="running"))
+    assert progress.text() == (
+        "goose-tui: m: 10% of tool responses removed, waiting for the reply… 0.0 s"
+    )
