@@ -8,10 +8,8 @@ from __future__ import annotations
 import io
 import os
 import pty
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from goose_tui.cli.progress import CompactProgress, StatusLine
@@ -19,6 +17,7 @@ from goose_tui.compaction.summarize import Attempt
 from tests.conftest import ROOT, SAMPLES
 from tests.loopback import LoopbackServer, Reply
 from tests.test_cli import GOOD_REPLY
+from tests.test_reliability_terminal import read_terminal
 
 SHORT = SAMPLES / "short.jsonl"
 
@@ -35,21 +34,8 @@ def compact_with_stderr_on_a_terminal(*args: str, timeout: float = 120) -> tuple
         env={**os.environ, "COLUMNS": "120"},
     )
     os.close(slave)
-    received = bytearray()
-    deadline = time.monotonic() + timeout
     try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # the child closed the terminal
-                    break
-                if not chunk:
-                    break
-                received.extend(chunk)
-            elif proc.poll() is not None:
-                break
+        terminal = read_terminal(master, proc, timeout)
         assert proc.stdout is not None
         stdout = proc.stdout.read().decode("utf-8")
         code = proc.wait(timeout=10)
@@ -57,7 +43,7 @@ def compact_with_stderr_on_a_terminal(*args: str, timeout: float = 120) -> tuple
         os.close(master)
         if proc.poll() is None:
             proc.kill()
-    return code, stdout, received.decode("utf-8")
+    return code, stdout, terminal
 
 
 def lines_shown(terminal: str) -> list[str]:

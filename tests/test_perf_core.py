@@ -421,8 +421,6 @@ def test_litellm_is_imported_with_the_collector_paused() -> None:
     # In a fresh interpreter, as the worker process and the CLI import it: no collection runs
     # during the import (each walked everything litellm had built so far: 0.55 s of 2.5 s),
     # and the collector is back afterwards.
-    import subprocess
-    import sys
 
     script = (
         "import gc, sys\n"
@@ -435,18 +433,13 @@ def test_litellm_is_imported_with_the_collector_paused() -> None:
         "configure_litellm()\n"
         "print(sum(runs), len(runs) > 0, gc.isenabled())\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
-    )
     # None while importing; some after (the sanity check that the probe sees collections).
-    assert out.stdout.split() == ["0", "True", "True"]
+    assert printed_by(script) == ["0", "True", "True"]
 
 
 def test_the_litellm_worker_keeps_litellm_out_of_the_collectors_walks() -> None:
     # The worker's first call ran 66 collections, each walking every object litellm's import
     # had built: 0.45 s of the call's 0.65 s, on every CLI --model run (wheel_bench.py).
-    import subprocess
-    import sys
 
     script = (
         "import gc, sys\n"
@@ -455,7 +448,12 @@ def test_the_litellm_worker_keeps_litellm_out_of_the_collectors_walks() -> None:
         "litellm = sys.modules['litellm']\n"
         "print(any(o is vars(litellm) for o in gc.get_objects()), gc.isenabled())\n"
     )
+    assert printed_by(script) == ["False", "True"]
+
+
+def printed_by(script: str) -> list[str]:
+    """The words ``script`` prints, run in a fresh interpreter."""
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
     )
-    assert out.stdout.split() == ["False", "True"]
+    return out.stdout.split()

@@ -35,27 +35,33 @@ def run_on_a_terminal(*args: str, timeout: float = 120) -> tuple[int, str]:
         env={**os.environ, "COLUMNS": "200"},
     )
     os.close(slave)
-    received = bytearray()
-    deadline = time.monotonic() + timeout
     try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # the child closed the terminal
-                    break
-                if not chunk:
-                    break
-                received.extend(chunk)
-            elif proc.poll() is not None:
-                break
+        received = read_terminal(master, proc, timeout)
         code = proc.wait(timeout=10)
     finally:
         os.close(master)
         if proc.poll() is None:
             proc.kill()
-    return code, received.decode("utf-8")
+    return code, received
+
+
+def read_terminal(master: int, proc: subprocess.Popen[bytes], timeout: float) -> str:
+    """What the pseudo-terminal ``master`` received until ``proc`` closed it or ended."""
+    received = bytearray()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            received.extend(chunk)
+        elif proc.poll() is not None:
+            break
+    return received.decode("utf-8")
 
 
 def assert_visible(output: str) -> None:
