@@ -5,14 +5,17 @@ server."""
 
 from __future__ import annotations
 
+import fcntl
 import io
 import os
 import pty
+import struct
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
-from goose_tui.cli.progress import CompactProgress, StatusLine
+from goose_tui.cli.progress import CompactProgress, StatusLine, cells
 from goose_tui.compaction.summarize import Attempt
 from tests.conftest import ROOT, SAMPLES
 from tests.loopback import LoopbackServer, Reply
@@ -22,16 +25,21 @@ from tests.test_reliability_terminal import read_terminal
 SHORT = SAMPLES / "short.jsonl"
 
 
-def compact_with_stderr_on_a_terminal(*args: str, timeout: float = 120) -> tuple[int, str, str]:
-    """(exit code, stdout as a pipe got it, what the terminal on stderr received)."""
+def compact_with_stderr_on_a_terminal(
+    *args: str, columns: int = 120, timeout: float = 120
+) -> tuple[int, str, str]:
+    """(exit code, stdout as a pipe got it, what a terminal ``columns`` wide on stderr
+    received)."""
     master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     proc = subprocess.Popen(
         [sys.executable, "-m", "goose_tui.cli", "compact", *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=slave,
         cwd=ROOT,
-        env={**os.environ, "COLUMNS": "120"},
+        env=env,
     )
     os.close(slave)
     try:
@@ -55,8 +63,9 @@ def test_compact_shows_its_progress_on_a_terminal_and_erases_it(tmp_path: Path) 
     code, stdout, terminal = compact_with_stderr_on_a_terminal(str(SHORT))
     assert code == 0, terminal
     shown = lines_shown(terminal)
-    assert shown[0].startswith("goose-tui: offline: building the prompt…")
-    assert any(line.startswith("goose-tui: offline: receiving the reply: ") for line in shown)
+    assert shown[0] == "goose-tui: 0.0 s · loading the session… · offline"
+    assert any("building the prompt…" in line for line in shown)
+    assert any(" · receiving the reply: " in line for line in shown)
     # Erased: the last write is spaces over the line, and the cursor back at its start.
     assert terminal.endswith("\r") and terminal.rsplit("\r", 2)[1].strip() == ""
     assert "\x1b" not in terminal  # moved with carriage returns and spaces only
@@ -71,9 +80,9 @@ def test_compact_with_litellm_shows_the_import_and_the_reply_coming_in() -> None
         )
     assert code == 0, terminal
     shown = lines_shown(terminal)
-    assert any("openai/gpt-4o: importing litellm…" in line for line in shown)
+    assert any(line.endswith(" · importing litellm… · openai/gpt-4o") for line in shown)
     # Redrawn when the attempt ends: the whole reply counted.
-    assert f"receiving the reply: {len(GOOD_REPLY):,} chars" in shown[-1]
+    assert f"receiving the reply: {len(GOOD_REPLY):,} chars · openai/gpt-4o" in shown[-1]
     assert "done" in stdout
 
 
@@ -89,18 +98,33 @@ def test_a_pipe_gets_no_status_line() -> None:
     assert out.stderr == ""
 
 
-def test_the_line_is_visible_text_shorter_than_the_terminal(monkeypatch) -> None:
-    monkeypatch.setattr("shutil.get_terminal_size", lambda: os.terminal_size((30, 24)))
+def test_the_line_fits_the_terminal_on_stderr_when_stdout_is_a_pipe() -> None:
+    # It was sized by stdout's terminal: with stdout a pipe that is $COLUMNS or 80, so on a
+    # 40-column terminal every redraw wrapped onto a new row, and the erase at the end
+    # cleared only the last one (a tmux walk-through: ~30 stacked lines).
+    code, _, terminal = compact_with_stderr_on_a_terminal(str(SHORT), columns=40)
+    assert code == 0, terminal
+    shown = lines_shown(terminal)
+    assert shown and all(cells(line) <= 40 - 3 for line in shown)  # room for an echoed ^C
+    assert shown[0].startswith("goose-tui: 0.0 s · loading the s") and shown[0].endswith("…")
+
+
+def test_the_line_is_visible_text_cut_by_the_cells_it_takes(monkeypatch) -> None:
+    monkeypatch.setattr(StatusLine, "columns", lambda self: 30)
     stream = io.StringIO()
     line = StatusLine(stream)
     line.show("model\x1b]0;title\x07 " + "x" * 50)
     first = stream.getvalue()
     assert "\x1b" not in first and "\x07" not in first
-    assert first.startswith("\rmodel␛]0;title␇ ") and len(first) == 1 + 29
+    assert first.startswith("\rmodel␛]0;title␇ ") and len(first) == 1 + 27
     line.show("short")  # what the longer text left is covered with spaces
-    assert stream.getvalue()[len(first) :] == "\rshort" + " " * 24
-    line.clear()
-    assert stream.getvalue().endswith("\r" + " " * 5 + "\r")
+    assert stream.getvalue()[len(first) :] == "\rshort" + " " * 22
+    line.clear()  # two cells more: a "^C" the terminal echoed after the line goes too
+    assert stream.getvalue().endswith("\r" + " " * (5 + 2) + "\r")
+    # Wide characters take two cells each: a CJK model name is cut at half the characters.
+    wide = io.StringIO()
+    StatusLine(wide).show("goose-tui: 1.0 s · " + "模型" * 20)
+    assert cells(wide.getvalue().lstrip("\r")) <= 27
 
 
 def test_a_new_rung_counts_its_reply_from_nothing() -> None:
@@ -113,5 +137,15 @@ def test_a_new_rung_counts_its_reply_from_nothing() -> None:
     )
     progress.on_attempt(Attempt(removed_percent=10, removed_messages=2, outcome="running"))
     assert progress.text() == (
-        "goose-tui: m: 10% of tool responses removed, waiting for the reply… 0.0 s"
+        "goose-tui: 0.0 s · waiting for the reply… · retry with 10% of tool responses removed · m"
     )
+
+
+def test_an_error_is_printed_on_a_clean_line() -> None:
+    code, _, terminal = compact_with_stderr_on_a_terminal(
+        str(SHORT), "--model", "openai/gpt-4o", "--api-base", "http://127.0.0.1:9"
+    )
+    assert code == 1
+    error = terminal.index("goose-tui: openai/gpt-4o: could not connect")
+    assert " · " in terminal[:error]  # the line was shown
+    assert terminal[:error].rsplit("\r", 1)[-1] == ""  # and erased before the error

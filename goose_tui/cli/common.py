@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
+    from goose_tui.cli.progress import StatusLine
     from goose_tui.compaction.templates import Templates
     from goose_tui.llm.base import Summarizer
     from goose_tui.llm.spec import ModelSpec
@@ -203,9 +204,9 @@ def check_limits(args: argparse.Namespace) -> None:
 # --- loading --------------------------------------------------------------------------------
 
 
-def load_session_arg(args: argparse.Namespace) -> Session:
+def load_session_arg(args: argparse.Namespace, status: StatusLine | None = None) -> Session:
     """The session the arguments name (``SESSION``, ``--session``, ``--all-sessions``); its
-    loading warnings on stderr."""
+    loading warnings on stderr (``status``: a status line there, erased before them)."""
     from goose_tui.session.loader import SessionLoadError, load_session
 
     try:
@@ -216,6 +217,8 @@ def load_session_arg(args: argparse.Namespace) -> Session:
         )
     except SessionLoadError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    if session.warnings and status is not None:
+        status.clear()
     for warning in session.warnings:
         print(f"goose-tui: {args.session}: {warning}", file=sys.stderr)
     return session

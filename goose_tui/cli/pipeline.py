@@ -170,26 +170,33 @@ def cmd_compact(args: argparse.Namespace) -> int:
     from goose_tui.files import OverwriteRefused
 
     choice = prepare(model_arg(args))
-    session = load_session_arg(args)
-    templates = load_templates_arg(args.prompts_dir)
-    spec = usable(choice)
-    summarizer = summarizer_of(spec)
-    inspector = _inspector(args, session, templates, spec)
-    # Before the model is called: a refused path must not cost a (paid) compaction.
-    check_output_arg(args.output, [args.session, *inspector.input_files()])
-    if args.save_session is not None:
-        _check_save_target(args, inspector)
-
-    # On a terminal, what is happening while the model works (nothing on a pipe).
-    progress = CompactProgress(StatusLine.on_stderr(), spec.name, spec.client_ready)
-    # The JSON reports every attempt's tokens and the usage; the summary alone needs no count.
-    compaction = inspector.compact(
-        summarizer=summarizer,
-        estimate_tokens=args.json,
-        on_attempt=progress.on_attempt,
-        on_chunk=progress.on_chunk,
+    # On a terminal, what is happening from the load to the reply (nothing on a pipe).
+    progress = CompactProgress(
+        StatusLine.on_stderr(), args.model or ("offline" if args.replay is None else "replay")
     )
-    result = run_compaction(progress.around(compaction))
+    with progress.shown():
+        progress.loading = True
+        progress.redraw()
+        session = load_session_arg(args, status=progress.line)
+        progress.loading = False
+        templates = load_templates_arg(args.prompts_dir)
+        spec = usable(choice)
+        progress.model, progress.client_ready = spec.name, spec.client_ready
+        summarizer = summarizer_of(spec)
+        inspector = _inspector(args, session, templates, spec)
+        # Before the model is called: a refused path must not cost a (paid) compaction.
+        check_output_arg(args.output, [args.session, *inspector.input_files()])
+        if args.save_session is not None:
+            _check_save_target(args, inspector)
+        # The JSON reports every attempt's tokens and the usage; the summary alone needs no
+        # count.
+        compaction = inspector.compact(
+            summarizer=summarizer,
+            estimate_tokens=args.json,
+            on_attempt=progress.on_attempt,
+            on_chunk=progress.on_chunk,
+        )
+        result = run_compaction(progress.around(compaction))
 
     write_failure: str | None = None
     if args.output is not None:

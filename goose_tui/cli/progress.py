@@ -11,10 +11,12 @@ before."""
 from __future__ import annotations
 
 import asyncio
-import shutil
+import os
 import sys
 import time
-from collections.abc import Callable, Coroutine
+import unicodedata
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from goose_tui.terminal import visible
@@ -27,12 +29,41 @@ T = TypeVar("T")
 TICK_SECONDS = 0.1  # how often the elapsed time and the reply's size are redrawn
 
 
+ECHO_CELLS = 2  # "^C" echoed by the terminal after the line: room kept, and erased with it
+
+
+def cells(text: str) -> int:
+    """The terminal cells ``text`` takes: two for a wide character (CJK, most emoji), none
+    for a combining mark, one for the rest (control characters are made visible first)."""
+    return sum(_char_cells(c) for c in text) if not text.isascii() else len(text)
+
+
+def _char_cells(character: str) -> int:
+    if unicodedata.combining(character):
+        return 0
+    return 2 if unicodedata.east_asian_width(character) in ("W", "F") else 1
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells, with "…" where it was cut."""
+    if cells(text) <= width:
+        return text
+    kept, used = [], 0
+    for character in text:
+        used += _char_cells(character)
+        if used > width - 1:
+            break
+        kept.append(character)
+    return "".join(kept) + "…"
+
+
 class StatusLine:
     """One line of a terminal, rewritten in place; does nothing on ``None``."""
 
     def __init__(self, stream: TextIO | None) -> None:
         self._stream = stream
         self._shown = ""
+        self._shown_cells = 0
 
     @classmethod
     def on_stderr(cls) -> StatusLine:
@@ -47,24 +78,37 @@ class StatusLine:
         # makes its text visible itself.
         return cls(getattr(stream, "unguarded", stream) if tty else None)
 
+    def columns(self) -> int:
+        """The width of the terminal the line is on (stderr's own: stdout may be a pipe),
+        else ``$COLUMNS``, else 80."""
+        try:
+            assert self._stream is not None
+            size = os.get_terminal_size(self._stream.fileno()).columns
+        except (AssertionError, AttributeError, OSError, ValueError):
+            size = 0
+        if size > 0:
+            return size
+        env = os.environ.get("COLUMNS", "")
+        return int(env) if env.isdigit() and int(env) > 0 else 80
+
     def show(self, text: str) -> None:
         if self._stream is None:
             return
-        # Shorter than the terminal is wide: a line that wraps cannot be rewritten in place.
-        width = max(shutil.get_terminal_size().columns - 1, 10)
+        # Narrower than the terminal, with room for an echoed "^C": a line that wraps cannot
+        # be rewritten or erased in place.
         text = visible(text).replace("\n", " ").replace("\t", " ")
-        if len(text) > width:
-            text = text[: width - 1] + "…"
+        text = _fit(text, max(self.columns() - 1 - ECHO_CELLS, 10))
         if text == self._shown:
             return
-        self._write("\r" + text + " " * max(len(self._shown) - len(text), 0))
-        self._shown = text
+        used = cells(text)
+        self._write("\r" + text + " " * max(self._shown_cells - used, 0))
+        self._shown, self._shown_cells = text, used
 
     def clear(self) -> None:
         if self._stream is None or not self._shown:
             return
-        self._write("\r" + " " * len(self._shown) + "\r")
-        self._shown = ""
+        self._write("\r" + " " * (self._shown_cells + ECHO_CELLS) + "\r")
+        self._shown, self._shown_cells = "", 0
 
     def _write(self, text: str) -> None:
         assert self._stream is not None
@@ -93,6 +137,7 @@ class CompactProgress:
         self.started = clock()
         self.attempt: Attempt | None = None
         self.received = 0
+        self.loading = False  # set while the session loads (before any compaction)
 
     def on_attempt(self, attempt: Attempt) -> None:
         last = self.attempt
@@ -107,8 +152,12 @@ class CompactProgress:
         self.received += len(text)
 
     def text(self) -> str:
+        """What is happening, most telling first (a narrow terminal cuts the end): the
+        seconds so far, the step, the ladder's rung, the model."""
         attempt = self.attempt
-        if attempt is None:
+        if self.loading:
+            step = "loading the session…"
+        elif attempt is None:
             step = "building the prompt…"
         elif not self.client_ready():
             step = "importing litellm…"
@@ -116,12 +165,22 @@ class CompactProgress:
             step = f"receiving the reply: {self.received:,} chars"
         else:
             step = "waiting for the reply…"
+        parts = [f"goose-tui: {self.clock() - self.started:.1f} s", step]
         if attempt is not None and attempt.removed_percent:
-            step = f"{attempt.removed_percent}% of tool responses removed, {step}"
-        return f"goose-tui: {self.model}: {step} {self.clock() - self.started:.1f} s"
+            parts.append(f"retry with {attempt.removed_percent}% of tool responses removed")
+        return " · ".join([*parts, self.model])
 
     def redraw(self) -> None:
         self.line.show(self.text())
+
+    @contextmanager
+    def shown(self) -> Iterator[CompactProgress]:
+        """The line erased however the block ends (an error, Ctrl-C): what is printed next
+        starts on a clean line."""
+        try:
+            yield self
+        finally:
+            self.line.clear()
 
     async def around(self, work: Coroutine[Any, Any, T]) -> T:
         """``work`` awaited with the line redrawn every tick, and erased when it ends (with
