@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from goose_tui.compaction.summarize import CompactionFailed, build_request, summarize
 from goose_tui.compaction.templates import Templates, load_templates
+from goose_tui.compaction.visibility import summarizer_messages
 from goose_tui.llm import make_summarizer, offline
 from goose_tui.llm.base import ContextLengthExceeded, ModelError
 from goose_tui.llm.litellm_backend import LiteLLMSummarizer
@@ -307,3 +308,25 @@ async def test_offline_takes_prose_around_code_blocks(templates: Templates) -> N
     fields = result.extraction.structured
     assert fields is not None
     assert fields.problem_solving == ["This is the config you asked for."]
+
+
+@pytest.mark.parametrize("focus", [None, "keep the file paths"])
+async def test_offline_reads_goose_mains_json_records_as_it_reads_role_lines(
+    templates: Templates, focus: str | None
+) -> None:
+    # goose-main writes each message as one JSON record (goose_tui/compaction/profiles.py);
+    # the offline model found no "[role]: " line in it and answered "0 messages", a reply
+    # with no field filled (the raw-text fallback), for every session under that profile.
+    messages = coding_session()
+    record_like = 'a line that looks like a record:\n{"role":"user","content":["x"]}'
+    messages.append(msg("user", record_like))
+    messages.append(Message(role="assistant", content=[]))
+    wheel = build_request(messages, templates, focus, profile="goose-sdk-wheel")
+    main = build_request(messages, templates, focus, profile="goose-main")
+    assert '{"role":"user","content":[' in str(main.prompt)
+    assert parse_conversation(main.prompt) == parse_conversation(wheel.prompt)
+    wheel_reply = (await OfflineSummarizer().complete(wheel.messages)).text
+    main_reply = (await OfflineSummarizer().complete(main.messages)).text
+    count = len(parse_conversation(main.prompt))
+    assert count == len(summarizer_messages(messages)) == 12  # the record-like line is text
+    assert main_reply == wheel_reply and f"- {count} messages;" in main_reply

@@ -1,7 +1,7 @@
 """A deterministic extractive summarizer written for this project: no model, no network.
 
 It reads the conversation back out of the system prompt it is sent (the ``[role]: ...``
-lines of SPEC §2) and writes a reply in the contract's shape: an ``<analysis>`` checklist,
+lines of SPEC §2, or goose-main's JSON record a message) and writes a reply in the contract's shape: an ``<analysis>`` checklist,
 then one ```json block with the nine fields. Everything in the summary is copied or counted
 from the conversation; nothing is invented.
 """
@@ -23,6 +23,8 @@ from goose_tui.pieces import Pieces, Text, line_windows
 
 WINDOW_CHARS = 1 << 20  # the prompt is searched for role lines this much at a time
 _ROLE_LINE = re.compile(r"^\[(user|assistant|system)\]: ", re.MULTILINE)
+# goose-main writes each message as one JSON record a line (compaction/profiles.py).
+_RECORD_LINE = re.compile(r'^\{"role":"(user|assistant|system)","content":\[', re.MULTILINE)
 _TOOL_REQUEST = re.compile(r"^tool_request\(([^)\n]*)\): (.*)$")
 _ERROR_LINE = re.compile(
     r"(Traceback|Error\b|Exception\b|FAILED|\berror(\[\w+\])?:|panicked at|fatal:|"
@@ -130,16 +132,27 @@ def _as_pieces(text: Text) -> Pieces:
     return text if isinstance(text, Pieces) else Pieces([text])
 
 
-def _role_lines(text: Pieces, begin: int, end: int) -> Iterator[int]:
-    """Where each ``[role]: `` line starts between ``begin`` and ``end``."""
+def _role_lines(
+    text: Pieces, begin: int, end: int, pattern: re.Pattern[str] = _ROLE_LINE
+) -> Iterator[int]:
+    """Where each message's line (``[role]: ``, or a record with ``_RECORD_LINE``) starts
+    between ``begin`` and ``end``."""
     for offset, window in line_windows(text, WINDOW_CHARS):
         if offset + len(window) <= begin:
             continue
         if offset >= end:
             return
-        for match in _ROLE_LINE.finditer(window, 0, end - offset):
+        for match in pattern.finditer(window, 0, end - offset):
             if offset + match.start() >= begin:
                 yield offset + match.start()
+
+
+def _message_lines(text: Pieces, begin: int) -> re.Pattern[str]:
+    """How the messages from ``begin`` on are written: goose-main's JSON records when one
+    starts there, else ``[role]: `` lines. One form per conversation: a record typed inside
+    a message of the other form is that message's text."""
+    head = text.slice(begin, min(begin + 40, len(text)))
+    return _RECORD_LINE if _RECORD_LINE.match(head) else _ROLE_LINE
 
 
 def _conversation_bounds(text: Pieces) -> tuple[int, int]:
@@ -159,8 +172,12 @@ def _conversation_bounds(text: Pieces) -> tuple[int, int]:
             and text.slice(end - len(suffix), end) == suffix
         ):
             return len(prefix), max(len(prefix), end - len(suffix))
-    first = next(_role_lines(text, 0, end), None)
-    return (first, end) if first is not None else (0, 0)
+    starts = [
+        at
+        for pattern in (_ROLE_LINE, _RECORD_LINE)
+        if (at := next(_role_lines(text, 0, end, pattern), None)) is not None
+    ]
+    return (min(starts), end) if starts else (0, 0)
 
 
 def parse_conversation(system_prompt: Text) -> list[ParsedMessage]:
@@ -173,17 +190,38 @@ def read_conversation(system_prompt: Text) -> Iterator[ParsedMessage]:
     (their tool output copied into parts) took ~145 MB more resident memory."""
     text = _as_pieces(system_prompt)
     begin, size = _conversation_bounds(text)
-    # A role line at ``begin`` counts even when the prose before it ends without a newline,
-    # as it did when the conversation was cut out of the prompt first.
-    first = [begin] if _ROLE_LINE.match(text.slice(begin, min(begin + 20, len(text)))) else []
-    starts = chain(first, (at for at in _role_lines(text, begin, size) if at != begin))
+    pattern = _message_lines(text, begin)
+    # A message's line at ``begin`` counts even when the prose before it ends without a
+    # newline, as it did when the conversation was cut out of the prompt first.
+    first = [begin] if pattern.match(text.slice(begin, min(begin + 40, len(text)))) else []
+    starts = chain(first, (at for at in _role_lines(text, begin, size, pattern) if at != begin))
     start = next(starts, None)
     while start is not None:
         following = next(starts, None)
         block = text.slice(start, following - 1 if following is not None else size)
-        role, body = block[1 : block.index("]")], block[block.index(": ") + 2 :]
-        yield ParsedMessage(role, _parse_parts(body))
+        if pattern is _RECORD_LINE:
+            yield _record_message(block)
+        else:
+            role, body = block[1 : block.index("]")], block[block.index(": ") + 2 :]
+            yield ParsedMessage(role, _parse_parts(body))
         start = following
+
+
+def _record_message(block: str) -> ParsedMessage:
+    """A goose-main record (``{"role": ..., "content": [parts]}``) as the message its
+    ``[role]: `` line would be: the parts joined by newlines. Whatever follows the record on
+    its line (a template's own text after the last one) is not part of it; a record that
+    does not read whole stays text of its message."""
+    role = block[len('{"role":"') : block.index('"', len('{"role":"'))]
+    try:
+        record, _ = json.JSONDecoder().raw_decode(block)
+        parts = record["content"]
+        body = "\n".join(parts) if all(isinstance(p, str) for p in parts) else None
+    except (ValueError, KeyError, TypeError):
+        body = None
+    if body is None:
+        body = block[block.index("[") + 1 :]
+    return ParsedMessage(role, _parse_parts(body) if body else [])
 
 
 def _parse_parts(body: str) -> list[Part]:
