@@ -11,6 +11,8 @@ isolates reorder what is drawn after them (a file name ``evil<U+202E>gpj.exe`` r
 
 from __future__ import annotations
 
+import re
+
 from goose_tui.terminal import INVISIBLE, VISIBLE_TABLE, translator
 
 __all__ = ["INVISIBLE", "inert", "restore"]
@@ -41,6 +43,14 @@ def restore(text: str) -> str:
     Tabs and C1 controls are not restored (they came back as spaces/escapes the user saw)."""
     text = text.translate(_REVERSE)
     if "<U+" in text:
-        for code in INVISIBLE:
-            text = text.replace(f"<U+{code:04X}>", chr(code))
+        text = _STAND_IN.sub(_character, text)
     return text
+
+
+_STAND_IN = re.compile(r"<U\+([0-9A-F]{4,5})>")
+
+
+def _character(match: re.Match[str]) -> str:
+    code = int(match[1], 16)
+    # Only what inert writes: a "<U+0041>" typed by hand stays as typed.
+    return chr(code) if code in INVISIBLE and f"<U+{code:04X}>" == match[0] else match[0]

@@ -18,7 +18,9 @@ from typing import Any, TextIO
 
 # Bidi controls (ALM, LRM, RLM, LRE..RLO, LRI..PDI) and zero-width or invisible characters
 # (ZWSP, ZWNJ, ZWJ, word joiner, invisible operators, the deprecated format characters,
-# ZWNBSP/BOM, the Mongolian vowel separator): shown by name, as ``<U+202E>``.
+# ZWNBSP/BOM, the Mongolian vowel separator, the tag characters U+E0000..U+E007F, which can
+# spell hidden instructions and which Goose strips from a prompt): shown by name, as
+# ``<U+202E>``.
 INVISIBLE: frozenset[int] = frozenset(
     (
         0x061C,
@@ -28,6 +30,7 @@ INVISIBLE: frozenset[int] = frozenset(
         *range(0x2066, 0x2070),
         0x180E,
         0xFEFF,
+        *range(0xE0000, 0xE0080),
     )
 )
 
@@ -62,8 +65,17 @@ def translator(table: dict[int, str]) -> Callable[[str], str]:
 # In JSON text: DEL, C1 controls, bidi and zero-width characters as \\u escapes, which any
 # JSON reader turns back into the same string (json.dumps escapes C0 itself); the app's JSON
 # editor uses these, and the CLI's JSON also escapes lone surrogates.
+def json_escape(code: int) -> str:
+    """The JSON escape of one character: ``\\uXXXX``, or the surrogate pair's two past
+    U+FFFF (JSON has no longer escape)."""
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
 INERT_JSON_ESCAPES: dict[int, str] = {
-    code: f"\\u{code:04x}" for code in (0x7F, *range(0x80, 0xA0), *INVISIBLE)
+    code: json_escape(code) for code in (0x7F, *range(0x80, 0xA0), *INVISIBLE)
 }
 _JSON_ESCAPES = INERT_JSON_ESCAPES | {code: f"\\u{code:04x}" for code in range(0xD800, 0xE000)}
 _json_escapes = translator(_JSON_ESCAPES)

@@ -331,10 +331,12 @@ def test_the_editors_json_escapes_what_is_not_inert_and_nothing_else() -> None:
     from goose_tui.compaction.structured import StructuredSummary
     from goose_tui.inert import INVISIBLE
     from goose_tui.inspector import json_text
+    from goose_tui.terminal import json_escape  # a surrogate pair past U+FFFF (tags)
 
     def per_character(text: str) -> str:
         return "".join(
-            f"\\u{ord(c):04x}" if 0x7F <= ord(c) <= 0x9F or ord(c) in INVISIBLE else c for c in text
+            json_escape(ord(c)) if 0x7F <= ord(c) <= 0x9F or ord(c) in INVISIBLE else c
+            for c in text
         )
 
     pool = [chr(c) for c in (*range(0x7E, 0xA1), *INVISIBLE)] + list('ab \n"\\é🚀\x01')

@@ -8,10 +8,18 @@ import json
 from goose_tui.inert import inert, restore
 from goose_tui.terminal import INVISIBLE, json_text, visible
 
-# Every code point of the Basic Multilingual Plane but the surrogates, and the planes above
-# sampled (nothing there is in the table).
+# Every code point of the Basic Multilingual Plane but the surrogates, the tag characters,
+# and the planes above sampled around them.
 CHARACTERS = [
-    chr(code) for code in (*range(0xD800), *range(0xE000, 0x10000), 0x10000, 0xE0001, 0x10FFFF)
+    chr(code)
+    for code in (
+        *range(0xD800),
+        *range(0xE000, 0x10000),
+        0x10000,
+        0xDFFFF,
+        *range(0xE0000, 0xE0081),
+        0x10FFFF,
+    )
 ]
 SHOWN = {
     *(set(range(0x20)) - {ord("\n"), ord("\t")}),
@@ -25,6 +33,8 @@ SHOWN = {
     *range(0x2060, 0x2065),
     *range(0x2066, 0x2070),
     0xFEFF,
+    # Tag characters: they can spell instructions no reader sees (Goose strips them).
+    *range(0xE0000, 0xE0080),
 }
 
 
@@ -40,6 +50,7 @@ def test_the_stand_ins() -> None:
     assert visible("\x7f\x9b") == "\u2421\\x9b"
     assert visible("evil\u202egpj.exe") == "evil<U+202E>gpj.exe"
     assert visible("a\u180eb\u2064c") == "a<U+180E>b<U+2064>c"
+    assert visible("hi\U000e0069\U000e007f") == "hi<U+E0069><U+E007F>"
 
 
 def test_json_text_escapes_the_same_invisible_characters() -> None:
@@ -51,7 +62,9 @@ def test_json_text_escapes_the_same_invisible_characters() -> None:
 
 def test_restore_undoes_inert_for_pictures_and_invisible_characters() -> None:
     text = "".join(chr(code) for code in sorted(SHOWN) if code < 0x80) + "\u202e\u180e\n"
+    text += "\U000e0041\U000e007f"
     assert restore(inert(text)) == text
+    assert restore("<U+0041> <U+e0041> <U+E0041>") == "<U+0041> <U+e0041> \U000e0041"
     assert restore(inert("a\tb")) == "a    b"  # a tab stays the spaces the user saw
 
 
