@@ -286,3 +286,20 @@ def test_ctrl_c_during_a_model_call_exits_130_and_leaves_no_worker() -> None:
         while any(Path(f"/proc/{pid}").exists() for pid in workers):
             assert time.monotonic() < deadline, "the worker outlived the CLI"
             time.sleep(0.05)
+
+
+async def test_a_missing_key_with_a_server_named_does_not_advise_naming_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # anthropic's client wants a key even for a server given with --api-base; the advice
+    # said "(or --api-base for a local server)" to a user who had given one.
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    port = closed_port()
+    summarizer = LiteLLMSummarizer(
+        "anthropic/claude-sonnet-4-5", api_base=f"http://127.0.0.1:{port}", timeout=10
+    )
+    with pytest.raises(ModelError) as caught:
+        await summarizer.complete(PROMPT)
+    message = str(caught.value)
+    assert "no API key" in message and "ANTHROPIC_API_KEY" in message
+    assert "--api-base" not in message

@@ -228,7 +228,7 @@ class LiteLLMSummarizer:
         ):
             return ContextLengthExceeded(f"{self.model}: context length exceeded: {_short(raw)}")
         if _MISSING_KEY.search(raw):
-            return ModelError(f"{self.model}: no API key: {_key_hint(self.model)}")
+            return ModelError(f"{self.model}: no API key: {_key_hint(self.model, self.api_base)}")
         if _NO_PROVIDER in raw:
             # litellm's own refusal, before any request: no HTTP status applies.
             return ModelError(
@@ -290,11 +290,13 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return seen
 
 
-def _key_hint(model: str) -> str:
+def _key_hint(model: str, api_base: str | None) -> str:
     provider = model.split("/", 1)[0] if "/" in model else "the provider"
     if provider == "the provider":
         return "set the provider's API key in the environment"
     env = f"{provider.upper().replace('-', '_')}_API_KEY"
+    if api_base:  # named already: this provider's client wants a key for it all the same
+        return f"set {env} in the environment (this provider's client needs one for any server)"
     return f"set {env} in the environment (or --api-base for a local server)"
 
 

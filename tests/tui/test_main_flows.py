@@ -480,3 +480,27 @@ async def test_a_long_list_field_shows_its_first_items_and_says_how_many_more() 
         files = [str(child.label) for child in nodes["files"].children]
         assert len(files) == ITEMS_SHOWN + 1 and files[-1].startswith("… 1 more")
         assert [str(c.label) for c in nodes["pending_tasks"].children] == ["one"]
+
+
+async def test_the_title_counts_load_warnings_without_calling_them_skipped_lines(
+    tmp_path: Path, session_file: Path
+) -> None:
+    # A lone surrogate is kept (shown as \ud800) with a note; the title said "1 lines
+    # skipped" for it, though nothing was skipped. A broken line is skipped.
+    from textual.widgets import Static
+
+    lines = session_file.read_text().splitlines()
+    lines[1] = lines[1].replace("The test", "The \\ud800 test", 1)
+    session = tmp_path / "noted.jsonl"
+    session.write_text("\n".join(lines) + "\n")
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("\n".join([*lines, "{not json"]) + "\n")
+    for path, expected in (
+        (session, "· 1 load warning (first: line 2: "),
+        (broken, "· 2 load warnings"),
+    ):
+        app = GooseTUI(path)
+        async with app.run_test(size=(200, 50)) as pilot:
+            await settle(pilot)
+            title = str(app.main.query_one("#session-title", Static).render())
+            assert expected in title and "skipped (first" not in title, title

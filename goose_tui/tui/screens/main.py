@@ -226,7 +226,10 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         if session.source_path:
             title += f" · {session.source_path}"
         if session.warnings:
-            title += f" · {len(session.warnings)} lines skipped (first: {session.warnings[0]})"
+            # A warning says itself whether its line was skipped or kept as it could be.
+            count = len(session.warnings)
+            noun = "load warning" if count == 1 else "load warnings"
+            title += f" · {count:,} {noun} (first: {session.warnings[0]})"
         self.query_one("#session-title", Static).update(Content(inert(title)))
         self.query_one(ConversationView).set_messages(session.messages)
         self.query_one("#input-view", TextViewer).placeholder = "building prompt…"
