@@ -330,3 +330,34 @@ async def test_offline_reads_goose_mains_json_records_as_it_reads_role_lines(
     count = len(parse_conversation(main.prompt))
     assert count == len(summarizer_messages(messages)) == 12  # the record-like line is text
     assert main_reply == wheel_reply and f"- {count} messages;" in main_reply
+
+
+async def test_a_long_conversations_lists_keep_their_first_and_latest_items(
+    templates: Templates,
+) -> None:
+    # The reply has to fit in the context it replaces: for the bench's 20,000 messages it
+    # was 1.9 MB (~500,000 tokens), every user message quoted and every reply listed.
+    def conversation(turns: int) -> list[Message]:
+        messages = []
+        for i in range(turns):
+            messages.append(msg("user", f"Request {i}: change module_{i}.py."))
+            messages.append(msg("assistant", f"Reply {i}: I changed module_{i}.py as asked."))
+        return messages
+
+    short = structured(
+        (
+            await OfflineSummarizer().complete(build_request(conversation(60), templates).messages)
+        ).text
+    )
+    assert len(short["user_messages"]) == 60  # up to 20 + 40: every one, as before
+
+    request = build_request(conversation(500), templates)
+    reply = (await OfflineSummarizer().complete(request.messages)).text
+    fields = structured(reply)
+    quoted = fields["user_messages"]
+    assert quoted[:20] == [f"Request {i}: change module_{i}.py." for i in range(20)]
+    assert quoted[20] == "… 440 more user messages, not listed here …"
+    assert quoted[21:] == [f"Request {i}: change module_{i}.py." for i in range(460, 500)]
+    assert len(fields["user_intent"]) == len(fields["problem_solving"]) == 61
+    assert "- 1000 messages; 500 from the user, the first 20 and last 40 kept verbatim" in reply
+    assert len(reply) < 20_000

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -438,6 +438,23 @@ def _concepts(facts: _Facts) -> list[str]:
     return concepts
 
 
+# A summary has to fit in the context it replaces: a model writes a few thousand tokens.
+# This one lists and quotes, and on a long session (the bench's 20,000 messages: a 1.9 MB
+# reply, ~500,000 tokens, more than any context window) a list keeps its first and most
+# recent items, with a note of how many were left out between them.
+LIST_HEAD, LIST_TAIL = 20, 40
+
+
+def _bounded(items: list[Any], left_out: Callable[[int], Any]) -> list[Any]:
+    if len(items) <= LIST_HEAD + LIST_TAIL:
+        return items
+    return [*items[:LIST_HEAD], left_out(len(items) - LIST_HEAD - LIST_TAIL), *items[-LIST_TAIL:]]
+
+
+def _more(what: str) -> Callable[[int], str]:
+    return lambda n: f"… {n:,} more {what}, not listed here …"
+
+
 def summary_fields(facts: _Facts) -> dict[str, Any]:
     files = []
     for path, verbs in facts.files.items():
@@ -445,7 +462,9 @@ def summary_fields(facts: _Facts) -> dict[str, Any]:
         if path in facts.key_code:
             entry["key_code"] = facts.key_code[path]
         files.append(entry)
+    files = _bounded(files, lambda n: {"path": f"({n:,} more files)", "summary": "Not listed here"})
     solving = [_first_sentence(t) for t in facts.assistant_texts if _first_sentence(t)]
+    solving = _bounded(solving, _more("replies"))
     if facts.commands:
         shown = ", ".join(f"`{_clip(c, 80)}`" for c in facts.commands[-8:])
         solving.append(f"Ran {len(facts.commands)} shell command(s), latest: {shown}")
@@ -458,26 +477,33 @@ def summary_fields(facts: _Facts) -> dict[str, Any]:
     if facts.pending:
         next_step = f"Continue with the user's open request: {_first_sentence(facts.pending[0])}"
     return {
-        "user_intent": [_first_sentence(t) for t in facts.user_texts],
+        "user_intent": _bounded([_first_sentence(t) for t in facts.user_texts], _more("requests")),
         "technical_concepts": _concepts(facts),
         "files": files,
-        "errors_and_fixes": facts.errors,
+        "errors_and_fixes": _bounded(facts.errors, _more("errors")),
         "problem_solving": solving,
-        "user_messages": facts.user_texts,
-        "pending_tasks": facts.pending,
+        "user_messages": _bounded(facts.user_texts, _more("user messages")),
+        "pending_tasks": _bounded(facts.pending, _more("requests")),
         "current_work": "\n".join(current) or None,
         "next_step": next_step,
     }
+
+
+def _user_count(facts: _Facts) -> str:
+    count = len(facts.user_texts)
+    if count <= LIST_HEAD + LIST_TAIL:
+        return f"{count} from the user, kept verbatim"
+    return f"{count} from the user, the first {LIST_HEAD} and last {LIST_TAIL} kept verbatim"
 
 
 def write_reply(messages: Iterable[ParsedMessage]) -> str:
     facts = _gather(messages)
     fields = summary_fields(facts)
     checklist = [
-        f"- {facts.messages} messages; {len(fields['user_messages'])} from the user, kept verbatim",
-        f"- {len(fields['files'])} file(s) touched",
-        f"- {len(fields['errors_and_fixes'])} error(s) in tool output, quoted",
-        f"- {len(fields['pending_tasks'])} open request(s)",
+        f"- {facts.messages} messages; {_user_count(facts)}",
+        f"- {len(facts.files)} file(s) touched",
+        f"- {len(facts.errors)} error(s) in tool output, quoted",
+        f"- {len(facts.pending)} open request(s)",
     ]
     head = "<analysis>\n" + "\n".join(checklist) + "\n</analysis>\n\n```json\n"
     # json.dumps(fields, indent=2, ensure_ascii=False)'s pieces, joined once with the rest:
