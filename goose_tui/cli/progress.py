@@ -1,5 +1,6 @@
 """``compact``'s progress on a terminal: one status line on stderr, rewritten in place while
-the prompt is built and the model answers, and erased before anything else is written.
+the session loads, the prompt is built and the model answers, and erased before anything
+else is written.
 
 A compaction with a real model takes seconds to minutes (litellm's import alone is ~2 s), and
 the command printed nothing until the summary. On a terminal the line now says what is
@@ -27,8 +28,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 TICK_SECONDS = 0.1  # how often the elapsed time and the reply's size are redrawn
-
-
 ECHO_CELLS = 2  # "^C" echoed by the terminal after the line: room kept, and erased with it
 
 
