@@ -344,15 +344,21 @@ class Inspector:
     def mark_saved(self) -> None:
         self.saved_edits = (self.json_text, self.reply_text)
 
-    def unsaved_edits(self) -> list[str]:
-        """The hand edits not saved since the last compaction or save, and the templates
-        edited in the app."""
+    def unsaved_summary_edits(self) -> list[str]:
+        """The hand edits of the summary (its JSON, the reply) not saved since the last
+        compaction or save: what a new compaction would replace."""
         saved_json, saved_reply = self.saved_edits
         edits = []
         if self.json_text != saved_json:
             edits.append("the hand-edited summary JSON")
         if self.reply_text != saved_reply:
             edits.append("the hand-edited reply")
+        return edits
+
+    def unsaved_edits(self) -> list[str]:
+        """The hand edits not saved since the last compaction or save, and the templates
+        edited in the app."""
+        edits = self.unsaved_summary_edits()
         for template in (self.templates.compaction, self.templates.summary):
             if template.source.origin == "edited":
                 edits.append(f"the template {template.source.name} edited in the app")

@@ -431,3 +431,28 @@ async def test_keys_queued_behind_q_open_nothing_while_the_app_exits(session_fil
             app.post_message(events.Key(key, key))
         await pilot.pause(0.5)
     assert app.return_code == 0 and not app._exit_renderables
+
+
+async def test_compacting_again_over_an_unsaved_hand_edit_asks_first(
+    session_file: Path, reply_file: Path
+) -> None:
+    # `c` replaced a hand-edited summary with a new compaction's, without a word, and the
+    # edit was gone for good (a walk-through: undo in the editor did not bring it back).
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _compacted(pilot)
+        await pilot.press("e", "end", "enter", "space")  # a hand edit of the JSON
+        await settle(pilot)
+        edited = app.inspector.json_text
+        await pilot.press("escape", "c")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "hand-edited summary JSON" in app.screen.question
+        await pilot.press("escape")  # no: the edit stays
+        await settle(pilot)
+        assert app.screen is app.main and app.inspector.json_text == edited
+        await pilot.press("c")
+        await settle(pilot)
+        await pilot.press("y")  # yes: compacted again, the edit replaced
+        await settle(pilot)
+        assert app.inspector.json_text != edited and app.inspector.unsaved_edits() == []

@@ -36,6 +36,7 @@ from goose_tui.tui.messages import (
     TemplateEditRequested,
     WorkerErrorsUp,
 )
+from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.widgets.code_editor import CodeEditor
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge
@@ -358,7 +359,19 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         if any(w.group == "compact" and w.is_running for w in self.workers):
             self.notify("a compaction is already running; escape cancels it")
             return
-        self.compact()
+        lost = self.inspector.unsaved_summary_edits()
+        if not lost:
+            self.compact()
+            return
+        if isinstance(self.app.screen, ConfirmScreen):
+            return
+
+        def answered(compact_anyway: bool | None) -> None:
+            if compact_anyway:
+                self.compact()
+
+        question = f"A new compaction replaces {' and '.join(lost)} (s saves it). Compact anyway?"
+        self.app.push_screen(ConfirmScreen(question), answered)
 
     @work(exclusive=True, group="compact", exit_on_error=False)
     async def compact(self) -> None:
