@@ -559,7 +559,11 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         self.main.select_message(index, list(highlight))
 
     def unsaved_edits(self) -> list[str]:
-        return self.inspector.unsaved_edits()
+        edits = self.inspector.unsaved_edits()
+        for screen in self.screen_stack:
+            if isinstance(screen, TemplateEditor) and screen.unapplied() is not None:
+                edits.append(f"the edit of {screen.template.source.name} that does not render")
+        return edits
 
     async def run_action(
         self,

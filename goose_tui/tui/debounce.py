@@ -19,4 +19,11 @@ def debounce(node: DOMNode, key: str, callback: Callable[[], object]) -> None:
         await asyncio.sleep(DEBOUNCE_SECONDS)
         callback()
 
-    node.run_worker(later(), group=f"debounce-{key}", exclusive=True, exit_on_error=False)
+    # The function, not a coroutine made now: a wait cancelled by the next edit before it
+    # started left its coroutine never awaited (a RuntimeWarning on exit).
+    node.run_worker(
+        later,  # type: ignore[arg-type]  # Textual's WorkType infers Never for it
+        group=f"debounce-{key}",
+        exclusive=True,
+        exit_on_error=False,
+    )

@@ -226,3 +226,61 @@ async def test_the_api_base_survives_switching_to_another_model_and_back(
             await settle(pilot)
             assert len(server.requests) == 1
             assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
+
+
+async def test_leaving_a_template_edit_that_does_not_render_asks_first(
+    session_file: Path, reply_file: Path
+) -> None:
+    # A broken edit was dropped on escape without a word (the panes keep the last good
+    # render, and so did the template), and q then quit without asking (a walk-through).
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("T")
+        assert isinstance(app.screen, TemplateEditor)
+        editor = app.screen
+        await pilot.press("home", *"My careful intro {% if focus %}")
+        await settle(pilot)
+        assert "syntax error" in str(editor.query_one("#template-status").render())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "does not render" in app.screen.question
+        await pilot.press("escape")  # no: back to the edit, as it was
+        await settle(pilot)
+        assert app.screen is editor and editor.text.startswith("My careful intro {% if")
+        await pilot.press("ctrl+q")  # quitting asks too
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen) and "compaction.md" in app.screen.question
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("y")  # yes: the edit is dropped, the template as it was
+        await settle(pilot)
+        assert app.screen is app.main
+        assert app.inspector.templates.compaction.source.origin == "built-in"
+
+
+async def test_leaving_right_after_typing_keeps_a_good_edit(
+    session_file: Path, reply_file: Path
+) -> None:
+    # Escape within the debounce's pause left the edit unapplied: it was lost, and the
+    # cancelled wait warned "coroutine ... was never awaited" on exit.
+    import gc
+    import warnings
+
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        async with app.run_test(size=(200, 50)) as pilot:
+            await settle(pilot)
+            await pilot.press("t")
+            area = app.screen.query_one("#template-text")
+            area.select_all()
+            await pilot.press(*"# Mine {{ next_step }}", "escape")
+            await settle(pilot)
+            assert app.screen is app.main
+            assert app.inspector.templates.summary.text == "# Mine {{ next_step }}"
+        gc.collect()
+    assert not [w for w in caught if "never awaited" in str(w.message)]

@@ -45,6 +45,10 @@ class TemplateEditor(Screen[None]):
         self.override_path = override_path
         self.apply_edit = apply_edit
         self.on_saved = on_saved
+        self._applied = template.text  # the text the panes render with
+        self._tried = template.text  # the text last applied, and why it did not render
+        self._error: str | None = None
+        self._leaving = False  # escape pressed: leave once the edit in hand is applied
 
     def compose(self) -> ComposeResult:
         yield Static(Content(inert(describe_source(self.template))), id="template-source")
@@ -63,16 +67,34 @@ class TemplateEditor(Screen[None]):
         debounce(self, "template", self._apply)
 
     def _apply(self) -> None:
-        self.apply_edit(self.text, self._show_result)
+        text = self._tried = self.text
+        self.apply_edit(text, lambda error: self._show_result(text, error))
 
-    def _show_result(self, error: str | None) -> None:
+    def _show_result(self, text: str, error: str | None) -> None:
         if not self.is_attached:  # closed while the template rendered
             return
+        if text == self._tried:
+            self._error = error
+        if error is None:
+            self._applied = text
         status = self.query_one("#template-status", Banner)
         if error:
             status.show(f"{error} — the panes keep the last good render", "error")
         else:
             status.show(f"rendered · ctrl+s saves to {self.override_path}")
+        if self._leaving and text == self._tried:
+            self._leaving = False
+            self.action_back()
+
+    def unapplied(self) -> str | None:
+        """Why the text in the editor is not the one the panes render with (leaving would
+        lose it), or None when it is."""
+        text = self.text
+        if text == self._applied:
+            return None
+        if text == self._tried and self._error:
+            return self._error
+        return "not applied yet"
 
     def action_save_override(self) -> None:
         def answered(yes: bool | None) -> None:
@@ -93,4 +115,25 @@ class TemplateEditor(Screen[None]):
         )
 
     def action_back(self) -> None:
-        self.dismiss(None)
+        """Back to the inspector with the edit applied; an edit that does not render is
+        not dropped without asking."""
+        if self.text == self._applied:
+            self.dismiss(None)
+            return
+        if self.text != self._tried:  # typed within the pause: applied now, then left
+            self.workers.cancel_group(self, "debounce-template")
+            self._leaving = True
+            self._apply()
+            return
+        if isinstance(self.app.screen, ConfirmScreen):
+            return
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self.dismiss(None)
+
+        question = (
+            f"The edit of {self.template.source.name} does not render ({self._error}). "
+            "Leave and lose it?"
+        )
+        self.app.push_screen(ConfirmScreen(question), answered)
