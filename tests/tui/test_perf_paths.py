@@ -408,17 +408,19 @@ async def test_the_gauge_looks_each_message_up_once(generated_session: Path) -> 
         return real_count(self, message)
 
     app = GooseTUI(generated_session)
-    async with app.run_test(size=(200, 50)) as pilot:
-        TokenCounter.count = recording  # type: ignore[method-assign]
-        try:
+    # Patched before the app starts: patched inside, a count that began first was missed.
+    TokenCounter.count = recording  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=(200, 50)) as pilot:
             await settle(pilot)
-        finally:
             TokenCounter.count = real_count  # type: ignore[method-assign]
-        messages = app.inspector.session.messages
-        assert sorted(looked_up) == sorted(map(id, messages))
-        gauge = app.main.query_one(ContextGauge)
-        assert gauge.usage is not None
-        assert gauge.usage.used == app.main.token_counter.total(messages)
+            messages = app.inspector.session.messages
+            assert sorted(looked_up) == sorted(map(id, messages))
+            gauge = app.main.query_one(ContextGauge)
+            assert gauge.usage is not None
+            assert gauge.usage.used == app.main.token_counter.total(messages)
+    finally:
+        TokenCounter.count = real_count  # type: ignore[method-assign]
 
 
 async def test_the_projection_reuses_the_gauges_count_of_the_history(session_file: Path) -> None:
