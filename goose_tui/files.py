@@ -82,14 +82,18 @@ def write_destination(target: Path) -> Path:
     return target.resolve() if target.is_symlink() else target
 
 
-def check_output_target(target: Path, inputs: Iterable[Path | None] = ()) -> str | None:
+def check_output_target(
+    target: Path, inputs: Iterable[Path | None] = (), *, replace: bool = True
+) -> str | None:
     """Why ``target`` must not be written, in one line naming it, or None when it may be.
 
     Refused: any of ``inputs`` (and a SQLite input's -wal/-shm/-journal files), whether
     named directly, through a symbolic link or a hard link; anything that exists and is not
-    a regular file (folder, device, FIFO, socket); a folder that does not exist or cannot
-    be written. A symbolic link to a regular file is accepted: the file it points to is
-    written and the link is kept."""
+    a regular file (folder, device, FIFO, socket); an existing file that is read-only (an
+    atomic rename would replace it all the same), or any existing file unless ``replace``
+    (the CLI's --overwrite; the app asks first); a folder that does not exist or cannot be
+    written. A symbolic link to a regular file is accepted: the file it points to is written
+    and the link is kept."""
     target = Path(target).expanduser()
     for source in _with_companions(inputs):
         if same_file(target, source):
@@ -106,6 +110,10 @@ def check_output_target(target: Path, inputs: Iterable[Path | None] = ()) -> str
         return f"{target}: cannot check the file: {exc.strerror or exc}"
     if info is not None and not stat.S_ISREG(info.st_mode):
         return f"{target}: is {_kind(info.st_mode)}, refusing to write there"
+    if info is not None and not os.access(destination, os.W_OK):
+        return f"{target}: is read-only, refusing to replace it"
+    if info is not None and not replace:
+        return f"{target}: already exists (pass --overwrite to replace it)"
     folder = destination.parent
     if not folder.is_dir():
         return f"{target}: the folder {folder} does not exist"

@@ -147,7 +147,7 @@ def test_compact_output_writes_through_a_symlink_and_keeps_it(tmp_path: Path) ->
     real.write_text("old\n")
     link = tmp_path / "link.md"
     link.symlink_to(real)
-    out = run("compact", str(SHORT), "-o", str(link))
+    out = run("compact", str(SHORT), "-o", str(link), "--overwrite")  # real.md exists
     assert out.returncode == 0, out.stderr
     assert link.is_symlink() and link.resolve() == real
     assert real.read_text().startswith("# Conversation Summary")
@@ -234,7 +234,7 @@ def test_a_replaced_output_file_keeps_its_mode(tmp_path: Path) -> None:
     target = tmp_path / "out.md"
     target.write_text("old\n")
     target.chmod(0o640)
-    out = run("compact", str(SHORT), "-o", str(target))
+    out = run("compact", str(SHORT), "-o", str(target), "--overwrite")
     assert out.returncode == 0, out.stderr
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert target.read_text().startswith("# Conversation Summary")

@@ -278,3 +278,66 @@ def test_the_app_never_proposes_a_target_in_goose_own_folder(
     (tmp_path / "work").mkdir()  # the session's own folder, writable
     mine = Session(id="x", source_path=tmp_path / "work" / "a.jsonl", source_format="jsonl")
     assert default_target(mine, "export") == tmp_path / "work" / "a.compacted.json"
+
+
+def test_cli_compact_o_never_replaces_an_existing_file_without_overwrite(tmp_path: Path) -> None:
+    # `-o notes.md` replaced the user's notes without a word (a walk-through), while
+    # --save-session already asked for --overwrite. Both now do, before the model is called.
+    notes = tmp_path / "notes.md"
+    notes.write_text("precious notes\n")
+    refused = _cli("compact", str(SAMPLE), "-o", str(notes))
+    assert refused.returncode == 2 and "already exists" in refused.stderr
+    assert "--overwrite" in refused.stderr and refused.stdout == ""
+    assert notes.read_text() == "precious notes\n"
+    forced = _cli("compact", str(SAMPLE), "-o", str(notes), "--overwrite")
+    assert forced.returncode == 0, forced.stderr
+    assert notes.read_text().startswith("# Conversation Summary")
+
+
+def test_cli_batch_never_replaces_the_report_or_its_markdown_twin(tmp_path: Path) -> None:
+    # `-o out/summary.json` also wrote out/summary.md, replacing a file the user never named.
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    (sessions / "a.jsonl").write_bytes(SAMPLE.read_bytes())
+    out = tmp_path / "out"
+    out.mkdir()
+    twin = out / "summary.md"
+    twin.write_text("IMPORTANT meeting notes\n")
+    refused = _cli("batch", str(sessions), "--model", "offline", "-o", str(out / "summary.json"))
+    assert refused.returncode == 2 and str(twin) in refused.stderr
+    assert "already exists" in refused.stderr and "--overwrite" in refused.stderr
+    assert twin.read_text() == "IMPORTANT meeting notes\n"
+    assert not (out / "summary.json").exists()
+    forced = _cli(
+        "batch", str(sessions), "--model", "offline", "-o", str(out / "summary.json"), "--overwrite"
+    )
+    assert forced.returncode == 0, forced.stderr
+    assert twin.read_text().startswith("# Batch compaction")
+
+
+def test_cli_save_session_where_no_folder_can_be_made_is_refused_first(tmp_path: Path) -> None:
+    # A file where the target's folder would be: the save failed after the compaction, as an
+    # "internal error", and the summary was lost (nothing on stdout).
+    blocker = tmp_path / "afile.txt"
+    blocker.write_text("hi\n")
+    refused = _cli("compact", str(SAMPLE), "--save-session", str(blocker / "sub" / "x.jsonl"))
+    assert refused.returncode == 2, refused.stderr
+    assert "not a folder" in refused.stderr and "internal error" not in refused.stderr
+    assert refused.stdout == ""  # refused before compacting
+
+
+def test_a_session_save_that_fails_after_the_compaction_still_prints_the_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from goose_tui.cli import main
+    from goose_tui.session import writer
+
+    def fails(*args: object, **kwargs: object) -> Path:
+        raise PermissionError(13, "Permission denied", str(tmp_path / "x.jsonl"))
+
+    monkeypatch.setattr(writer, "save_compacted_session", fails)
+    code = main(["compact", str(SAMPLE), "--save-session", str(tmp_path / "x.jsonl")])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert out.startswith("# Conversation Summary")
+    assert "cannot write" in err and "Permission denied" in err and "internal error" not in err

@@ -42,6 +42,9 @@ def register(sub: Any) -> None:
         metavar="REPORT",
         help="write the report as JSON here and as a Markdown table beside it (.md)",
     )
+    s.add_argument(
+        "--overwrite", action="store_true", help="replace existing report files (-o and its .md)"
+    )
     s.set_defaults(handler=cmd_batch)
 
 
@@ -102,7 +105,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     import json
 
     from goose_tui.analysis.batch import collect_jobs, run_batch, to_markdown
-    from goose_tui.files import OverwriteRefused, atomic_write_text, refuse_overwriting_inputs
+    from goose_tui.files import atomic_write_text, check_output_target
 
     if not args.target.exists():
         raise CliError(f"{args.target}: no such file or folder", EXIT_UNUSABLE)
@@ -112,11 +115,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if not jobs:
         raise CliError(f"{args.target}: no session files found", EXIT_UNUSABLE)
     if args.output is not None:
-        try:
-            for target in _report_paths(args.output):
-                refuse_overwriting_inputs(target, [args.target, *(j.path for j in jobs)])
-        except OverwriteRefused as exc:
-            raise CliError(str(exc), EXIT_UNUSABLE) from exc
+        inputs = [args.target, *(j.path for j in jobs)]
+        for target in _report_paths(args.output):  # the .md beside it is written too
+            problem = check_output_target(target, inputs, replace=args.overwrite)
+            if problem is not None:
+                raise CliError(problem, EXIT_UNUSABLE)
     load_templates_arg(args.prompts_dir)  # a bad --prompts-dir fails here, with exit code 2
     summarizer = summarizer_of(parse_model(args.model, args.api_base))
     report = run_compaction(

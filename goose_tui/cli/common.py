@@ -323,12 +323,15 @@ def run_compaction(coro: Coroutine[Any, Any, T]) -> T:
     # Ctrl-C goes on to main(): "cancelled", exit 130, whenever it comes.
 
 
-def check_output_arg(target: Path | None, inputs: list[Path | None], flag: str = "-o") -> None:
-    """Refuse an output path before any work is done (exit 2)."""
+def check_output_arg(
+    target: Path | None, inputs: list[Path | None], flag: str = "-o", *, overwrite: bool = False
+) -> None:
+    """Refuse an output path before any work is done (exit 2): also an existing file, unless
+    ``overwrite`` (the command's --overwrite)."""
     from goose_tui.files import check_output_target
 
     if target is None:
         return
-    problem = check_output_target(target, inputs)
+    problem = check_output_target(target, inputs, replace=overwrite)
     if problem is not None:
         raise CliError(f"{flag} {problem}", EXIT_UNUSABLE)

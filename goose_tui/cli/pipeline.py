@@ -89,7 +89,9 @@ def register_compact(sub: Any) -> None:
         choices=("jsonl", "json"),
         help="jsonl: Goose's legacy session file; json: the export shape (default: by suffix)",
     )
-    s.add_argument("--overwrite", action="store_true", help="replace an existing --save-session")
+    s.add_argument(
+        "--overwrite", action="store_true", help="replace an existing -o or --save-session file"
+    )
     s.set_defaults(handler=cmd_compact)
 
 
@@ -185,7 +187,9 @@ def cmd_compact(args: argparse.Namespace) -> int:
         summarizer = summarizer_of(spec)
         inspector = _inspector(args, session, templates, spec)
         # Before the model is called: a refused path must not cost a (paid) compaction.
-        check_output_arg(args.output, [args.session, *inspector.input_files()])
+        check_output_arg(
+            args.output, [args.session, *inspector.input_files()], overwrite=args.overwrite
+        )
         if args.save_session is not None:
             _check_save_target(args, inspector)
         # The JSON reports every attempt's tokens and the usage; the summary alone needs no
@@ -204,8 +208,12 @@ def cmd_compact(args: argparse.Namespace) -> int:
             inspector.save("markdown", args.output)
         except (OSError, OverwriteRefused) as exc:
             write_failure = f"{args.output}: cannot write: {_reason(exc)}"
+    session_failure: str | None = None
     if args.save_session is not None:
-        _save_session(args, inspector)
+        try:
+            _save_session(args, inspector)
+        except OSError as exc:  # after the checks (a folder made read-only meanwhile)
+            session_failure = f"{args.save_session}: cannot write: {_reason(exc)}"
     if args.json:
         from goose_tui.cli.reports import CompactOutput
 
@@ -220,6 +228,15 @@ def cmd_compact(args: argparse.Namespace) -> int:
     if write_failure is not None:
         where = "in the JSON on stdout" if args.json else "printed on stdout instead"
         raise CliError(f"{write_failure}; the summary is {where}", EXIT_FAILED)
+    if session_failure is not None:
+        where = (
+            "in the JSON on stdout"
+            if args.json
+            else f"in {args.output}"
+            if args.output is not None
+            else "printed on stdout"
+        )
+        raise CliError(f"{session_failure}; the summary is {where}", EXIT_FAILED)
     return 0
 
 

@@ -104,6 +104,15 @@ def check_target(
             raise SaveRefused(f"{target}: not a regular file; refusing to replace it")
         if not overwrite:
             raise SaveRefused(f"{target}: already exists (pass --overwrite to replace it)")
+    # The folders the save makes: the nearest that exists must be one, and writable (else
+    # the save failed after the compaction, an "internal error").
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise SaveRefused(f"{target}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise SaveRefused(f"{target}: the folder {folder} is not writable")
 
 
 # --- the compacted conversation ----------------------------------------------------------
