@@ -219,7 +219,7 @@ class Inspector:
         made it already), templates, profile and focus; a reply that cannot stand as a
         compaction raises ``UnusableReply``. The result becomes current.
         ``estimate_tokens``: count as ``summarize`` says, before returning."""
-        from goose_tui.compaction.reply_check import UnusableReply, reply_problem
+        from goose_tui.compaction.reply_check import require_usable
         from goose_tui.compaction.summarize import summarize
 
         assert self.session is not None
@@ -235,9 +235,7 @@ class Inspector:
             first_request=self._built_request(),
             estimate_tokens=estimate_tokens,
         )
-        problem = reply_problem(result.raw_response, result.extraction.structured is not None)
-        if problem is not None:
-            raise UnusableReply(problem)
+        require_usable(result.raw_response, result.extraction.structured is not None)
         self.use_result(result)
         return result
 

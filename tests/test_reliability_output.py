@@ -7,6 +7,7 @@ Special files are made in tmp_path (never /dev: an earlier test replaced /dev/nu
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import resource
@@ -289,3 +290,40 @@ def test_the_pipeline_itself_still_keeps_an_empty_reply_as_goose_does() -> None:
 
     extraction, summary = finish("", load_templates(None))
     assert summary == "" and extraction.structured is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("retention",),
+        ("probe",),
+        ("compare", "--a", "offline", "--b", "replay:{reply}"),
+    ],
+    ids=["retention", "probe", "compare"],
+)
+@pytest.mark.parametrize("reply_text", ["", HTML_PAGE], ids=["empty", "html"])
+def test_analyses_refuse_a_reply_that_is_no_summary(
+    tmp_path: Path, command: tuple[str, ...], reply_text: str
+) -> None:
+    # compact refused an empty reply or an error page (exit 1); retention, probe and
+    # compare took it as the summary and scored it 0% (exit 0): a wrong result.
+    reply = tmp_path / "reply.txt"
+    reply.write_text(reply_text)
+    args = [part.format(reply=reply) for part in command]
+    if command[0] != "compare":
+        args += ["--replay", str(reply)]
+    out = run(args[0], str(SHORT), *args[1:])
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "the history was not compacted" in out.stderr
+
+
+def test_batch_fails_a_session_whose_reply_is_no_summary(tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    shutil.copy(SHORT, sessions / "a.jsonl")
+    reply = tmp_path / "reply.txt"
+    reply.write_text(HTML_PAGE)
+    out = run("batch", str(sessions), "--model", f"replay:{reply}", "--json")
+    assert out.returncode == 1, out.stderr
+    (entry,) = json.loads(out.stdout)["entries"]
+    assert entry["error"] and "HTML page" in entry["error"] and entry["retention"] is None

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from goose_tui.analysis.probes import offline_report
 from goose_tui.analysis.retention import format_score, retention_report
+from goose_tui.compaction.reply_check import require_usable
 from goose_tui.compaction.summarize import summarize
 from goose_tui.compaction.templates import Templates, load_templates
 from goose_tui.llm.base import Summarizer
@@ -141,6 +142,7 @@ async def compact_one(
         entry.tokens_before = counter.total(session.messages)
         result = await summarize(session.messages, summarizer, templates)
         entry.attempts = len(result.attempts)
+        require_usable(result.raw_response, result.extraction.structured is not None)
         entry.summary_tokens = count_tokens(result.summary)
         entry.not_smaller = not_smaller(entry.tokens_before, entry.summary_tokens)
         entry.fallback = result.extraction.fallback

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goose_tui.analysis.compare import (
     Comparison,
@@ -39,6 +39,9 @@ from goose_tui.compaction.templates import Templates
 from goose_tui.llm.base import Summarizer
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message, Session
+
+if TYPE_CHECKING:
+    from goose_tui.compaction.summarize import CompactionResult
 
 SUMMARY_PREFIX = "summary:"
 MAX_MISSING_SHOWN = 40
@@ -103,6 +106,8 @@ def _summary_to_judge(
     templates = load_templates_arg(args.prompts_dir)
     summarizer = summarizer_of(usable(choice))
     result = run_compaction(summarize(session.messages, summarizer, templates))
+    # An empty reply or an error page is no summary to judge (exit 1, as compact).
+    run_compaction(_usable(result))
     return result.summary, f"model {summarizer.name}"
 
 
@@ -239,6 +244,14 @@ def _side_source(text: str, api_base: str | None) -> str | Summarizer:
     return summarizer_of(parse_model(text, api_base))
 
 
+async def _usable(result: CompactionResult) -> None:
+    """``require_usable`` of a compaction's result (a coroutine, for ``run_compaction``'s
+    mapping of ``UnusableReply`` to exit 1)."""
+    from goose_tui.compaction.reply_check import require_usable
+
+    require_usable(result.raw_response, result.extraction.structured is not None)
+
+
 async def _make_side(
     label: str, source: str | Summarizer, messages: list[Message], templates: Templates
 ) -> SummarySide:
@@ -251,6 +264,7 @@ async def _make_side(
             return SummarySide(label=label, summary=source.rstrip("\n"))
         return SummarySide(label=label, summary=rendered, structured=extraction.structured)
     result = await summarize(messages, source, templates)
+    await _usable(result)
     return side_from_result(label, result)
 
 

@@ -32,3 +32,12 @@ def reply_problem(raw_response: str, structured_found: bool) -> str | None:
             "or the server?): the history was not compacted"
         )
     return None
+
+
+def require_usable(raw_response: str, structured_found: bool) -> None:
+    """``reply_problem`` as an exception: raises ``UnusableReply`` with its line. Every place
+    that takes a compaction's summary as its own asks this (compact, the app, retention,
+    probe, compare, batch), so an empty reply or an error page is never scored or kept."""
+    problem = reply_problem(raw_response, structured_found)
+    if problem is not None:
+        raise UnusableReply(problem)

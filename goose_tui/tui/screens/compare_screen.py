@@ -32,6 +32,7 @@ from goose_tui.analysis.compare import (
 )
 from goose_tui.analysis.probes import ProbeReport, format_probe_score
 from goose_tui.analysis.retention import CATEGORY_LABELS, format_score
+from goose_tui.compaction.reply_check import require_usable
 from goose_tui.compaction.templates import Templates
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
@@ -281,6 +282,7 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
         result = await summarize(
             self.messages, summarizer, templates, on_chunk=on_chunk, estimate_tokens=True
         )
+        require_usable(result.raw_response, result.extraction.structured is not None)
         return side_from_result(self._right_label(), result)
 
     def _show(self, c: Comparison) -> None:
