@@ -221,3 +221,20 @@ async def test_app_falls_back_to_the_builtin_with_a_visible_warning(tmp_path: Pa
         assert app.inspector.templates.compaction.source.origin == "built-in"
         shown = notes + [str(w) for w in app.inspector.templates.warnings]
         assert any(f"{prompts / 'compaction.md'}:4" in text for text in shown)
+
+
+@pytest.mark.parametrize("command", ["prompt", "compact"])
+def test_an_override_that_does_not_compile_is_unusable_input_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture, command: str
+) -> None:
+    # The README says a broken override is an error with exit 2 (unusable input, before any
+    # work); a syntax error surfaced only when rendering, as exit 1 (a walk-through).
+    from tests.conftest import SAMPLES
+
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "compaction.md").write_text("{% if %}\n")
+    code = main([command, str(SAMPLES / "short.jsonl"), "--prompts-dir", str(prompts)])
+    out, err = capsys.readouterr()
+    assert code == 2, err
+    assert "compaction.md:1: syntax error" in err and out == ""

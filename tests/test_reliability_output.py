@@ -327,3 +327,13 @@ def test_batch_fails_a_session_whose_reply_is_no_summary(tmp_path: Path) -> None
     assert out.returncode == 1, out.stderr
     (entry,) = json.loads(out.stdout)["entries"]
     assert entry["error"] and "HTML page" in entry["error"] and entry["retention"] is None
+
+
+def test_a_replay_file_that_is_not_utf8_is_unusable_input(tmp_path: Path) -> None:
+    # compact --replay on binary bytes exited 1 with Python's own words ("'utf-8' codec can't
+    # decode byte 0xe6 ..."), where parse on the same file says "not UTF-8 text", exit 2.
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(b"ok \xe6\x00\xff binary")
+    out = run("compact", str(SHORT), "--replay", str(garbage))
+    assert out.returncode == 2, out.stderr
+    assert "not UTF-8 text" in out.stderr and "codec" not in out.stderr and out.stdout == ""

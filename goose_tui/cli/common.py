@@ -231,11 +231,16 @@ def load_templates_arg(prompts_dir: Path | None, flag: str = "--prompts-dir") ->
     if prompts_dir is not None and not prompts_dir.is_dir():
         raise CliError(f"{flag} {prompts_dir}: not a folder", EXIT_UNUSABLE)
     try:
-        return load_templates(prompts_dir)
+        templates = load_templates(prompts_dir)
+        # Compiled now: a syntax error is unusable input (exit 2) before any work, not a
+        # failure of the render (exit 1) after the session was read and formatted.
+        templates.compaction.check()
+        templates.summary.check()
     except TemplateError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
     except OSError as exc:
         raise CliError(f"cannot read templates: {exc}", EXIT_UNUSABLE) from exc
+    return templates
 
 
 # --- the model ------------------------------------------------------------------------------

@@ -38,7 +38,9 @@ class ReplaySummarizer:
             text = data.decode("utf-8")
         except NotRegularFile as exc:
             raise ModelError(f"replay file {exc}") from None
-        except (OSError, UnicodeDecodeError) as exc:
+        except UnicodeDecodeError as exc:
+            raise ModelError(f"replay file {self.path}: not UTF-8 text ({exc.reason})") from None
+        except OSError as exc:
             raise ModelError(f"replay file {self.path}: {exc}") from None
         if len(text) > MAX_REPLY_CHARS:
             raise reply_too_long()

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from goose_tui.llm.base import MAX_REPLY_CHARS
+
 if TYPE_CHECKING:
     from goose_tui.llm.base import Summarizer
 
@@ -132,13 +134,23 @@ class ModelSpec(BaseModel):
 
     def problem(self) -> str | None:
         """Why calling this model would fail before any work, or None: a reply file that is
-        missing or not a regular file."""
+        missing, not a regular file or not UTF-8 text."""
         if self.reply_file is None:
             return None
         if not self.reply_file.exists():
             return f"{self.reply_file}: no such reply file"
         if not self.reply_file.is_file():
             return f"{self.reply_file}: the reply file is not a regular file"
+        try:
+            # Up to the reply cap (a bigger file fails the call as too long).
+            with self.reply_file.open("rb") as handle:
+                handle.read(MAX_REPLY_CHARS * 4).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.reason == "unexpected end of data":
+                return None  # cut inside a character at the cap: the call decides
+            return f"{self.reply_file}: the reply file is not UTF-8 text ({exc.reason})"
+        except OSError:
+            pass  # the call says why it cannot read it
         return None
 
     def summarizer(self, *, api_key: str | None = None, timeout: float | None = None) -> Summarizer:
