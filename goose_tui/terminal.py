@@ -51,7 +51,7 @@ def translator(table: dict[int, str]) -> Callable[[str], str]:
     lookup per character: 140 ms for a 2.8 MB summary against 6 ms here, and seconds for a
     prompt of tens of MB; untouched stretches are copied at C speed."""
     by_char = {chr(code): replacement for code, replacement in table.items()}
-    pattern = re.compile("[" + "".join(map(re.escape, by_char)) + "]")
+    pattern = re.compile("[" + _character_class(table) + "]")
 
     def replace(match: re.Match[str]) -> str:
         return by_char[match[0]]
@@ -60,6 +60,22 @@ def translator(table: dict[int, str]) -> Callable[[str], str]:
         return pattern.sub(replace, text)
 
     return apply
+
+
+def _character_class(codes: Iterable[int]) -> str:
+    """The inside of a regex character class matching ``codes``, runs written as ranges: a
+    class listing the 128 tag characters one by one made every search 50 times slower (1.1 s
+    against 21 ms over 9.6 million characters); as one range it is as quick as before."""
+    runs: list[list[int]] = []
+    for code in sorted(codes):
+        if runs and code == runs[-1][1] + 1:
+            runs[-1][1] = code
+        else:
+            runs.append([code, code])
+    return "".join(
+        re.escape(chr(first)) + ("" if last == first else "-" + re.escape(chr(last)))
+        for first, last in runs
+    )
 
 
 # In JSON text: DEL, C1 controls, bidi and zero-width characters as \\u escapes, which any
