@@ -361,3 +361,17 @@ async def test_a_long_conversations_lists_keep_their_first_and_latest_items(
     assert len(fields["user_intent"]) == len(fields["problem_solving"]) == 61
     assert "- 1000 messages; 500 from the user, the first 20 and last 40 kept verbatim" in reply
     assert len(reply) < 20_000
+
+
+async def test_goose_mains_records_are_read_under_a_template_of_ones_own(tmp_path: Path) -> None:
+    # Without the built-in template's layout the conversation is found by its first
+    # message's line: a record as well as a role line.
+    (tmp_path / "compaction.md").write_text("Sum it up.\n{{ messages }}\nThanks.\n")
+    own = load_templates(tmp_path)
+    messages = coding_session()
+    wheel = build_request(messages, own, profile="goose-sdk-wheel")
+    main = build_request(messages, own, profile="goose-main")
+    assert [m.role for m in parse_conversation(main.prompt)] == [
+        m.role for m in parse_conversation(wheel.prompt)
+    ]
+    assert len(parse_conversation(main.prompt)) == len(summarizer_messages(messages))

@@ -172,12 +172,12 @@ def _conversation_bounds(text: Pieces) -> tuple[int, int]:
             and text.slice(end - len(suffix), end) == suffix
         ):
             return len(prefix), max(len(prefix), end - len(suffix))
-    starts = [
-        at
-        for pattern in (_ROLE_LINE, _RECORD_LINE)
-        if (at := next(_role_lines(text, 0, end, pattern), None)) is not None
-    ]
-    return (min(starts), end) if starts else (0, 0)
+    # The first message's line, in either form (a record is looked for only before the
+    # first role line: not through the whole prompt again).
+    first = next(_role_lines(text, 0, end), None)
+    record = next(_role_lines(text, 0, end if first is None else first, _RECORD_LINE), None)
+    first = record if record is not None else first
+    return (first, end) if first is not None else (0, 0)
 
 
 def parse_conversation(system_prompt: Text) -> list[ParsedMessage]:
