@@ -130,7 +130,10 @@ def test_usage_marks_an_assumed_limit(tmp_path: Path) -> None:
     )
     data = json.loads(run("usage", str(session), "--json").stdout)
     assert data["limit_source"] == "assumed" and data["used_source"] == "estimated"
-    assert "assumed" in run("usage", str(session)).stdout
+    assert "assumed: pass --context-limit or --model" in run("usage", str(session)).stdout
+    # A model litellm knows no window for: the advice does not ask for --model again.
+    unknown = run("usage", str(session), "--model", "nosuch/model").stdout
+    assert "no known context window for nosuch/model; pass --context-limit" in unknown
 
 
 def test_sessions_lists_the_database() -> None:

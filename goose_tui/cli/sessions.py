@@ -61,7 +61,14 @@ def cmd_usage(args: argparse.Namespace) -> int:
 
         print_json(UsageOutput.of(u, len(session.messages), breakdown))
         return 0
-    assumed = " (assumed: pass --context-limit or --model)" if u.limit_source == "assumed" else ""
+    assumed = ""
+    if u.limit_source == "assumed":
+        # With --model given, the model's window is what is unknown (litellm knows none).
+        assumed = (
+            f" (assumed: no known context window for {args.model}; pass --context-limit)"
+            if args.model
+            else " (assumed: pass --context-limit or --model)"
+        )
     print(f"session     {session.title} ({len(session.messages)} messages)")
     print(f"model       {u.model or 'unknown'}")
     print(f"used        {u.used:,} tokens ({u.used_source})")

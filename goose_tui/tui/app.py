@@ -247,6 +247,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         title = FAILED_TITLES.get(worker.group, f"{worker.group} failed")
         # A session that cannot be opened says why in one line; the rest say what failed.
         text = f"{worker.error}" if worker.group == "load" else describe_error(worker.error)
+        if worker.group == "load":
+            self.main.show_no_session()
         self.show_error(title, text)
 
     # -- what the screens and the palette ask for (messages up) ------------------------------

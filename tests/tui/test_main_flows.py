@@ -504,3 +504,24 @@ async def test_the_title_counts_load_warnings_without_calling_them_skipped_lines
             await settle(pilot)
             title = str(app.main.query_one("#session-title", Static).render())
             assert expected in title and "skipped (first" not in title, title
+
+
+async def test_a_session_that_cannot_be_opened_leaves_no_loading_screen_behind(
+    tmp_path: Path,
+) -> None:
+    # After the error modal, the screen said "goose-tui · loading…" and "counting tokens…"
+    # for ever, and every key answered "no session loaded yet" (a walk-through).
+    from textual.widgets import Static
+
+    broken = tmp_path / "not-a-session.jsonl"
+    broken.write_text("this is not json\n")
+    app = GooseTUI(broken)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        await pilot.press("escape")
+        await settle(pilot)
+        title = str(app.main.query_one("#session-title", Static).render())
+        assert "loading" not in title and "no session open" in title and "o opens one" in title
+        gauge = str(app.main.query_one(ContextGauge).render())
+        assert "counting" not in gauge and "no session" in gauge

@@ -221,6 +221,17 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     # -- the session -----------------------------------------------------------------------
 
+    def show_no_session(self) -> None:
+        """The first session could not be opened: the screen says so, instead of "loading…"
+        for ever."""
+        if self.inspector.session is not None:
+            return  # another session failed to open: the one shown stays
+        self.query_one("#session-title", Static).update(
+            Content("goose-tui · no session open (it could not be read) · o opens one")
+        )
+        self.query_one(ContextGauge).waiting = "no session"
+        self.query_one("#input-view", TextViewer).placeholder = "no session"
+
     def show_session(self, session: Session) -> None:
         self.inspector.load(session)
         title = f"{session.title} · {len(session.messages):,} messages"

@@ -41,6 +41,8 @@ class ContextGauge(Widget):
     replaced: reactive[int | None] = reactive(None)
     # (messages counted, messages) while a count runs; None when no count is running.
     progress: reactive[tuple[int, int] | None] = reactive(None)
+    # What the gauge says before it has a usage.
+    waiting: reactive[str] = reactive("counting tokens…")
 
     class Progress(Message):
         def __init__(self, counted: int, total: int) -> None:
@@ -79,7 +81,7 @@ class ContextGauge(Widget):
             counted, total = self.progress
             counting = f"counting tokens… {counted:,} / {total:,} messages ({counted / total:.0%})"
         if usage is None:
-            return Content(f"context: {counting or 'counting tokens…'}")
+            return Content(f"context: {counting or self.waiting}")
         width = max(self.size.width - 2, 10)
         bar_width = max(min(width - 60, 60), 10)
         bar, _ = _bar(usage.fraction, usage.threshold, bar_width)
