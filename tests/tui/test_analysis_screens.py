@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 
 from goose_tui.analysis.retention import extract_items
 from goose_tui.session.loader import load_session
@@ -394,3 +394,21 @@ async def test_compare_at_80x24_stacks_a_and_b_so_both_numbers_show() -> None:
         left = screen.query_one("#compare-left-scroll")
         right = screen.query_one("#compare-right-scroll")
         assert right.region.y >= left.region.bottom
+
+
+async def test_compare_refuses_a_prompts_folder_that_does_not_exist(tmp_path: Path) -> None:
+    # It compared with the current templates under a header naming the missing folder (the
+    # CLI's compare refuses it: "not a folder").
+    from goose_tui.tui.screens.compare_screen import CompareSetup
+
+    app = GooseTUI(bundled_sample(), model="offline")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _compact(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        assert isinstance(app.screen, CompareSetup)
+        app.screen.query_one("#compare-dir", Input).value = str(tmp_path / "no-such-folder")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, CompareSetup)  # still asking
+        assert any("not a folder" in n.message for n in app._notifications)

@@ -86,7 +86,13 @@ class CompareSetup(ModalScreen["tuple[str, Path | None] | None"]):
         if event.input is self._spec and not folder and spec != PREVIOUS:
             self._folder.focus()  # the next field is still empty: go there first
             return
-        self.dismiss((spec, Path(folder).expanduser() if folder else None))
+        prompts_dir = Path(folder).expanduser() if folder else None
+        if prompts_dir is not None and not prompts_dir.is_dir():
+            # Else the current templates were used, under a header naming this folder.
+            self.notify(f"{folder}: not a folder", severity="error", markup=False)
+            self._folder.focus()
+            return
+        self.dismiss((spec, prompts_dir))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
