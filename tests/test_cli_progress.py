@@ -141,11 +141,10 @@ def test_a_new_rung_counts_its_reply_from_nothing() -> None:
     )
 
 
-def test_an_error_is_printed_on_a_clean_line() -> None:
-    code, _, terminal = compact_with_stderr_on_a_terminal(
-        str(SHORT), "--model", "openai/gpt-4o", "--api-base", "http://127.0.0.1:9"
-    )
-    assert code == 1
-    error = terminal.index("goose-tui: openai/gpt-4o: could not connect")
+def test_an_error_is_printed_on_a_clean_line(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-reply.md"
+    code, _, terminal = compact_with_stderr_on_a_terminal(str(SHORT), "--replay", str(missing))
+    assert code == 2
+    error = terminal.index(f"goose-tui: {missing}: no such reply file")
     assert " · " in terminal[:error]  # the line was shown
     assert terminal[:error].rsplit("\r", 1)[-1] == ""  # and erased before the error
