@@ -239,7 +239,7 @@ async def test_leaving_a_template_edit_that_does_not_render_asks_first(
         await pilot.press("T")
         assert isinstance(app.screen, TemplateEditor)
         editor = app.screen
-        await pilot.press("home", *"My careful intro {% if focus %}")
+        await pilot.press("home", *"Mine {% if %}")
         await settle(pilot)
         assert "syntax error" in str(editor.query_one("#template-status").render())
         await pilot.press("escape")
@@ -248,7 +248,7 @@ async def test_leaving_a_template_edit_that_does_not_render_asks_first(
         assert "does not render" in app.screen.question
         await pilot.press("escape")  # no: back to the edit, as it was
         await settle(pilot)
-        assert app.screen is editor and editor.text.startswith("My careful intro {% if")
+        assert app.screen is editor and editor.text.startswith("Mine {% if %}")
         await pilot.press("ctrl+q")  # quitting asks too
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen) and "compaction.md" in app.screen.question
