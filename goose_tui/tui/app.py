@@ -521,6 +521,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
     def action_save_last_copy(self) -> None:
         """Write the last copied text to a file (when the clipboard could not be reached)."""
+        from goose_tui import saving
+
         text = getattr(self, "last_copy", None)
         if text is None:
             self.notify("nothing copied yet")
@@ -541,6 +543,12 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                     return
                 self.notify(f"saved the copy to {written}", markup=False)
 
+            # Refused before asking: "Replace it?" then "refusing" asked for nothing.
+            try:
+                saving.check_target(target, self.inspector.input_files())
+            except OverwriteRefused as exc:
+                self.show_error("Not saved", str(exc))
+                return
             if target.exists() or target.is_symlink():
                 self.push_screen(ConfirmScreen(f"{target} already exists.\n\nReplace it?"), write)
             else:

@@ -68,3 +68,26 @@ async def test_without_a_tool_the_toast_says_so_and_w_saves_to_a_file(
         await pilot.press("enter")
         await settle(pilot)
         assert target.read_text(encoding="utf-8") == app.inspector.system_prompt
+
+
+async def test_w_over_the_open_session_is_refused_before_asking_to_replace_it(
+    session_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It asked "… already exists. Replace it?" and, after y, refused: a question for nothing.
+    from goose_tui.tui.screens.error_modal import ErrorModal
+
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    before = session_file.read_bytes()
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _copy_input_pane(app, pilot)
+        await pilot.press("W")
+        await settle(pilot)
+        app.screen.query_one("#prompt-input").value = str(session_file)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        assert "refusing to write over an input file" in app.screen.message
+    assert session_file.read_bytes() == before
