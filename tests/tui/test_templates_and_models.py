@@ -284,3 +284,26 @@ async def test_leaving_right_after_typing_keeps_a_good_edit(
             assert app.inspector.templates.summary.text == "# Mine {{ next_step }}"
         gc.collect()
     assert not [w for w in caught if "never awaited" in str(w.message)]
+
+
+async def test_saving_an_override_that_does_not_render_says_so(
+    session_file: Path, reply_file: Path
+) -> None:
+    # ctrl+s saved a failing template into Goose's prompts folder with the plain question
+    # (a walk-through: compact then gave a raw-text fallback).
+    config = Path(os.environ["XDG_CONFIG_HOME"])
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("T")
+        await pilot.press("home", *"Mine {% if %}")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert (
+            "does not render" in app.screen.question and "Goose reads it too" in app.screen.question
+        )
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not (config / "goose" / "prompts" / "compaction.md").exists()

@@ -109,8 +109,16 @@ class TemplateEditor(Screen[None]):
             self.on_saved(self.override_path)
             self.dismiss(None)
 
+        # An override in Goose's prompts folder is Goose's template too: one that does not
+        # render is not saved there without saying so.
+        problem = self.unapplied()
+        question = (
+            f"This edit does not render ({problem}). Save it as an override anyway?"
+            if problem is not None and problem != "not applied yet"
+            else "Save this template as an override?"
+        )
         self.app.push_screen(
-            ConfirmScreen(f"Save this template as an override?\n\n{self.override_path}"),
+            ConfirmScreen(f"{question}\n\n{self.override_path} (Goose reads it too)"),
             answered,
         )
 
