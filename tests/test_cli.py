@@ -50,6 +50,10 @@ def test_help_lists_every_subcommand() -> None:
         assert f"  {command} " in out.stdout
     sub = run("compact", "--help")
     assert "--replay" in sub.stdout and "--api-base" in sub.stdout and "-o" in sub.stdout
+    # Each command's help says what it does and ends with the exit codes, as the top one.
+    for command in ("compact", "retention", "batch", "schema"):
+        help_text = run(command, "--help").stdout
+        assert help_text.split("\n\n")[1].strip() and "exit codes: 0 success" in help_text
 
 
 def test_format_prints_the_conversation_text() -> None:

@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from goose_tui import __version__
 from goose_tui.cli.common import (
@@ -57,7 +58,10 @@ With no sub-command, opens the inspector on SESSION (a Goose .jsonl, a sessions.
 Without SESSION it opens a bundled sample session with the built-in offline summarizer.
 """
 
-EPILOG = """\
+EXIT_CODES = "exit codes: 0 success, 1 the operation failed, 2 unusable input, 130 Ctrl-C.\n"
+
+EPILOG = (
+    """\
 headless sub-commands (run `goose-tui COMMAND --help` for each):
   format SESSION        print the conversation text the summarizer receives
   prompt SESSION        print the rendered compaction system prompt
@@ -83,8 +87,9 @@ templates: --prompts-dir DIR overrides compaction.md and/or compaction_summary.m
 $GOOSE_PATH_ROOT/config/prompts/, then $XDG_CONFIG_HOME/goose/prompts/
 (~/.config/goose/prompts/), then the built-in copies.
 
-exit codes: 0 success, 1 the operation failed, 2 unusable input.
 """
+    + EXIT_CODES
+)
 
 
 def settings_epilog() -> str:
@@ -123,6 +128,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     p = argparse.ArgumentParser(prog="goose-tui", description=DESCRIPTION)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_parser = sub.add_parser
+
+    def add_with_help(name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        # Each command's --help opens with what it does and ends with the exit codes.
+        kwargs.setdefault("description", kwargs.get("help"))
+        kwargs.setdefault("epilog", EXIT_CODES)
+        return add_parser(name, **kwargs)
+
+    sub.add_parser = add_with_help  # type: ignore[method-assign]
     wanted = [_REGISTERS[command]] if command is not None else list(_REGISTERS.values())
     for module, function in dict.fromkeys(wanted):  # in order, each once
         getattr(importlib.import_module(f"goose_tui.cli.{module}"), function)(sub)
