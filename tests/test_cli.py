@@ -280,3 +280,11 @@ def test_a_broken_line_is_reported_and_skipped(tmp_path: Path) -> None:
     assert out.returncode == 0
     assert out.stdout.count("[user]: keep me") == 2
     assert "line 2" in out.stderr
+
+
+def test_a_mistyped_command_is_named_as_one() -> None:
+    # It opened the app's parser on a file "retenton": "unrecognized arguments: ...".
+    out = run("retenton", str(SHORT))
+    assert out.returncode == 2
+    assert "did you mean `goose-tui retention`?" in out.stderr and "unrecognized" not in out.stderr
+    assert "no such file or folder" in run("nosuchthing").stderr  # nothing close: as before

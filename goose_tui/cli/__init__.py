@@ -143,6 +143,25 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
+def _refuse_a_mistyped_command(argv: Sequence[str]) -> None:
+    """``goose-tui retenton s.jsonl`` opened the app on a file "retenton" (argparse then
+    said "unrecognized arguments: s.jsonl"): a first word that is no file but close to a
+    command's name is named as such."""
+    import difflib
+    from pathlib import Path
+
+    first = argv[0] if argv else ""
+    if not first or first.startswith("-") or Path(first).exists():
+        return
+    close = difflib.get_close_matches(first, SUBCOMMANDS, n=1)
+    if close:
+        raise CliError(
+            f"{first}: no such file or folder, and no command of that name "
+            f"(did you mean `goose-tui {close[0]}`?)",
+            EXIT_UNUSABLE,
+        )
+
+
 def run_app_from_args(argv: Sequence[str]) -> int:
     from goose_tui.llm.spec import ModelSpec
     from goose_tui.settings import load_settings
@@ -200,6 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 # terminal shows control characters visibly.
                 with guarded_streams(() if getattr(args, "raw", False) else ("stdout",)):
                     return handler(args)
+            _refuse_a_mistyped_command(argv)
             return run_app_from_args(argv)
         except CliError as exc:
             print(f"goose-tui: {exc}", file=sys.stderr)
