@@ -288,3 +288,15 @@ def test_a_mistyped_command_is_named_as_one() -> None:
     assert out.returncode == 2
     assert "did you mean `goose-tui retention`?" in out.stderr and "unrecognized" not in out.stderr
     assert "no such file or folder" in run("nosuchthing").stderr  # nothing close: as before
+
+
+@pytest.mark.parametrize(
+    "reply", ["", "  \n", "<!DOCTYPE html><html><body>502 Bad Gateway</body></html>"]
+)
+def test_parse_of_a_reply_that_is_no_summary_shows_it_and_fails(reply: str) -> None:
+    # The README lists an empty, blank or HTML reply as a failure (exit 1); parse printed the
+    # fallback and exited 0, where compact refuses the same reply.
+    out = run("parse", "-", "--json", stdin=reply)
+    assert out.returncode == 1, out.stderr
+    assert json.loads(out.stdout)["fallback"] is True  # what was read is still shown
+    assert "no summary" in out.stderr or "HTML page" in out.stderr

@@ -126,6 +126,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
+    from goose_tui.compaction.reply_check import reply_problem
     from goose_tui.compaction.summarize import finish
     from goose_tui.compaction.templates import TemplateError
 
@@ -143,6 +144,11 @@ def cmd_parse(args: argparse.Namespace) -> int:
         if extraction.fallback:
             print(f"goose-tui: raw-text fallback: {extraction.fallback_reason}", file=sys.stderr)
         sys.stdout.write(summary + "\n")
+    # Shown all the same (this command is for looking at a reply), but an empty reply or an
+    # error page is no summary: exit 1, as compact refuses it.
+    problem = reply_problem(reply, extraction.structured is not None)
+    if problem is not None:
+        raise CliError(problem, EXIT_FAILED)
     return 0
 
 
