@@ -235,7 +235,7 @@ class Inspector:
             first_request=self._built_request(),
             estimate_tokens=estimate_tokens,
         )
-        require_usable(result.raw_response, result.extraction.structured is not None)
+        require_usable(result)
         self.use_result(result)
         return result
 

@@ -142,7 +142,7 @@ async def compact_one(
         entry.tokens_before = counter.total(session.messages)
         result = await summarize(session.messages, summarizer, templates)
         entry.attempts = len(result.attempts)
-        require_usable(result.raw_response, result.extraction.structured is not None)
+        require_usable(result)
         entry.summary_tokens = count_tokens(result.summary)
         entry.not_smaller = not_smaller(entry.tokens_before, entry.summary_tokens)
         entry.fallback = result.extraction.fallback

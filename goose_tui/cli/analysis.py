@@ -99,15 +99,20 @@ def _summary_to_judge(
     args: argparse.Namespace, session: Session, choice: ModelSpec | CliError
 ) -> tuple[str, str]:
     """(summary, where it came from): the --summary file, or a compaction now."""
+    from goose_tui.compaction.reply_check import require_usable
     from goose_tui.compaction.summarize import summarize
 
     if args.summary is not None:
         return read_text_arg(args.summary, "summary"), f"summary {args.summary}"
     templates = load_templates_arg(args.prompts_dir)
     summarizer = summarizer_of(usable(choice))
-    result = run_compaction(summarize(session.messages, summarizer, templates))
-    # An empty reply or an error page is no summary to judge (exit 1, as compact).
-    run_compaction(_usable(result))
+
+    async def compacted() -> CompactionResult:
+        result = await summarize(session.messages, summarizer, templates)
+        require_usable(result)  # an empty reply or an error page is no summary (exit 1)
+        return result
+
+    result = run_compaction(compacted())
     return result.summary, f"model {summarizer.name}"
 
 
@@ -244,17 +249,10 @@ def _side_source(text: str, api_base: str | None) -> str | Summarizer:
     return summarizer_of(parse_model(text, api_base))
 
 
-async def _usable(result: CompactionResult) -> None:
-    """``require_usable`` of a compaction's result (a coroutine, for ``run_compaction``'s
-    mapping of ``UnusableReply`` to exit 1)."""
-    from goose_tui.compaction.reply_check import require_usable
-
-    require_usable(result.raw_response, result.extraction.structured is not None)
-
-
 async def _make_side(
     label: str, source: str | Summarizer, messages: list[Message], templates: Templates
 ) -> SummarySide:
+    from goose_tui.compaction.reply_check import require_usable
     from goose_tui.compaction.summarize import finish, summarize
 
     if isinstance(source, str):
@@ -264,7 +262,7 @@ async def _make_side(
             return SummarySide(label=label, summary=source.rstrip("\n"))
         return SummarySide(label=label, summary=rendered, structured=extraction.structured)
     result = await summarize(messages, source, templates)
-    await _usable(result)
+    require_usable(result)
     return side_from_result(label, result)
 
 

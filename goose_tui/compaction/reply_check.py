@@ -8,6 +8,10 @@ user's work, so the CLI and the app ask this one function before they accept a r
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from goose_tui.compaction.summarize import CompactionResult
 
 # Characters that show nothing: whitespace (str.isspace) plus the zero-width ones.
 _INVISIBLE = re.compile(r"[\s\u200b\u200c\u200d\u2060\ufeff]*")
@@ -34,10 +38,11 @@ def reply_problem(raw_response: str, structured_found: bool) -> str | None:
     return None
 
 
-def require_usable(raw_response: str, structured_found: bool) -> None:
-    """``reply_problem`` as an exception: raises ``UnusableReply`` with its line. Every place
-    that takes a compaction's summary as its own asks this (compact, the app, retention,
-    probe, compare, batch), so an empty reply or an error page is never scored or kept."""
-    problem = reply_problem(raw_response, structured_found)
+def require_usable(result: CompactionResult) -> None:
+    """``reply_problem`` of a compaction's result as an exception: raises ``UnusableReply``
+    with its line. Every place that takes a compaction's summary as its own asks this
+    (compact, the app, retention, probe, compare, batch), so an empty reply or an error page
+    is never scored or kept."""
+    problem = reply_problem(result.raw_response, result.extraction.structured is not None)
     if problem is not None:
         raise UnusableReply(problem)

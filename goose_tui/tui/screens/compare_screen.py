@@ -288,7 +288,7 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
         result = await summarize(
             self.messages, summarizer, templates, on_chunk=on_chunk, estimate_tokens=True
         )
-        require_usable(result.raw_response, result.extraction.structured is not None)
+        require_usable(result)
         return side_from_result(self._right_label(), result)
 
     def _show(self, c: Comparison) -> None:
