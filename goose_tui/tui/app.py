@@ -42,7 +42,7 @@ from goose_tui.tui.messages import (
     WorkerErrorsUp,
     WorkerFailed,
 )
-from goose_tui.tui.screens.confirm import ConfirmScreen
+from goose_tui.tui.screens.confirm import ConfirmScreen, confirm_then
 from goose_tui.tui.screens.error_modal import ErrorModal
 from goose_tui.tui.screens.help import HelpScreen
 from goose_tui.tui.screens.input_prompt import InputPrompt
@@ -571,7 +571,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     def unsaved_edits(self) -> list[str]:
         edits = self.inspector.unsaved_edits()
         for screen in self.screen_stack:
-            if isinstance(screen, TemplateEditor) and screen.unapplied() is not None:
+            if isinstance(screen, TemplateEditor) and screen.unapplied():
                 edits.append(f"the edit of {screen.template.source.name} that does not render")
         return edits
 
@@ -594,15 +594,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         if not edits:
             self.exit()
             return
-        if isinstance(self.screen, ConfirmScreen):
-            return
-
-        def answered(quit_anyway: bool | None) -> None:
-            if quit_anyway:
-                self.exit()
-
-        question = "Quit without saving " + " and ".join(edits) + "?"
-        self.push_screen(ConfirmScreen(question), answered)
+        confirm_then(self, "Quit without saving " + " and ".join(edits) + "?", self.exit)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
@@ -34,3 +37,16 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
+
+
+def confirm_then(app: App[Any], question: str, action: Callable[[], object]) -> None:
+    """Ask ``question`` and run ``action`` on yes; nothing while a question is already up (a
+    key pressed twice asks once)."""
+    if isinstance(app.screen, ConfirmScreen):
+        return
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            action()
+
+    app.push_screen(ConfirmScreen(question), answered)

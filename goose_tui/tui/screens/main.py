@@ -36,7 +36,7 @@ from goose_tui.tui.messages import (
     TemplateEditRequested,
     WorkerErrorsUp,
 )
-from goose_tui.tui.screens.confirm import ConfirmScreen
+from goose_tui.tui.screens.confirm import confirm_then
 from goose_tui.tui.widgets.code_editor import CodeEditor
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge
@@ -374,15 +374,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         if not lost:
             self.compact()
             return
-        if isinstance(self.app.screen, ConfirmScreen):
-            return
-
-        def answered(compact_anyway: bool | None) -> None:
-            if compact_anyway:
-                self.compact()
-
         question = f"A new compaction replaces {' and '.join(lost)} (s saves it). Compact anyway?"
-        self.app.push_screen(ConfirmScreen(question), answered)
+        confirm_then(self.app, question, self.compact)
 
     @work(exclusive=True, group="compact", exit_on_error=False)
     async def compact(self) -> None:

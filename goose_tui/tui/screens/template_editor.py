@@ -17,7 +17,7 @@ from goose_tui.files import atomic_write_text
 from goose_tui.inert import inert, restore
 from goose_tui.inspector import describe_source
 from goose_tui.tui.debounce import debounce
-from goose_tui.tui.screens.confirm import ConfirmScreen
+from goose_tui.tui.screens.confirm import ConfirmScreen, confirm_then
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.pane import Banner
 
@@ -86,15 +86,15 @@ class TemplateEditor(Screen[None]):
             self._leaving = False
             self.action_back()
 
-    def unapplied(self) -> str | None:
-        """Why the text in the editor is not the one the panes render with (leaving would
-        lose it), or None when it is."""
-        text = self.text
-        if text == self._applied:
-            return None
-        if text == self._tried and self._error:
-            return self._error
-        return "not applied yet"
+    def unapplied(self) -> bool:
+        """Whether the text in the editor is not the one the panes render with (leaving
+        would lose it)."""
+        return self.text != self._applied
+
+    @property
+    def render_error(self) -> str | None:
+        """Why the text in the editor does not render, once that is known."""
+        return self._error if self.unapplied() and self.text == self._tried else None
 
     def action_save_override(self) -> None:
         def answered(yes: bool | None) -> None:
@@ -111,10 +111,10 @@ class TemplateEditor(Screen[None]):
 
         # An override in Goose's prompts folder is Goose's template too: one that does not
         # render is not saved there without saying so.
-        problem = self.unapplied()
+        problem = self.render_error
         question = (
             f"This edit does not render ({problem}). Save it as an override anyway?"
-            if problem is not None and problem != "not applied yet"
+            if problem is not None
             else "Save this template as an override?"
         )
         self.app.push_screen(
@@ -125,7 +125,7 @@ class TemplateEditor(Screen[None]):
     def action_back(self) -> None:
         """Back to the inspector with the edit applied; an edit that does not render is
         not dropped without asking."""
-        if self.text == self._applied:
+        if not self.unapplied():
             self.dismiss(None)
             return
         if self.text != self._tried:  # typed within the pause: applied now, then left
@@ -133,15 +133,8 @@ class TemplateEditor(Screen[None]):
             self._leaving = True
             self._apply()
             return
-        if isinstance(self.app.screen, ConfirmScreen):
-            return
-
-        def answered(leave: bool | None) -> None:
-            if leave:
-                self.dismiss(None)
-
         question = (
             f"The edit of {self.template.source.name} does not render ({self._error}). "
             "Leave and lose it?"
         )
-        self.app.push_screen(ConfirmScreen(question), answered)
+        confirm_then(self.app, question, lambda: self.dismiss(None))
