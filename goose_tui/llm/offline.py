@@ -147,14 +147,6 @@ def _role_lines(
                 yield offset + match.start()
 
 
-def _message_lines(text: Pieces, begin: int) -> re.Pattern[str]:
-    """How the messages from ``begin`` on are written: goose-main's JSON records when one
-    starts there, else ``[role]: `` lines. One form per conversation: a record typed inside
-    a message of the other form is that message's text."""
-    head = text.slice(begin, min(begin + 40, len(text)))
-    return _RECORD_LINE if _RECORD_LINE.match(head) else _ROLE_LINE
-
-
 def _conversation_bounds(text: Pieces) -> tuple[int, int]:
     """Where ``conversation_text`` is in the prompt."""
     end = len(text)
@@ -190,10 +182,14 @@ def read_conversation(system_prompt: Text) -> Iterator[ParsedMessage]:
     (their tool output copied into parts) took ~145 MB more resident memory."""
     text = _as_pieces(system_prompt)
     begin, size = _conversation_bounds(text)
-    pattern = _message_lines(text, begin)
+    # How the messages are written: goose-main's JSON records when one starts at ``begin``,
+    # else ``[role]: `` lines. One form per conversation: a record typed inside a message of
+    # the other form is that message's text.
+    head = text.slice(begin, min(begin + 40, len(text)))
+    pattern = _RECORD_LINE if _RECORD_LINE.match(head) else _ROLE_LINE
     # A message's line at ``begin`` counts even when the prose before it ends without a
     # newline, as it did when the conversation was cut out of the prompt first.
-    first = [begin] if pattern.match(text.slice(begin, min(begin + 40, len(text)))) else []
+    first = [begin] if pattern.match(head) else []
     starts = chain(first, (at for at in _role_lines(text, begin, size, pattern) if at != begin))
     start = next(starts, None)
     while start is not None:
