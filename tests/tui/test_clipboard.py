@@ -48,13 +48,18 @@ async def test_copy_goes_through_xclip_when_there_is_one(
         assert any("via xclip" in n for n in notes)
 
 
-async def test_without_a_tool_the_toast_says_so_and_w_saves_to_a_file(
-    session_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def no_clipboard_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No clipboard tool on PATH and no display: the copy cannot be confirmed."""
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     assert clipboard_tools() == []
+
+
+async def test_without_a_tool_the_toast_says_so_and_w_saves_to_a_file(
+    session_file: Path, tmp_path: Path, no_clipboard_tool: None
+) -> None:
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
         await _copy_input_pane(app, pilot)
@@ -71,14 +76,11 @@ async def test_without_a_tool_the_toast_says_so_and_w_saves_to_a_file(
 
 
 async def test_w_over_the_open_session_is_refused_before_asking_to_replace_it(
-    session_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    session_file: Path, no_clipboard_tool: None
 ) -> None:
     # It asked "… already exists. Replace it?" and, after y, refused: a question for nothing.
     from goose_tui.tui.screens.error_modal import ErrorModal
 
-    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    monkeypatch.delenv("DISPLAY", raising=False)
-    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     before = session_file.read_bytes()
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:

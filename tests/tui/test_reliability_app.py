@@ -39,6 +39,13 @@ async def _compacted(pilot) -> None:
     await settle(pilot)
 
 
+async def _hand_edited(pilot) -> None:
+    """Compacted, then the summary JSON edited by hand (left unsaved)."""
+    await _compacted(pilot)
+    await pilot.press("e", "end", "enter", "space")
+    await settle(pilot)
+
+
 # -- saving ------------------------------------------------------------------------------
 
 
@@ -179,9 +186,7 @@ async def test_quit_with_an_unsaved_hand_edit_asks_first(
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(200, 50)) as pilot:
-        await _compacted(pilot)
-        await pilot.press("e", "end", "enter", "space")  # a hand edit of the JSON
-        await settle(pilot)
+        await _hand_edited(pilot)
         await pilot.press("escape", "q")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
@@ -440,9 +445,7 @@ async def test_compacting_again_over_an_unsaved_hand_edit_asks_first(
     # edit was gone for good (a walk-through: undo in the editor did not bring it back).
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(200, 50)) as pilot:
-        await _compacted(pilot)
-        await pilot.press("e", "end", "enter", "space")  # a hand edit of the JSON
-        await settle(pilot)
+        await _hand_edited(pilot)
         edited = app.inspector.json_text
         await pilot.press("escape", "c")
         await settle(pilot)
