@@ -208,34 +208,51 @@ def test_numbered_history_names_messages_as_the_app_does(sample) -> None:
     assert f"\n#{len(session.messages)} [user]: Perfect. Next:" in text
 
 
-def test_cli_probe_with_model_and_judge(tmp_path: Path) -> None:
+# The commands, run one after another by main() in one process, as a shell runs them one
+# by one: litellm's import (2 s, ~200 MB) is paid once, by the worker they share.
+_RUN_COMMANDS = """
+import contextlib, io, json, sys
+from goose_tui.cli import main
+codes, outs = [], []
+for argv in json.loads(sys.argv[1]):
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        codes.append(main(argv))
+    outs.append(out.getvalue())
+print(json.dumps({"codes": codes, "outs": outs, "litellm_in_the_cli": "litellm" in sys.modules}))
+"""
+
+
+def test_every_command_calls_a_model_in_the_worker_only(tmp_path: Path) -> None:
+    """probe's --judge, compare's --a/--b and batch's --model were parsed for an in-process
+    client: the command imported litellm itself (seconds on its main thread, and ~200 MB)
+    besides the worker that --model's calls go to (goose_tui/llm/litellm_worker.py)."""
     summary = tmp_path / "summary.md"
     summary.write_text(f"The CSV import failed: {LAST_ERROR}. Fixed in csv_import.py.\n")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / SAMPLE.name).write_bytes(SAMPLE.read_bytes())
+    report = tmp_path / "batch.json"
     with _server() as server:
+        api = ["--api-base", f"{server.url}/v1"]
+        argvs = [
+            ["probe", str(SAMPLE), "--summary", str(summary), "--model", "openai/w",
+             "--judge", "openai/j", *api, "--json"],
+            ["compare", str(SAMPLE), "--a", "openai/a", "--b", "offline", *api, "--json"],
+            ["batch", str(corpus), "--model", "openai/b", *api, "-o", str(report)],
+        ]  # fmt: skip
         done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "goose_tui.cli",
-                "probe",
-                str(SAMPLE),
-                "--summary",
-                str(summary),
-                "--model",
-                "openai/w",
-                "--judge",
-                "openai/j",
-                "--api-base",
-                f"{server.url}/v1",
-                "--json",
-            ],  # fmt: skip
+            [sys.executable, "-c", _RUN_COMMANDS, json.dumps(argvs)],
             capture_output=True,
             text=True,
             cwd=ROOT,
             timeout=120,
         )
+        models = [body["model"] for body in server.bodies()]
     assert done.returncode == 0, done.stderr
-    data = json.loads(done.stdout)
+    run = json.loads(done.stdout)
+    assert run["codes"] == [0, 0, 0] and not run["litellm_in_the_cli"], done.stderr
+    assert models.count("j") == 5 and models.count("a") == 1 and models.count("b") == 1
+    data = json.loads(run["outs"][0])
     assert data["mode"] == "model" and data["writer"] == "openai/w" and data["judge"] == "openai/j"
     scores = {k["kind"]: k["score"] for k in data["kinds"]}
     assert scores == {"recall": 1.0, "artifact": 1.0, "continuation": 0.0, "decision": 0.0}
@@ -243,6 +260,9 @@ def test_cli_probe_with_model_and_judge(tmp_path: Path) -> None:
     assert all(
         set(c) >= {"stage", "model", "total_tokens", "cost_usd", "cached"} for c in data["calls"]
     )
+    assert LAST_ERROR in run["outs"][1]
+    entry = json.loads(report.read_text())["entries"][0]
+    assert entry["error"] is None and not entry["fallback"] and entry["summary_tokens"] > 0
 
 
 def test_cli_probe_judge_needs_a_model() -> None:

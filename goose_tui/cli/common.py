@@ -247,11 +247,12 @@ def load_templates_arg(prompts_dir: Path | None, flag: str = "--prompts-dir") ->
 
 
 def parse_model(text: str, api_base: str | None = None) -> ModelSpec:
-    """A model typed on the command line (``--a``, ``--judge``, batch's ``--model``)."""
+    """A model typed on the command line (``--a``, ``--judge``, batch's ``--model``): a
+    litellm model is called in the worker, as ``--model`` is (see ``model_arg``)."""
     from goose_tui.llm.spec import ModelSpec
 
     try:
-        return ModelSpec.parse(text, api_base=api_base)
+        return ModelSpec.parse(text, api_base=api_base, in_worker_process=True)
     except ValueError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
 
