@@ -219,10 +219,16 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     def _pick(
         self, sessions: list[SessionInfo], source: str, recent: list[SessionInfo] | None = None
     ) -> None:
-        def chosen(info: SessionInfo | None) -> None:
+        def chosen(info: SessionInfo | Path | None) -> None:
             if info is None:
                 if self.inspector.session is None:
                     self.exit()
+                return
+            if isinstance(info, Path):  # typed into the picker
+                if info.is_dir() or info.suffix == ".db":
+                    self.list_sessions(info)
+                else:
+                    self.load_session(info, None)
                 return
             self.load_session(info.path, info.id if info.path.suffix == ".db" else None)
 

@@ -7,10 +7,13 @@ import os
 import shutil
 from pathlib import Path
 
+from textual.widgets import Input
+
 from goose_tui.compaction.templates import builtin_prompts_dir
 from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.screens.error_modal import ErrorModal
+from goose_tui.tui.screens.session_picker import SessionPicker
 from goose_tui.tui.screens.template_editor import TemplateEditor
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.pane import Pane
@@ -18,7 +21,7 @@ from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 from tests.loopback import LoopbackServer, Reply
 
-from .conftest import MODEL_CALL_SECONDS, REPLY, settle, wait_until
+from .conftest import MODEL_CALL_SECONDS, REPLY, paste, settle, wait_until
 
 
 def _bump(path: Path, text: str) -> None:
@@ -204,6 +207,45 @@ async def test_picker_filters_and_opens(tmp_path: Path, session_file: Path) -> N
         assert (
             app.inspector.session is not None and app.inspector.session.title == "Refactor the CLI"
         )
+
+
+async def test_the_picker_opens_a_typed_path(tmp_path: Path, session_file: Path) -> None:
+    # A walk-through: `o` listed recent sessions and the folder, but a session elsewhere
+    # could only be opened by restarting the app on it.
+    folder = tmp_path / "many"
+    folder.mkdir()
+    shutil.copy(session_file, folder / "dates.jsonl")
+    other = session_file.read_text().replace("Fix date parsing test", "Refactor the CLI")
+    (folder / "cli.jsonl").write_text(other)
+    elsewhere = tmp_path / "elsewhere.jsonl"
+    elsewhere.write_text(other)
+    app = GooseTUI(folder)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        picker = app.screen
+        assert isinstance(picker, SessionPicker)
+        await paste(pilot, str(tmp_path / "nowhere.jsonl"))
+        assert "no such file or folder" in str(picker.query_one("#picker-title").render())
+        await pilot.press("enter")
+        assert app.screen is picker
+        assert any("nowhere.jsonl: no such file" in str(n.message) for n in app._notifications)
+        picker.query_one(Input).value = ""
+        await paste(pilot, str(elsewhere))
+        assert f"enter: open {elsewhere}" in str(picker.query_one("#picker-title").render())
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.main
+        session = app.inspector.session
+        assert session is not None and session.source_path == elsewhere
+        await pilot.press("o")  # a folder typed: its sessions listed
+        await settle(pilot)
+        app.screen.query_one(Input).value = ""
+        await paste(pilot, str(folder))
+        await pilot.press("enter")
+        await settle(pilot)
+        listed = app.screen
+        assert isinstance(listed, SessionPicker) and listed is not picker
+        assert sorted(info.path.name for info in listed.sessions) == ["cli.jsonl", "dates.jsonl"]
 
 
 async def test_the_api_base_survives_switching_to_another_model_and_back(

@@ -1,8 +1,11 @@
-"""Pick one session of a ``sessions.db`` or a folder: a table, filtered as you type."""
+"""Pick one session of a ``sessions.db`` or a folder: a table, filtered as you type. A path
+typed instead (``/``, ``~`` or ``.`` first, or a session file's or database's ending) is
+opened on enter: a file as a session, a folder or a ``.db`` as a new listing."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -29,6 +32,17 @@ def _row(info: SessionInfo, recent: bool = False) -> tuple[Text, ...]:
     )
 
 
+_PATH_ENDINGS = (".jsonl", ".json", ".db")
+
+
+def typed_path(query: str) -> Path | None:
+    """The path the filter's text names, when it reads as one (not as words to match)."""
+    text = query.strip()
+    if not text or not (text.startswith(("/", "~", ".")) or text.endswith(_PATH_ENDINGS)):
+        return None
+    return Path(text).expanduser()
+
+
 def matches(info: SessionInfo, query: str) -> bool:
     """Every word of ``query`` appears in the session's name, description, id or model."""
     haystack = " ".join(
@@ -37,7 +51,9 @@ def matches(info: SessionInfo, query: str) -> bool:
     return all(word in haystack for word in query.lower().split())
 
 
-class SessionPicker(Screen[SessionInfo | None]):
+class SessionPicker(Screen[SessionInfo | Path | None]):
+    """Dismissed with the chosen session, a typed path to open, or None."""
+
     BINDINGS = [
         Binding("escape", "cancel", "Quit picker", id="picker.cancel"),
         Binding("enter", "choose", "Open session", id="picker.choose", priority=True),
@@ -57,7 +73,7 @@ class SessionPicker(Screen[SessionInfo | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(
-            Content(inert(f"Sessions in {self.source} — type to filter, enter to open")),
+            Content(inert(self._title())),
             id="picker-title",
         )
         yield Input(placeholder="filter", id="picker-filter")
@@ -78,8 +94,18 @@ class SessionPicker(Screen[SessionInfo | None]):
         for index, info in enumerate(self.shown):
             table.add_row(*_row(info, recent=id(info) in recent_ids), key=str(index))
 
+    def _title(self, query: str = "") -> str:
+        path = typed_path(query)
+        if path is None:
+            return f"Sessions in {self.source} — type to filter or a path, enter to open"
+        if not path.exists():
+            return f"{path}: no such file or folder"
+        kind = "list the sessions in" if path.is_dir() or path.suffix == ".db" else "open"
+        return f"enter: {kind} {path}"
+
     def on_input_changed(self, event: Input.Changed) -> None:
         self._fill(event.value)
+        self.query_one("#picker-title", Static).update(Content(inert(self._title(event.value))))
 
     def action_cursor(self, delta: int) -> None:
         table = self.query_one(DataTable)
@@ -87,6 +113,13 @@ class SessionPicker(Screen[SessionInfo | None]):
             table.move_cursor(row=min(max(table.cursor_row + delta, 0), len(self.shown) - 1))
 
     def action_choose(self) -> None:
+        path = typed_path(self.query_one(Input).value)
+        if path is not None and (path.exists() or not self.shown):
+            if path.exists():
+                self.dismiss(path)
+            else:
+                self.notify(f"{path}: no such file or folder", severity="warning", markup=False)
+            return
         table = self.query_one(DataTable)
         if self.shown and 0 <= table.cursor_row < len(self.shown):
             self.dismiss(self.shown[table.cursor_row])
