@@ -187,12 +187,18 @@ async def test_model_error_opens_one_modal_and_edits_survive(session_file: Path)
             assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
 
 
-async def test_picker_filters_and_opens(tmp_path: Path, session_file: Path) -> None:
+def _two_sessions(tmp_path: Path, session_file: Path) -> Path:
+    """A folder of two sessions: the small one and a copy titled "Refactor the CLI"."""
     folder = tmp_path / "many"
     folder.mkdir()
     shutil.copy(session_file, folder / "dates.jsonl")
     other = session_file.read_text().replace("Fix date parsing test", "Refactor the CLI")
     (folder / "cli.jsonl").write_text(other)
+    return folder
+
+
+async def test_picker_filters_and_opens(tmp_path: Path, session_file: Path) -> None:
+    folder = _two_sessions(tmp_path, session_file)
     app = GooseTUI(folder)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
@@ -212,13 +218,9 @@ async def test_picker_filters_and_opens(tmp_path: Path, session_file: Path) -> N
 async def test_the_picker_opens_a_typed_path(tmp_path: Path, session_file: Path) -> None:
     # A walk-through: `o` listed recent sessions and the folder, but a session elsewhere
     # could only be opened by restarting the app on it.
-    folder = tmp_path / "many"
-    folder.mkdir()
-    shutil.copy(session_file, folder / "dates.jsonl")
-    other = session_file.read_text().replace("Fix date parsing test", "Refactor the CLI")
-    (folder / "cli.jsonl").write_text(other)
+    folder = _two_sessions(tmp_path, session_file)
     elsewhere = tmp_path / "elsewhere.jsonl"
-    elsewhere.write_text(other)
+    shutil.copy(folder / "cli.jsonl", elsewhere)
     app = GooseTUI(folder)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
