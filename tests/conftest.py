@@ -36,7 +36,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     import compileall
 
-    compileall.compile_dir(Path(__file__).resolve().parents[1] / "goose_tui", quiet=2)
+    compileall.compile_dir(ROOT / "goose_tui", quiet=2)
 
 
 @pytest.hookimpl(trylast=True)

@@ -48,7 +48,7 @@ from goose_tui.tui.screens.help import HelpScreen
 from goose_tui.tui.screens.input_prompt import InputPrompt
 from goose_tui.tui.screens.main import MainScreen
 from goose_tui.tui.screens.save_dialog import SaveDialog
-from goose_tui.tui.screens.session_picker import SessionPicker
+from goose_tui.tui.screens.session_picker import SessionPicker, lists_sessions
 from goose_tui.tui.screens.template_editor import TemplateEditor
 
 POLL_SECONDS = 1.0
@@ -213,7 +213,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         """The picker again (without restarting): recent sessions first, then the folder or
         database the app was started on, else Goose's data dir."""
         path = self.session_path
-        source = path if path is not None and (path.is_dir() or path.suffix == ".db") else None
+        source = path if path is not None and lists_sessions(path) else None
         self.list_sessions(source, with_recent=True)
 
     def _pick(
@@ -225,7 +225,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                     self.exit()
                 return
             if isinstance(info, Path):  # typed into the picker
-                if info.is_dir() or info.suffix == ".db":
+                if lists_sessions(info):
                     self.list_sessions(info)
                 else:
                     self.load_session(info, None)

@@ -35,6 +35,12 @@ def _row(info: SessionInfo, recent: bool = False) -> tuple[Text, ...]:
 _PATH_ENDINGS = (".jsonl", ".json", ".db")
 
 
+def lists_sessions(path: Path) -> bool:
+    """Whether opening ``path`` lists sessions to pick from (a folder or a sessions.db)
+    rather than loading one."""
+    return path.is_dir() or path.suffix == ".db"
+
+
 def typed_path(query: str) -> Path | None:
     """The path the filter's text names, when it reads as one (not as words to match)."""
     text = query.strip()
@@ -100,7 +106,7 @@ class SessionPicker(Screen[SessionInfo | Path | None]):
             return f"Sessions in {self.source} — type to filter or a path, enter to open"
         if not path.exists():
             return f"{path}: no such file or folder"
-        kind = "list the sessions in" if path.is_dir() or path.suffix == ".db" else "open"
+        kind = "list the sessions in" if lists_sessions(path) else "open"
         return f"enter: {kind} {path}"
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -114,11 +120,11 @@ class SessionPicker(Screen[SessionInfo | Path | None]):
 
     def action_choose(self) -> None:
         path = typed_path(self.query_one(Input).value)
-        if path is not None and (path.exists() or not self.shown):
-            if path.exists():
-                self.dismiss(path)
-            else:
-                self.notify(f"{path}: no such file or folder", severity="warning", markup=False)
+        if path is not None and path.exists():
+            self.dismiss(path)
+            return
+        if path is not None and not self.shown:
+            self.notify(f"{path}: no such file or folder", severity="warning", markup=False)
             return
         table = self.query_one(DataTable)
         if self.shown and 0 <= table.cursor_row < len(self.shown):
