@@ -235,6 +235,16 @@ async def test_timeline_lists_the_sessions_compaction_with_before_and_after(
 # --- compare ------------------------------------------------------------------------------
 
 
+async def _compare_setup(pilot) -> None:
+    """The sample compacted, then ``v``: the compare dialog, asking."""
+    from goose_tui.tui.screens.compare_screen import CompareSetup
+
+    await _compact(pilot)
+    await pilot.press("v")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, CompareSetup)
+
+
 async def _open_compare(pilot, spec: str | None, folder: str = "") -> None:
     await pilot.press("v")
     await pilot.pause()
@@ -353,10 +363,7 @@ async def test_compare_dialog_enter_moves_to_the_empty_folder_field_first() -> N
 
     app = GooseTUI(bundled_sample(), model="offline")
     async with app.run_test(size=(160, 45)) as pilot:
-        await _compact(pilot)
-        await pilot.press("v")
-        await settle(pilot)
-        assert isinstance(app.screen, CompareSetup)
+        await _compare_setup(pilot)
         assert app.focused is not None and app.focused.id == "compare-spec"
         await pilot.press("enter")
         assert isinstance(app.screen, CompareSetup)  # not answered yet
@@ -403,10 +410,7 @@ async def test_compare_refuses_a_prompts_folder_that_does_not_exist(tmp_path: Pa
 
     app = GooseTUI(bundled_sample(), model="offline")
     async with app.run_test(size=(160, 45)) as pilot:
-        await _compact(pilot)
-        await pilot.press("v")
-        await settle(pilot)
-        assert isinstance(app.screen, CompareSetup)
+        await _compare_setup(pilot)
         app.screen.query_one("#compare-dir", Input).value = str(tmp_path / "no-such-folder")
         await pilot.press("enter")
         await settle(pilot)
