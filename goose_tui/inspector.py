@@ -125,6 +125,14 @@ class Inspector:
         # Template name -> (broken override, "path:line").
         self.broken_templates: dict[TemplateName, tuple[Path, str]] = self._broken(self.templates)
         self.session: Session | None = None
+        # The one-off focus for the next compactions (FOCUS_VARIABLE); "" for none.
+        self.focus_text = ""
+        # (what it was built from, the request): see build_request.
+        self._built: tuple[tuple[object, ...], CompactionRequest] | None = None
+        self._forget_summary()
+
+    def _forget_summary(self) -> None:
+        """No compaction yet: what a new inspector, or a session just opened, starts from."""
         self.result: CompactionResult | None = None
         self.extraction: Extraction | None = None
         self.structured: StructuredSummary | None = None  # last good
@@ -132,10 +140,6 @@ class Inspector:
         self.system_prompt: Text = ""  # shown in the input pane (a request's: its pieces)
         self.prompt_note = ""
         self.prompt_tokens: int | None = None  # the shown request's, once counted
-        # The one-off focus for the next compactions (FOCUS_VARIABLE); "" for none.
-        self.focus_text = ""
-        # (what it was built from, the request): see build_request.
-        self._built: tuple[tuple[object, ...], CompactionRequest] | None = None
         self.banner: Banner = ("no summary yet", "")
         # The editors' texts: as loaded (extracted, or the model's reply) and as they are.
         self.json_loaded = "{}"
@@ -159,7 +163,10 @@ class Inspector:
     # -- session, model, profile, focus ----------------------------------------------------
 
     def load(self, session: Session) -> None:
+        """Open ``session``: the last one's compaction, summary and hand edits go with it (the
+        app asks first when an edit is unsaved: ``unsaved_summary_edits``)."""
         self.session = session
+        self._forget_summary()
 
     def set_model(self, model: ModelSpec) -> None:
         self.model = model
@@ -338,6 +345,10 @@ class Inspector:
         except TemplateError as exc:
             result = exc
         self.reply_read(result)
+
+    def has_summary(self) -> bool:
+        """Whether there is a summary to save: compacted, or read from an edited JSON."""
+        return self.structured is not None or bool(self.summary_text)
 
     def mark_saved(self) -> None:
         self.saved_edits = (self.json_text, self.reply_text)

@@ -224,13 +224,21 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 if self.inspector.session is None:
                     self.exit()
                 return
-            if isinstance(info, Path):  # typed into the picker
-                if lists_sessions(info):
-                    self.list_sessions(info)
-                else:
-                    self.load_session(info, None)
+            if isinstance(info, Path) and lists_sessions(info):  # typed into the picker
+                self.list_sessions(info)
                 return
-            self.load_session(info.path, info.id if info.path.suffix == ".db" else None)
+            if isinstance(info, Path):
+                path, session_id = info, None
+            else:
+                path, session_id = info.path, info.id if info.path.suffix == ".db" else None
+            # Opening a session drops the last one's summary: an unsaved edit of it is asked
+            # about first, as `c` and `q` do.
+            lost = self.inspector.unsaved_summary_edits()
+            if not lost:
+                self.load_session(path, session_id)
+                return
+            question = f"Opening {path.name} drops {' and '.join(lost)} (s saves it). Open it?"
+            confirm_then(self, question, lambda: self.load_session(path, session_id))
 
         self.push_screen(SessionPicker(sessions, source, recent=recent or []), chosen)
 
@@ -485,6 +493,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         session = inspector.session
         if session is None:
             self.notify("no session loaded yet")
+            return
+        if not inspector.has_summary():
+            self.notify("no summary yet: press c to compact (or type one in the JSON editor)")
             return
 
         def answered(choice: tuple[saving.SaveKind, Path] | None) -> None:

@@ -24,7 +24,7 @@ from goose_tui.tui.screens.save_dialog import SaveDialog
 from goose_tui.tui.screens.template_editor import TemplateEditor
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 
-from .conftest import settle, wait_until
+from .conftest import paste, settle, wait_until
 
 RE_RENDERED = "edited by hand: read leniently and re-rendered"
 
@@ -92,13 +92,15 @@ async def test_save_default_is_never_inside_the_package_or_the_samples(
         await settle(pilot)
         assert app.inspector.session is not None
         assert app.inspector.session.source_path.parent == samples_dir()
+        await pilot.press("c")  # (no summary yet: `s` says so and asks nothing)
+        await settle(pilot)
         await pilot.press("s")
         await settle(pilot)
         target = Path(app.screen.query_one("#save-path", Input).value)
         assert target == work / "long_session.summary.json"
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
+        await _compacted(pilot)
         await pilot.press("s")
         await settle(pilot)
         target = Path(app.screen.query_one("#save-path", Input).value)
@@ -142,7 +144,7 @@ def test_save_default_leaves_a_current_directory_that_ships_with_goose_tui(
 async def test_save_dialog_does_not_start_with_its_path_selected(session_file: Path) -> None:
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
+        await _compacted(pilot)
         await pilot.press("s")
         await settle(pilot)
         field = app.screen.query_one("#save-path", Input)
@@ -459,3 +461,92 @@ async def test_compacting_again_over_an_unsaved_hand_edit_asks_first(
         await pilot.press("y")  # yes: compacted again, the edit replaced
         await settle(pilot)
         assert app.inspector.json_text != edited and app.inspector.unsaved_edits() == []
+
+
+# -- opening another session -------------------------------------------------------------
+
+
+async def _open_typed(pilot, path: Path) -> None:
+    """`o`, then ``path`` typed into the picker and enter."""
+    from goose_tui.tui.screens.session_picker import SessionPicker
+
+    await pilot.press("escape", "o")
+    await settle(pilot)
+    picker = pilot.app.screen
+    assert isinstance(picker, SessionPicker)
+    picker.query_one(Input).value = ""
+    await paste(pilot, str(path))
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+def _other_session(session_file: Path) -> Path:
+    other = session_file.with_name("other.jsonl")
+    text = session_file.read_text().replace("Fix date parsing test", "Refactor the CLI")
+    other.write_text(text.replace("test_parse_dates", "test_cli_flags"))
+    return other
+
+
+async def test_another_session_opens_without_the_last_ones_summary(
+    session_file: Path, reply_file: Path
+) -> None:
+    # A walk-through: after `o` opened another session, the gauge still said "after
+    # compaction: 2,351 tokens" and the panes showed the first session's summary; `s` then
+    # wrote the new session compacted with the old session's summary.
+    from goose_tui.tui.widgets.compaction_status import CompactionStatus
+    from goose_tui.tui.widgets.context_gauge import ContextGauge
+    from goose_tui.tui.widgets.text_viewer import TextViewer
+
+    other = _other_session(session_file)
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _compacted(pilot)
+        main = app.main
+        assert main.query_one(ContextGauge).projected is not None
+        await _open_typed(pilot, other)
+        assert app.screen is main
+        inspector = app.inspector
+        assert inspector.session is not None and inspector.session.title == "Refactor the CLI"
+        assert inspector.result is None and inspector.structured is None
+        assert inspector.summary_text == "" and inspector.unsaved_edits() == []
+        assert main.query_one(ContextGauge).projected is None
+        assert "after compaction" not in str(main.query_one(ContextGauge).render())
+        assert _banner(app) == "no summary yet"
+        assert main.query_one(SummaryPreview).markdown == ""
+        assert main.query_one("#analysis-view", TextViewer).text == ""
+        assert main.query_one("#json-editor", TextArea).text == "{}"
+        assert main.query_one("#reply-editor", TextArea).text == ""
+        assert main.query_one(CompactionStatus).state == "idle"
+        await pilot.press("s")  # nothing to save: said, and no dialog
+        await settle(pilot)
+        assert app.screen is main
+        assert any("no summary yet" in str(n.message) for n in app._notifications)
+        await pilot.press("c")  # the new session compacts as the first did
+        await settle(pilot)
+        assert inspector.result is not None
+        assert "test_cli_flags" in str(inspector.result.request.prompt)
+
+
+async def test_opening_another_session_over_an_unsaved_hand_edit_asks_first(
+    session_file: Path, reply_file: Path
+) -> None:
+    other = _other_session(session_file)
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _hand_edited(pilot)
+        edited = app.inspector.json_text
+        await _open_typed(pilot, other)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "hand-edited summary JSON" in app.screen.question
+        await pilot.press("escape")  # no: the session and its edit stay
+        await settle(pilot)
+        assert app.screen is app.main and app.inspector.json_text == edited
+        assert app.inspector.session is not None
+        assert app.inspector.session.source_path == session_file
+        await _open_typed(pilot, other)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.inspector.session is not None
+        assert app.inspector.session.source_path == other
+        assert app.inspector.unsaved_edits() == [] and app.inspector.result is None

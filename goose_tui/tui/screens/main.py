@@ -233,7 +233,16 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.query_one("#input-view", TextViewer).placeholder = "no session"
 
     def show_session(self, session: Session) -> None:
+        # Nothing of the last session's compaction carries over: a compaction still running
+        # would land on this one, a stale projection or render would be drawn over it.
+        if any(w.is_running for w in self.workers.cancel_group(self, "compact")):
+            self.notify("the compaction of the last session was cancelled")
+        for group in ("projection", "render-summary", "debounce-json", "debounce-reply"):
+            self.workers.cancel_group(self, group)
+        first = self.inspector.session is None
         self.inspector.load(session)
+        if not first:  # (the first one has nothing to clear, and may come before the panes)
+            self._show_no_summary()
         title = f"{session.title} · {len(session.messages):,} messages"
         if session.source_path:
             title += f" · {session.source_path}"
@@ -248,6 +257,22 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         # The prompt is built once the gauge's first figure is on screen: started at once,
         # formatting and rendering it held the GIL against that frame.
         self.count_tokens(then_build_prompt=True)
+
+    def _show_no_summary(self) -> None:
+        """The panes as before a first compaction (the inspector has just forgotten it)."""
+        inspector = self.inspector
+        status = self.query_one(CompactionStatus)
+        status.state, status.attempt, status.received_chars, status.note = "idle", None, 0, ""
+        if self._ticker is not None:
+            self._ticker.stop()
+        gauge = self.query_one(ContextGauge)
+        gauge.usage = gauge.projected = gauge.replaced = None
+        self.query_one("#input-view", TextViewer).set_text("")
+        self.query_one("#analysis-view", TextViewer).set_text("")
+        self.query_one("#pane-analysis", Pane).set_title("analysis")
+        self._reply_editor.load_text(inspector.reply_loaded)
+        self._json_editor.load_text(inspector.json_loaded)
+        self._show_summary()
 
     @cached_property
     def token_counter(self) -> TokenCounter:
@@ -560,8 +585,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         worker = event.worker
         if worker.group == "compact":
             status = self.query_one(CompactionStatus)
-            if event.state == WorkerState.CANCELLED:
-                status.state = "cancelled"
+            if event.state == WorkerState.CANCELLED and status.state == "running":
+                status.state = "cancelled"  # not over a new session's "idle"
                 if self._ticker is not None:
                     self._ticker.stop()
             elif event.state == WorkerState.ERROR:  # the app shows the error (WorkerErrorsUp)
