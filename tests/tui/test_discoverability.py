@@ -147,6 +147,29 @@ async def test_a_focus_change_redraws_the_footer_without_restyling_each_key(
         restyled.clear()
 
 
+async def test_the_footer_is_rebuilt_only_when_its_keys_change(session_file: Path) -> None:
+    """Textual rebuilds the footer after every focus change and resize: four times as the app
+    starts, twice per tab, ~10 ms of the event loop each. Now only when what it shows changes;
+    it still follows the focus."""
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        kept = changed = 0
+        before = list(app.main.query(FooterKey))
+        for _ in range(8):
+            await pilot.press("tab")
+            await settle(pilot)
+            after = list(app.main.query(FooterKey))
+            same_keys = [k.description for k in after] == [k.description for k in before]
+            if same_keys:
+                assert all(a is b for a, b in zip(after, before, strict=True)), app.focused
+                kept += 1
+            else:
+                changed += 1
+            before = after
+        assert kept and changed
+
+
 async def test_help_lists_keys_as_people_read_them(session_file: Path) -> None:
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:

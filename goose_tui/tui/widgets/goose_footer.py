@@ -50,10 +50,16 @@ def footer_order(bindings: list[Binding], narrow: bool) -> list[Binding]:
     return helps[:1] + rest
 
 
+# What one key of the footer shows: (key, display, description, action, disabled, tooltip,
+# palette). The footer is drawn again only when this list changes.
+KeyPlan = tuple[str, str, str, str, bool, str, bool]
+
+
 class GooseFooter(Footer):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._narrow: bool | None = None
+        self._shown: tuple[bool, list[KeyPlan]] | None = None
 
     def on_resize(self) -> None:
         narrow = self.app.size.width <= NARROW_COLUMNS
@@ -63,9 +69,16 @@ class GooseFooter(Footer):
         # Which keys fit depends on the width (compose).
         self.call_after_refresh(self.recompose)
 
-    def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
+    async def recompose(self) -> None:
+        """Only when the keys shown change: Textual asks after every focus change and resize
+        (four times as the app starts, twice per tab), and each rebuild of a dozen keys was
+        ~10 ms of the event loop."""
+        if self.is_attached and self._bindings_ready and self._shown == self._plan():
             return
+        await super().recompose()
+
+    def _plan(self) -> tuple[bool, list[KeyPlan]]:
+        """(compact, the keys) the footer shows now."""
         active = self.screen.active_bindings
         shown: list[tuple[Binding, bool, str]] = []
         seen_actions: set[str] = set()
@@ -76,46 +89,77 @@ class GooseFooter(Footer):
         by_binding = {id(binding): (enabled, tooltip) for binding, enabled, tooltip in shown}
         narrow = self.app.size.width <= NARROW_COLUMNS
         ordered = footer_order([binding for binding, _, _ in shown], narrow)
-        palette: FooterKey | None = None
+        keys: list[KeyPlan] = []
+        palette: KeyPlan | None = None
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             found = active.get(self.app.COMMAND_PALETTE_BINDING)
             if found is not None:
                 _, binding, enabled, tooltip = found
-                palette = FooterKey(
+                display, tip = self.app.get_key_display(binding), binding.tooltip
+                palette = (
                     binding.key,
-                    self.app.get_key_display(binding),
+                    display,
                     binding.description,
                     binding.action,
-                    classes="-command-palette -compact",  # compact, as Textual draws it
-                    disabled=not enabled,
-                    tooltip=binding.tooltip or binding.description,
+                    not enabled,
+                    tip or binding.description,
+                    True,
                 )
         # Only the keys that fit whole: the last one was cut at the edge, and a character of
         # it showed beside the palette's key ("^p palettes"). The palette lists them all.
         room = self.size.width or self.app.size.width
         if palette is not None:
-            room -= palette_width(palette.key_display, palette.description)
+            room -= palette_width(palette[1], palette[2])
         for binding in ordered:
             enabled, tooltip = by_binding[id(binding)]
             display = self.app.get_key_display(binding)
             room -= key_width(display, binding.description, self.compact)
             if room < 0:
                 break
-            key = FooterKey(
-                binding.key,
+            keys.append(
+                (
+                    binding.key,
+                    display,
+                    binding.description,
+                    binding.action,
+                    not enabled,
+                    tooltip,
+                    False,
+                )
+            )
+        if palette is not None:
+            keys.append(palette)
+        return self.compact, keys
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        self._shown = plan = self._plan()
+        for key, display, description, action, disabled, tooltip, palette in plan[1]:
+            if palette:
+                yield FooterKey(
+                    key,
+                    display,
+                    description,
+                    action,
+                    classes="-command-palette -compact",  # compact, as Textual draws it
+                    disabled=disabled,
+                    tooltip=tooltip,
+                )
+                continue
+            widget = FooterKey(
+                key,
                 display,
-                binding.description,
-                binding.action,
+                description,
+                action,
                 classes="-compact" if self.compact else "",
-                disabled=not enabled,
+                disabled=disabled,
                 tooltip=tooltip,
             )
             # Built in the footer's mode: Textual's key starts compact and is then bound to
             # the footer's mode, and each class change restyled the stylesheet for that key.
-            key.set_reactive(FooterKey.compact, self.compact)
-            yield key.data_bind(compact=Footer.compact)
-        if palette is not None:
-            yield palette
+            widget.set_reactive(FooterKey.compact, self.compact)
+            yield widget.data_bind(compact=Footer.compact)
 
 
 # The columns Textual's footer styles give a key, margins included (textual/widgets/
