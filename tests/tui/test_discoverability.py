@@ -8,7 +8,6 @@ from pathlib import Path
 
 from textual.command import CommandPalette
 from textual.widgets import DataTable
-from textual.widgets._footer import FooterKey
 
 from goose_tui.recent import load_recent
 from goose_tui.tui.app import GooseTUI
@@ -18,7 +17,7 @@ from goose_tui.tui.screens.session_picker import SessionPicker
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from tests.conftest import SAMPLES
 
-from .conftest import settle, wait_until
+from .conftest import settle
 
 
 async def _palette_names(app: GooseTUI) -> list[str]:
@@ -62,6 +61,11 @@ async def test_palette_lists_every_action_of_the_screen(session_file: Path) -> N
         assert type(app.screen).__name__ == "TimelineScreen"
 
 
+def _drawn(footer: GooseFooter) -> str:
+    """The footer's line as the screen draws it."""
+    return footer.render_line(0).text
+
+
 async def test_footer_shows_help_first_and_the_important_keys_when_narrow(
     session_file: Path,
 ) -> None:
@@ -69,9 +73,11 @@ async def test_footer_shows_help_first_and_the_important_keys_when_narrow(
         app = GooseTUI(session_file)
         async with app.run_test(size=(width, 40)) as pilot:
             await settle(pilot)
-            keys = [k for k in app.main.query(FooterKey) if "-command-palette" not in k.classes]
+            footer = app.main.query_one(GooseFooter)
+            keys = [k for k in footer.keys if not k.palette]
             assert keys[0].action in ("help", "app.help")
-            assert keys[0].region.right <= width  # visible
+            assert keys[0].end <= width  # visible
+            assert _drawn(footer).startswith(" ? Help " if width > 100 else "? Help ")
             if width <= 100:
                 actions = [k.action for k in keys[:4]]
                 assert actions[1:] == ["compact", "save", "retention"], actions
@@ -79,95 +85,53 @@ async def test_footer_shows_help_first_and_the_important_keys_when_narrow(
 
 async def test_the_footer_shows_only_keys_that_fit_whole(session_file: Path) -> None:
     # At 100 columns the last key was cut at the edge and a character of it showed beside
-    # the palette's key ("^p palettes": a tmux walk-through). The footer's own arithmetic
-    # of a key's width is checked against Textual's layout of it.
-    from goose_tui.tui.widgets.goose_footer import key_width, palette_width
-
+    # the palette's key ("^p palettes": a tmux walk-through). Each key is drawn whole, where
+    # the footer says it is, and a click there presses it.
     for width in (80, 100, 120, 200):
         app = GooseTUI(session_file)
         async with app.run_test(size=(width, 40)) as pilot:
             await settle(pilot)
-            for _ in range(3):  # a few focus changes: each rebuilds the footer
+            for _ in range(3):  # a few focus changes: the keys change with the focus
                 footer = app.main.query_one(GooseFooter)
-                await wait_until(  # the rebuilt keys laid out
-                    pilot, lambda f=footer: all(k.region.width for k in f.query(FooterKey))
-                )
-                keys = list(footer.query(FooterKey))
-                bound = [k for k in keys if "-command-palette" not in k.classes]
-                [palette] = [k for k in keys if "-command-palette" in k.classes]
-
-                def laid_out(key: FooterKey) -> int:
-                    return key.outer_size.width + key.styles.margin.width
-
-                assert palette.region.right + palette.styles.margin.right == width
-                assert laid_out(palette) == palette_width(palette.key_display, palette.description)
+                line = _drawn(footer)
+                assert len(line) == width
+                bound = [k for k in footer.keys if not k.palette]
+                [palette] = [k for k in footer.keys if k.palette]
+                assert palette.end == width
+                assert line[palette.start :].strip() == f"▏{palette.key_display} palette"
                 for key in bound:
-                    assert laid_out(key) == key_width(
-                        key.key_display, key.description, footer.compact
-                    ), (width, key.key_display)
-                    assert key.region.right <= palette.region.x, (width, key.key_display)
+                    drawn = line[key.start : key.end]
+                    assert drawn.split() == [key.key_display, *key.description.split()]
+                    assert key.end <= palette.start, (width, key.key_display)
+                assert line[bound[-1].end : palette.start].strip() == ""
                 assert bound[0].action in ("help", "app.help")
                 await pilot.press("tab")
                 await settle(pilot)
-
-
-async def test_a_focus_change_redraws_the_footer_without_restyling_each_key(
-    session_file: Path, monkeypatch
-) -> None:
-    """Each focus change rebuilds the footer's keys. Textual's key starts compact and is then
-    bound to the footer's width mode, and each class change restyled the screen's stylesheet
-    for that key alone: 18 restyles per focus change at 80 columns, 36 at 160 (11 s of the
-    suite's CPU). A key is now built in the footer's mode, so it looks the same and costs none."""
-    from textual.app import App
-
-    restyled: list[str] = []
-    real = App.update_styles
-
-    def counting(self: App, node, animate: bool = True) -> None:
-        restyled.append(type(node).__name__)
-        real(self, node, animate)
-
-    for width in (80, 160):
         app = GooseTUI(session_file)
-        async with app.run_test(size=(width, 30)) as pilot:
+        async with app.run_test(size=(width, 40)) as pilot:
             await settle(pilot)
-            monkeypatch.setattr(App, "update_styles", counting)
-            for _ in range(4):
-                await pilot.press("tab")
-                await settle(pilot)
-            monkeypatch.setattr(App, "update_styles", real)
-            keys = list(app.main.query(FooterKey))
-            bound = [k for k in keys if "-command-palette" not in k.classes]
-            assert len(bound) >= 5
-            assert all(k.compact == (width <= 100) for k in bound)
-            assert all(("-compact" in k.classes) == (width <= 100) for k in bound)
-            palette = [k for k in keys if "-command-palette" in k.classes]
-            assert [("-compact" in k.classes) for k in palette] == [True]  # as Textual draws it
-        assert "FooterKey" not in restyled, (width, restyled.count("FooterKey"))
-        restyled.clear()
+            help_key = app.main.query_one(GooseFooter).keys[0]
+            await pilot.click(GooseFooter, offset=(help_key.start + 1, 0))
+            await settle(pilot)
+            assert isinstance(app.screen, HelpScreen)
 
 
-async def test_the_footer_is_rebuilt_only_when_its_keys_change(session_file: Path) -> None:
-    """Textual rebuilds the footer after every focus change and resize: four times as the app
-    starts, twice per tab, ~10 ms of the event loop each. Now only when what it shows changes;
-    it still follows the focus."""
+async def test_a_focus_change_redraws_the_footer_with_the_focused_widgets_keys(
+    session_file: Path,
+) -> None:
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
-        kept = changed = 0
-        before = list(app.main.query(FooterKey))
-        for _ in range(8):
+        seen: set[tuple[str, ...]] = set()
+        for _ in range(6):
             await pilot.press("tab")
             await settle(pilot)
-            after = list(app.main.query(FooterKey))
-            same_keys = [k.description for k in after] == [k.description for k in before]
-            if same_keys:
-                assert all(a is b for a, b in zip(after, before, strict=True)), app.focused
-                kept += 1
-            else:
-                changed += 1
-            before = after
-        assert kept and changed
+            footer = app.main.query_one(GooseFooter)
+            descriptions = tuple(k.description for k in footer.keys)
+            seen.add(descriptions)
+            line = _drawn(footer)
+            assert all(k.description in line for k in footer.keys)
+        assert len(seen) > 1  # the keys followed the focus
 
 
 async def test_help_lists_keys_as_people_read_them(session_file: Path) -> None:
@@ -213,3 +177,22 @@ async def test_open_another_session_without_restarting(tmp_path: Path) -> None:
             app.inspector.session is not None
             and app.inspector.session.source_path == second.resolve()
         )
+
+
+async def test_the_key_under_the_mouse_is_highlighted(session_file: Path) -> None:
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        footer = app.main.query_one(GooseFooter)
+        key = footer.keys[2]
+        hover = footer.get_component_rich_style("footer--hover", partial=True).bgcolor
+
+        def backgrounds() -> list[object]:
+            return [seg.style.bgcolor for seg in footer.render_line(0) for _ in seg.text]
+
+        assert hover not in backgrounds()
+        await pilot.hover(GooseFooter, offset=(key.start + 1, 0))
+        await pilot.pause()
+        assert footer.hovered == 2
+        drawn = backgrounds()
+        assert [n for n, bg in enumerate(drawn) if bg == hover] == list(range(key.start, key.end))

@@ -4,20 +4,29 @@
 Textual's footer lists the focused widget's bindings, then the screen's, then the app's: at
 100 columns ``? Help`` (an app binding) fell off the end. Everything else comes in Textual's
 order; the command palette key stays at the right edge.
+
+It is one widget drawing one line, laid out and styled as Textual's footer lays out its keys
+(textual/widgets/_footer.py: a widget per key, rebuilt after every focus change and resize).
+Those were 16 of the main screen's 60 widgets: a sixth of each app start, and ~10 ms of the
+event loop per rebuild.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.cells import cell_len
-from textual.app import ComposeResult
+from rich.style import Style
+from rich.text import Text
+from textual import events
 from textual.binding import Binding
-from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widget import Widget
 
 NARROW_COLUMNS = 100
 HELP_ACTIONS = ("help", "app.help")
+
 # Binding ids, most important first: what a user needs to get going on each screen.
 IMPORTANT = (
     "main.compact",
@@ -50,35 +59,72 @@ def footer_order(bindings: list[Binding], narrow: bool) -> list[Binding]:
     return helps[:1] + rest
 
 
-# What one key of the footer shows: (key, display, description, action, disabled, tooltip,
-# palette). The footer is drawn again only when this list changes.
-KeyPlan = tuple[str, str, str, str, bool, str, bool]
+class FooterKey(NamedTuple):
+    """One key the footer shows, and the columns it takes (``start`` to ``end``)."""
+
+    key: str
+    key_display: str
+    description: str
+    action: str
+    disabled: bool
+    tooltip: str
+    palette: bool  # the command palette's key, at the right edge
+    start: int = 0
+    end: int = 0
 
 
-class GooseFooter(Footer):
+class GooseFooter(Widget, can_focus=False):
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {
+        "footer-key--key",
+        "footer-key--description",
+        "footer--palette-edge",
+        "footer--hover",
+    }
+    # Textual's FooterKey and Footer rules, for one line (textual/widgets/_footer.py).
+    DEFAULT_CSS = """
+    GooseFooter {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+        .footer-key--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        .footer-key--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        .footer--palette-edge { color: $foreground 20%; }
+        .footer--hover { color: $footer-key-foreground; background: $block-hover-background; }
+    }
+    """
+
+    compact = reactive(False)  # at NARROW_COLUMNS or fewer: less space around each key
+    hovered: reactive[int | None] = reactive(None)  # the index of the key under the mouse
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._narrow: bool | None = None
-        self._shown: tuple[bool, list[KeyPlan]] | None = None
+        self.keys: list[FooterKey] = []  # as last drawn
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen: Screen[Any]) -> None:
+        if self.is_attached and screen is self.screen:
+            self.refresh()
 
     def on_resize(self) -> None:
-        narrow = self.app.size.width <= NARROW_COLUMNS
-        if narrow != self._narrow:
-            self._narrow = narrow
-            self.compact = narrow
-        # Which keys fit depends on the width (compose).
-        self.call_after_refresh(self.recompose)
+        self.compact = self.app.size.width <= NARROW_COLUMNS
 
-    async def recompose(self) -> None:
-        """Only when the keys shown change: Textual asks after every focus change and resize
-        (four times as the app starts, twice per tab), and each rebuild of a dozen keys was
-        ~10 ms of the event loop."""
-        if self.is_attached and self._bindings_ready and self._shown == self._plan():
-            return
-        await super().recompose()
-
-    def _plan(self) -> tuple[bool, list[KeyPlan]]:
-        """(compact, the keys) the footer shows now."""
+    def _plan(self) -> list[FooterKey]:
+        """The keys the footer shows now, placed: the ones that fit whole, the palette's last."""
+        app = self.app
         active = self.screen.active_bindings
         shown: list[tuple[Binding, bool, str]] = []
         seen_actions: set[str] = set()
@@ -87,37 +133,33 @@ class GooseFooter(Footer):
                 seen_actions.add(binding.action)
                 shown.append((binding, enabled, tooltip))
         by_binding = {id(binding): (enabled, tooltip) for binding, enabled, tooltip in shown}
-        narrow = self.app.size.width <= NARROW_COLUMNS
+        narrow = app.size.width <= NARROW_COLUMNS
         ordered = footer_order([binding for binding, _, _ in shown], narrow)
-        keys: list[KeyPlan] = []
-        palette: KeyPlan | None = None
-        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
-            found = active.get(self.app.COMMAND_PALETTE_BINDING)
-            if found is not None:
-                _, binding, enabled, tooltip = found
-                display, tip = self.app.get_key_display(binding), binding.tooltip
-                palette = (
-                    binding.key,
-                    display,
-                    binding.description,
-                    binding.action,
-                    not enabled,
-                    tip or binding.description,
-                    True,
-                )
+        width = self.size.width or app.size.width
+        palette: FooterKey | None = None
+        found = active.get(app.COMMAND_PALETTE_BINDING) if app.ENABLE_COMMAND_PALETTE else None
+        if found is not None:
+            _, binding, enabled, _ = found
+            display = app.get_key_display(binding)
+            start = width - palette_width(display, binding.description)
+            tip = binding.tooltip or binding.description
+            palette = FooterKey(
+                binding.key, display, binding.description, binding.action, not enabled, tip, True
+            )
+            palette = palette._replace(start=start, end=width)
         # Only the keys that fit whole: the last one was cut at the edge, and a character of
         # it showed beside the palette's key ("^p palettes"). The palette lists them all.
-        room = self.size.width or self.app.size.width
-        if palette is not None:
-            room -= palette_width(palette[1], palette[2])
+        room = palette.start if palette is not None else width
+        keys: list[FooterKey] = []
+        x = 0
         for binding in ordered:
             enabled, tooltip = by_binding[id(binding)]
-            display = self.app.get_key_display(binding)
-            room -= key_width(display, binding.description, self.compact)
-            if room < 0:
+            display = app.get_key_display(binding)
+            end = x + key_width(display, binding.description, narrow)
+            if end > room:
                 break
             keys.append(
-                (
+                FooterKey(
                     binding.key,
                     display,
                     binding.description,
@@ -125,41 +167,69 @@ class GooseFooter(Footer):
                     not enabled,
                     tooltip,
                     False,
+                    x,
+                    end,
                 )
             )
+            x = end
         if palette is not None:
             keys.append(palette)
-        return self.compact, keys
+        return keys
 
-    def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
+    def render(self) -> Text:
+        self.keys = keys = self._plan()
+        compact = self.app.size.width <= NARROW_COLUMNS
+        base = self.rich_style
+        key_style = self.get_component_rich_style("footer-key--key", partial=True)
+        description_style = self.get_component_rich_style("footer-key--description", partial=True)
+        hover = self.get_component_rich_style("footer--hover", partial=True)
+        edge = self.get_component_rich_style("footer--palette-edge")
+        line = Text(no_wrap=True, end="")
+        x = 0
+        for index, key in enumerate(keys):
+            line.append(" " * (key.start - x), base)
+            under = base + hover if index == self.hovered else base
+            if key.disabled:
+                under += Style(dim=True)
+            if key.palette:
+                line.append("▏", edge)
+                pieces = [key.key_display, f" {key.description}" if key.description else ""]
+            elif compact:
+                pieces = [key.key_display, f" {key.description}" if key.description else ""]
+            else:
+                pieces = [f" {key.key_display} ", f"{key.description} " if key.description else ""]
+            line.append(pieces[0], under + key_style)
+            line.append(pieces[1], under + description_style)
+            x = line.cell_len
+            line.append(" " * (key.end - x), base)  # a compact key's margin, the palette's
+            x = key.end
+        line.append(" " * max(self.size.width - x, 0), base)
+        return line
+
+    def key_at(self, x: int) -> int | None:
+        """The index of the key drawn at column ``x``."""
+        for index, key in enumerate(self.keys):
+            if key.start <= x < key.end and (key.palette or x < key.end - self.compact):
+                return index
+        return None
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self.hovered = self.key_at(event.x)
+        key = self.keys[self.hovered] if self.hovered is not None else None
+        self.tooltip = key.tooltip if key is not None and key.tooltip else None
+
+    def on_leave(self) -> None:
+        self.hovered = None
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        index = self.key_at(event.x)
+        if index is None:
             return
-        self._shown = plan = self._plan()
-        for key, display, description, action, disabled, tooltip, palette in plan[1]:
-            if palette:
-                yield FooterKey(
-                    key,
-                    display,
-                    description,
-                    action,
-                    classes="-command-palette -compact",  # compact, as Textual draws it
-                    disabled=disabled,
-                    tooltip=tooltip,
-                )
-                continue
-            widget = FooterKey(
-                key,
-                display,
-                description,
-                action,
-                classes="-compact" if self.compact else "",
-                disabled=disabled,
-                tooltip=tooltip,
-            )
-            # Built in the footer's mode: Textual's key starts compact and is then bound to
-            # the footer's mode, and each class change restyled the stylesheet for that key.
-            widget.set_reactive(FooterKey.compact, self.compact)
-            yield widget.data_bind(compact=Footer.compact)
+        key = self.keys[index]
+        if key.disabled:
+            self.app.bell()
+        else:
+            self.app.simulate_key(key.key)
 
 
 # The columns Textual's footer styles give a key, margins included (textual/widgets/
