@@ -45,3 +45,39 @@ async def test_picker_lists_what_goose_session_list_shows() -> None:
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(pilot)
         assert len(app.screen.sessions) == 5
+
+
+async def test_the_header_columns_line_up_with_or_without_a_time() -> None:
+    # A walk-through: a message without `created` showed "—" in place of a 16-character
+    # time, and "#10" took a column more than "#9": the token column wandered.
+    from textual.app import App, ComposeResult
+
+    from goose_tui.session.models import Message
+
+    messages = [
+        Message.model_validate(
+            {
+                "role": "user" if n % 2 else "assistant",
+                "created": None if n % 3 == 0 else 1730000000 + n,
+                "content": [{"type": "text", "text": f"message {n}"}],
+            }
+        )
+        for n in range(12)
+    ]
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield ConversationView()
+
+    app = Bare()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(ConversationView)
+        view.set_messages(messages)
+        view.set_token_counts([5 + n for n in range(12)])
+        await pilot.pause()
+        headers = [view.row_text(r) for r in range(view.row_count)]
+        headers = [h for h in headers if h.startswith("#")]
+        assert len(headers) == 12
+        assert "—" in headers[0] and "2024-" in headers[1]
+        assert len({h.index(" tok ") for h in headers}) == 1, headers
+        assert len({h.index("user") if "user" in h else h.index("assistant") for h in headers}) == 1

@@ -307,11 +307,14 @@ class ConversationView(ScrollView, can_focus=True):
 
     def _header(self, index: int) -> str:
         message = self._messages[index]
+        # Fixed widths, so the token column lines up: the time or a dash as wide, the number
+        # as wide as the last message's.
         when = (
             datetime.fromtimestamp(message.created, UTC).strftime("%Y-%m-%d %H:%M")
             if message.created
-            else "—"
+            else f"{'—':<16}"
         )
+        number = f"#{index + 1:<{len(str(len(self._messages)))}}"
         if not message.metadata.agent_visible:
             hidden = "  (not agent-visible: not sent)"
         elif message.metadata.turn_context:
@@ -319,7 +322,7 @@ class ConversationView(ScrollView, can_focus=True):
         else:
             hidden = ""
         if self._tokens is None or index >= len(self._tokens):
-            return f"#{index + 1} {message.role:<9} {when}  … tokens{hidden}"
+            return f"{number} {inert(message.role):<9} {when}  … tokens{hidden}"
         tokens = self._tokens[index]
         share = tokens / self._token_total
         # The bar is relative to the largest message, so differences show even when every
@@ -327,8 +330,7 @@ class ConversationView(ScrollView, can_focus=True):
         filled = min(round(tokens / self._token_max * SHARE_BAR), SHARE_BAR)
         bar = "▮" * filled + "·" * (SHARE_BAR - filled)
         return (
-            f"#{index + 1} {inert(message.role):<9} {when}  {tokens:>7,} tok {bar} "
-            f"{share:5.1%}{hidden}"
+            f"{number} {inert(message.role):<9} {when}  {tokens:>7,} tok {bar} {share:5.1%}{hidden}"
         )
 
     def render_line(self, y: int) -> Strip:
