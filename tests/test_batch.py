@@ -225,3 +225,44 @@ def test_a_summary_not_smaller_than_its_history_is_flagged(tmp_path: Path, capsy
     markdown = (tmp_path / "report.md").read_text()
     assert f"| {tiny['summary_tokens']:,} (not smaller) |" in markdown
     assert "1 summary is not smaller" in markdown
+
+
+def test_cli_batch_all_sessions_compacts_every_session_of_a_database(
+    tmp_path: Path, capsys
+) -> None:
+    # `--all-sessions` picked the jobs for the checks, then the batch listed the database
+    # again without it: the sessions `goose session list` hides were never compacted.
+    from tests.test_goose_fidelity import V13
+    from tests.test_retention import run_command
+
+    assert run_command(["batch", str(V13), "--model", "offline", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["entries"]) == 2
+    assert run_command(["batch", str(V13), "--model", "offline", "--json", "--all-sessions"]) == 0
+    entries = json.loads(capsys.readouterr().out)["entries"]
+    assert len(entries) == 5 == len(collect_jobs(V13, all_sessions=True))
+
+
+def test_cli_batch_reports_load_warnings_and_the_sub_folders_it_skips(
+    tmp_path: Path, capsys
+) -> None:
+    # A walk-through: a session with a broken line was compacted without a word of it, and
+    # a sub-folder of sessions was passed over in silence.
+    from tests.conftest import SAMPLES
+    from tests.test_retention import run_command
+
+    folder = tmp_path / "corpus"
+    (folder / "older").mkdir(parents=True)
+    shutil.copy(SAMPLES / "short.jsonl", folder / "older" / "kept-aside.jsonl")
+    lines = (SAMPLES / "short.jsonl").read_text().splitlines(keepends=True)
+    (folder / "damaged.jsonl").write_text("".join([*lines[:2], "{broken line\n", *lines[2:]]))
+    out_path = tmp_path / "report.json"
+    assert run_command(["batch", str(folder), "--model", "offline", "-o", str(out_path)]) == 0
+    captured = capsys.readouterr()
+    [entry] = json.loads(out_path.read_text())["entries"]
+    assert entry["error"] is None
+    [warning] = entry["warnings"]
+    assert warning["line"] == 3 and "line skipped" in warning["message"]
+    assert "1 load warning" in captured.err and "line 3" in captured.err
+    assert "WARN" in captured.out  # the table's column
+    assert f"skipped the sub-folder {folder / 'older'}" in captured.err
+    assert "| warnings |" in (tmp_path / "report.md").read_text()

@@ -22,6 +22,7 @@ from goose_tui.compaction.summarize import summarize
 from goose_tui.compaction.templates import Templates, load_templates
 from goose_tui.llm.base import Summarizer
 from goose_tui.session.loader import detect_format, list_sessions, load_session
+from goose_tui.session.models import LoadWarning
 from goose_tui.tokens import TokenCounter, count_tokens, not_smaller
 
 SESSION_SUFFIXES = (".jsonl", ".json")
@@ -57,6 +58,8 @@ class BatchEntry(BaseModel):
     attempts: int = 0
     seconds: float = 0.0
     error: str | None = None
+    # What loading the session reported (a line skipped, a value kept as it could be).
+    warnings: list[LoadWarning] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -80,6 +83,9 @@ class BatchReport(BaseModel):
     prompts_dir: str | None = None
     entries: list[BatchEntry] = Field(default_factory=list)
     totals: BatchTotals
+    # Sub-folders of a folder given: batch reads the folder itself, as Goose keeps its
+    # sessions in one, and names what it did not read.
+    skipped: list[str] = Field(default_factory=list)
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
@@ -114,6 +120,18 @@ def collect_jobs(target: Path | Sequence[Path], *, all_sessions: bool = False) -
     return jobs
 
 
+def skipped_folders(target: Path | Sequence[Path]) -> list[Path]:
+    """The sub-folders ``collect_jobs`` does not read."""
+    targets = [Path(target)] if isinstance(target, (str, Path)) else [Path(t) for t in target]
+    return [
+        entry
+        for path in targets
+        if path.is_dir()
+        for entry in sorted(path.iterdir())
+        if entry.is_dir()
+    ]
+
+
 def _file_jobs(path: Path, all_sessions: bool) -> list[BatchJob]:
     if path.suffix.lower() in DB_SUFFIXES or _is_sqlite(path):
         try:
@@ -138,6 +156,7 @@ async def compact_one(
         session = await asyncio.to_thread(load_session, job.path, job.session_id)
         entry.session_id = session.id or job.session_id
         entry.title = session.title
+        entry.warnings = list(session.warnings)
         entry.messages = len(session.messages)
         entry.tokens_before = counter.total(session.messages)
         result = await summarize(session.messages, summarizer, templates)
@@ -184,16 +203,18 @@ async def run_batch(
     concurrency: int = DEFAULT_CONCURRENCY,
     prompts_dir: Path | None = None,
     *,
+    all_sessions: bool = False,
     on_entry: Callable[[BatchEntry], None] | None = None,
 ) -> BatchReport:
     """Compact every session under ``paths_or_db`` with ``summarizer`` (the report names it
     by its ``name``), at most ``concurrency`` at a time. Rows come back in input order;
     ``on_entry`` hears of each as it finishes (for a progress bar). Raises only for a problem
-    that would fail every session: bad templates."""
+    that would fail every session: bad templates. ``all_sessions``: a database's every
+    session, not only those `goose session list` shows."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     templates = load_templates(prompts_dir)
-    jobs = collect_jobs(paths_or_db)
+    jobs = collect_jobs(paths_or_db, all_sessions=all_sessions)
     gate = asyncio.Semaphore(concurrency)
     counter = TokenCounter()
 
@@ -210,6 +231,7 @@ async def run_batch(
         prompts_dir=str(prompts_dir) if prompts_dir else None,
         entries=entries,
         totals=totals(entries),
+        skipped=[str(path) for path in skipped_folders(paths_or_db)],
     )
 
 
@@ -228,8 +250,8 @@ def to_markdown(report: BatchReport) -> str:
         f"# Batch compaction: {report.model}",
         "",
         "| session | messages | tokens before | summary tokens | fallback | retention "
-        "| probes | attempts | error |",
-        "|---|---:|---:|---:|---|---:|---:|---:|---|",
+        "| probes | attempts | warnings | error |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---:|---|",
         # A summary not smaller than its history is marked "(not smaller)" in its row.
     ]
     for e in report.entries:
@@ -240,7 +262,7 @@ def to_markdown(report: BatchReport) -> str:
             f"| {_cell(e.source)} | {_num(e.messages)} | {_num(e.tokens_before)} "
             f"| {_num(e.summary_tokens)}{' (not smaller)' if e.not_smaller else ''} "
             f"| {fallback} | {score} | {probes}"
-            f" | {e.attempts} | {_cell(e.error or '')} |"
+            f" | {e.attempts} | {len(e.warnings)} | {_cell(e.error or '')} |"
         )
     t = report.totals
     lines += [
@@ -254,6 +276,8 @@ def to_markdown(report: BatchReport) -> str:
         lines.append(
             f"{not_smaller_note(t.not_smaller)} (marked): compacting them frees no context."
         )
+    for folder in report.skipped:
+        lines.append(f"Skipped the sub-folder {_cell(folder)} (not read: pass it to include it).")
     return "\n".join(lines) + "\n"
 
 

@@ -59,13 +59,14 @@ def batch_lines(report: BatchReport) -> list[str]:
             "RETENTION",
             "PROBES",
             "TRIES",
+            "WARN",
             "ERROR",
         ]
     ]
     for e in report.entries:
         rows.append(_row(e))
     t = report.totals
-    lines = table(rows, right={1, 2, 3, 5, 6, 7})
+    lines = table(rows, right={1, 2, 3, 5, 6, 7, 8})
     lines += [
         "",
         f"{t.sessions} sessions: {t.succeeded} compacted, {t.failed} failed, "
@@ -91,8 +92,23 @@ def _row(e: BatchEntry) -> list[str]:
         format_score(e.retention) if e.ok else "-",
         format_score(e.probes) if e.ok else "-",
         str(e.attempts),
+        str(len(e.warnings)),
         one_line(e.error or "", 60),
     ]
+
+
+def say(line: str) -> None:
+    """A progress line on stderr (main guards the streams: paths and warnings come from
+    files)."""
+    print(f"goose-tui: {line}", file=sys.stderr)
+
+
+def _warned(entry: BatchEntry) -> str:
+    count = len(entry.warnings)
+    if not count:
+        return ""
+    noun = "load warning" if count == 1 else "load warnings"
+    return f" ({count:,} {noun}; first: {entry.warnings[0]})"
 
 
 def _report_paths(output: Path) -> tuple[Path, Path]:
@@ -104,7 +120,7 @@ def _report_paths(output: Path) -> tuple[Path, Path]:
 def cmd_batch(args: argparse.Namespace) -> int:
     import json
 
-    from goose_tui.analysis.batch import collect_jobs, run_batch, to_markdown
+    from goose_tui.analysis.batch import collect_jobs, run_batch, skipped_folders, to_markdown
     from goose_tui.files import atomic_write_text, check_output_target
 
     if not args.target.exists():
@@ -121,6 +137,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
             if problem is not None:
                 raise CliError(problem, EXIT_UNUSABLE)
     load_templates_arg(args.prompts_dir)  # a bad --prompts-dir fails here, with exit code 2
+    for folder in skipped_folders(args.target):
+        say(
+            f"skipped the sub-folder {folder} (batch reads the folder given; pass it to include it)"
+        )
     summarizer = summarizer_of(parse_model(args.model, args.api_base))
     report = run_compaction(
         run_batch(
@@ -128,9 +148,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
             summarizer,
             concurrency=args.concurrency,
             prompts_dir=args.prompts_dir,
-            on_entry=lambda e: print(
-                f"goose-tui: {e.source}: {'ok' if e.ok else 'FAILED'}", file=sys.stderr
-            ),
+            all_sessions=args.all_sessions,
+            on_entry=lambda e: say(f"{e.source}: {'ok' if e.ok else 'FAILED'}{_warned(e)}"),
         )
     )
     if args.output is not None:
