@@ -266,3 +266,25 @@ def test_cli_batch_reports_load_warnings_and_the_sub_folders_it_skips(
     assert "WARN" in captured.out  # the table's column
     assert f"skipped the sub-folder {folder / 'older'}" in captured.err
     assert "| warnings |" in (tmp_path / "report.md").read_text()
+
+
+def test_batch_counts_the_summary_as_the_app_projects_it(tmp_path: Path) -> None:
+    # A walk-through: batch said SUMMARY 383 for short.jsonl where the app's gauge said
+    # "after compaction: 390 tokens". Batch counted the summary's text alone against the
+    # history's messages; the app counts the message that replaces the history, as the
+    # history is counted.
+    from goose_tui.compaction.summarize import summarize
+    from goose_tui.compaction.templates import load_templates
+    from goose_tui.session.loader import load_session
+    from tests.conftest import SAMPLES
+
+    folder = tmp_path / "one"
+    folder.mkdir()
+    shutil.copy(SAMPLES / "short.jsonl", folder / "short.jsonl")
+    summarizer = ModelSpec.offline().summarizer()
+    [entry] = asyncio.run(run_batch(folder, summarizer)).entries
+    session = load_session(folder / "short.jsonl")
+    result = asyncio.run(summarize(session.messages, summarizer, load_templates(None)))
+    counter = TokenCounter()
+    assert entry.summary_tokens == counter.total([result.summary_message])
+    assert entry.tokens_before == counter.total(session.messages)

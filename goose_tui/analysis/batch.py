@@ -23,7 +23,7 @@ from goose_tui.compaction.templates import Templates, load_templates
 from goose_tui.llm.base import Summarizer
 from goose_tui.session.loader import detect_format, list_sessions, load_session
 from goose_tui.session.models import LoadWarning
-from goose_tui.tokens import TokenCounter, count_tokens, not_smaller
+from goose_tui.tokens import TokenCounter, not_smaller
 
 SESSION_SUFFIXES = (".jsonl", ".json")
 DB_SUFFIXES = (".db", ".sqlite", ".sqlite3")
@@ -162,7 +162,8 @@ async def compact_one(
         result = await summarize(session.messages, summarizer, templates)
         entry.attempts = len(result.attempts)
         require_usable(result)
-        entry.summary_tokens = count_tokens(result.summary)
+        # As the history is counted, and as the app projects it: the message that replaces it.
+        entry.summary_tokens = counter.total([result.summary_message])
         entry.not_smaller = not_smaller(entry.tokens_before, entry.summary_tokens)
         entry.fallback = result.extraction.fallback
         report = retention_report(result.summary, session.messages)

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, TabbedContent, TextArea
 
 from goose_tui.inert import inert, restore
 from goose_tui.pieces import Pieces
@@ -503,6 +503,7 @@ async def test_another_session_opens_without_the_last_ones_summary(
         await _compacted(pilot)
         main = app.main
         assert main.query_one(ContextGauge).projected is not None
+        await pilot.press("e")  # the JSON editor's tab, left open
         await _open_typed(pilot, other)
         assert app.screen is main
         inspector = app.inspector
@@ -517,6 +518,7 @@ async def test_another_session_opens_without_the_last_ones_summary(
         assert main.query_one("#json-editor", TextArea).text == "{}"
         assert main.query_one("#reply-editor", TextArea).text == ""
         assert main.query_one(CompactionStatus).state == "idle"
+        assert main.query_one("#fields-tabs", TabbedContent).active == "fields-tree-tab"
         await pilot.press("s")  # nothing to save: said, and no dialog
         await settle(pilot)
         assert app.screen is main

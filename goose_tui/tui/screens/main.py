@@ -272,6 +272,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.query_one("#pane-analysis", Pane).set_title("analysis")
         self._reply_editor.load_text(inspector.reply_loaded)
         self._json_editor.load_text(inspector.json_loaded)
+        self.query_one("#fields-tabs", TabbedContent).active = "fields-tree-tab"
         self._show_summary()
 
     @cached_property

@@ -88,16 +88,14 @@ class ContextGauge(Widget):
         state = "COMPACTION DUE" if usage.compaction_due else "under threshold"
         if not usage.auto_compact_enabled:
             state = "auto-compaction off"
-        limit_note = {"assumed": "assumed limit"}.get(usage.limit_source, usage.limit_source)
         first = Content.assemble(
             ("context ", "bold"),
             bar,
             f" {usage.used:,} / {usage.limit:,} tokens  {usage.fraction:.1%}  ",
             (state, "bold reverse" if usage.compaction_due else "bold"),
         )
-        details = (
-            f"used: {usage.used_source} · limit: {limit_note} · threshold {usage.threshold:.0%} (┃)"
-        )
+        details = f"used: {usage.used_source} · limit: {usage.limit_source}"
+        details += f" · threshold {usage.threshold:.0%} (┃)"
         if self.projected is not None:
             after = self.projected / usage.limit if usage.limit else 0.0
             details += f" · after compaction: {self.projected:,} tokens ({after:.1%})"
