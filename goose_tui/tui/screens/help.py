@@ -21,17 +21,18 @@ Press c to compact with the current model; switch models from the command palett
 
 
 def binding_lines(screen: Screen[object]) -> list[str]:
-    seen: set[str] = set()
-    lines: list[str] = []
+    """One line per action the screen offers, with every key that does it."""
+    keys: dict[str, list[str]] = {}  # description -> keys, in the order they are found
     for active in screen.active_bindings.values():
         binding: Binding = active.binding
-        if not binding.description or binding.description in seen:
+        if not binding.description:
             continue
-        seen.add(binding.description)
         # As people read keys ("?", "/", "⏎"), not Textual's names (question_mark, slash).
         shown = screen.app.get_key_display(binding)
-        lines.append(f"{shown:>12}  {binding.description}")
-    return lines
+        found = keys.setdefault(binding.description, [])
+        if shown not in found:
+            found.append(shown)
+    return [f"{' / '.join(shown):>12}  {description}" for description, shown in keys.items()]
 
 
 class HelpScreen(ModalScreen[None]):
