@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,17 @@ async def paste(pilot: Pilot, text: str) -> None:
 
     pilot.app.post_message(events.Paste(text))
     await pilot.pause()
+
+
+@pytest.fixture(autouse=True)
+def _no_styles_kept_from_earlier_apps() -> Iterator[None]:
+    """Textual caches ``StylesCache.get_inner_outer`` with ``lru_cache(1024)`` on the class,
+    and each entry keeps a widget's styles cache alive, with every line it drew (its strips,
+    their segments and caches): ~40,000 objects per app, long after the app ended. An app runs
+    once per process, so it costs users nothing; a test worker runs a hundred apps, and every
+    full collection walked their lines (6 of them were 11 s of a 150 s run of the app tests
+    in one process). Emptied after each test."""
+    yield
+    from textual._styles_cache import StylesCache
+
+    StylesCache.get_inner_outer.cache_clear()
