@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import tracemalloc
 from collections.abc import Callable
 
@@ -393,8 +394,14 @@ def test_the_collector_stays_paused_until_the_last_of_two_overlapping_pauses_end
     import gc
     import threading
 
+    from goose_tui import gc_pause
     from goose_tui.gc_pause import paused_gc
 
+    # Another test of this worker may have left litellm importing in a thread, under a pause
+    # of its own (a run where this test came right after one found the collector off).
+    deadline = time.monotonic() + 120
+    while gc_pause._pauses and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert gc.isenabled()
     first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
     seen: list[bool] = []
