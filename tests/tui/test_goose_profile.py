@@ -58,3 +58,31 @@ async def test_the_profile_from_the_command_line_and_the_palette(session_file: P
 
         names = [name for name, _, _ in ModelCommands(app.screen)._entries()]
         assert "Goose version: goose-main" in names
+
+
+async def test_the_status_line_keeps_the_shown_compactions_format_and_model(
+    session_file: Path, reply_file: Path
+) -> None:
+    # A walk-through: after `p`, the status line of a finished compaction named the new
+    # format ("done · … format goose-main") though the summary shown was made in the other.
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        assert "format goose-sdk-wheel" in _status(app) and "next" not in _status(app)
+        await pilot.press("p")
+        await settle(pilot)
+        status = _status(app)
+        assert status.startswith("done") and "format goose-sdk-wheel" in status, status
+        assert "next compaction: format goose-main" in status, status
+        app.set_model(f"replay:{reply_file}")  # what choosing a model in the palette calls
+        await settle(pilot)
+        status = _status(app)
+        assert "model offline" in status, status
+        assert f"next compaction: model replay:{reply_file}, format goose-main" in status, status
+        await pilot.press("c")
+        await settle(pilot)
+        status = _status(app)
+        assert "format goose-main" in status and "next" not in status, status
+        assert f"model replay:{reply_file}" in status, status

@@ -183,12 +183,12 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     # -- what the app sets -----------------------------------------------------------------
 
     def watch_model_name(self, name: str) -> None:
-        self.query_one(CompactionStatus).model = name
+        self.query_one(CompactionStatus).set_next(name, self.profile)
         if self.inspector.session is not None:
             self.count_tokens()
 
     def watch_profile(self, profile: GooseProfile) -> None:
-        self.query_one(CompactionStatus).profile = profile
+        self.query_one(CompactionStatus).set_next(self.model_name, profile)
         if self.inspector.session is not None:
             self.build_prompt()
 
@@ -263,6 +263,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         inspector = self.inspector
         status = self.query_one(CompactionStatus)
         status.state, status.attempt, status.received_chars, status.note = "idle", None, 0, ""
+        status.set_next(self.model_name, self.profile)
         if self._ticker is not None:
             self._ticker.stop()
         gauge = self.query_one(ContextGauge)
@@ -416,6 +417,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             0,
             "",
         )
+        status.profile, status.next_model, status.next_profile = self.profile, "", ""
         status.state = "running"
         if self._client_importing():
             status.note = IMPORTING_NOTE

@@ -19,8 +19,13 @@ class CompactionStatus(Widget):
     CompactionStatus.-done { color: $success; }
     """
 
+    # The model and Goose format of the compaction the line describes (when idle, those of
+    # the next one); ``next_model`` / ``next_profile`` are the next compaction's when they
+    # have been switched since (p, the palette), "" when the same.
     model: reactive[str] = reactive("offline")
     profile: reactive[str] = reactive("goose-sdk-wheel")  # profiles.py; p switches
+    next_model: reactive[str] = reactive("")
+    next_profile: reactive[str] = reactive("")
     state: reactive[str] = reactive("idle")  # idle, running, done, failed, cancelled
     attempt: reactive[Attempt | None] = reactive(None)
     elapsed: reactive[float] = reactive(0.0)
@@ -31,6 +36,14 @@ class CompactionStatus(Widget):
         self.remove_class("-running", "-failed", "-done")
         if state in ("running", "failed", "done"):
             self.add_class(f"-{state}")
+
+    def set_next(self, model: str, profile: str) -> None:
+        """The model and format the next compaction will use (the user switched them)."""
+        if self.state == "idle":
+            self.model, self.profile, self.next_model, self.next_profile = model, profile, "", ""
+        else:
+            self.next_model = model if model != self.model else ""
+            self.next_profile = profile if profile != self.profile else ""
 
     def render(self) -> Content:
         # What is happening and its figures first, the model and the long rung text last: a
@@ -49,6 +62,10 @@ class CompactionStatus(Widget):
         if self.note:
             parts.append(inert(self.note))
         parts += [f"model {inert(self.model)}", f"format {self.profile}"]
+        switched = [f"model {inert(self.next_model)}"] if self.next_model else []
+        switched += [f"format {self.next_profile}"] if self.next_profile else []
+        if switched:
+            parts.append("next compaction: " + ", ".join(switched))
         if self.state != "idle" and self.attempt is not None:
             percent = self.attempt.removed_percent
             rung = LADDER_PERCENTS.index(percent) + 1 if percent in LADDER_PERCENTS else 0
