@@ -22,6 +22,7 @@ from goose_tui.cli.common import (
     summarizer_of,
 )
 from goose_tui.cli.tables import one_line, table
+from goose_tui.session.models import warnings_note
 
 
 def register(sub: Any) -> None:
@@ -103,12 +104,11 @@ def say(line: str) -> None:
     print(f"goose-tui: {line}", file=sys.stderr)
 
 
-def _warned(entry: BatchEntry) -> str:
-    count = len(entry.warnings)
-    if not count:
-        return ""
-    noun = "load warning" if count == 1 else "load warnings"
-    return f" ({count:,} {noun}; first: {entry.warnings[0]})"
+def _progress(entry: BatchEntry) -> str:
+    """A session's line as it finishes: ok or FAILED, and its load warnings."""
+    line = f"{entry.source}: {'ok' if entry.ok else 'FAILED'}"
+    note = warnings_note(entry.warnings)
+    return f"{line}, {note}" if note else line
 
 
 def _report_paths(output: Path) -> tuple[Path, Path]:
@@ -149,7 +149,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             prompts_dir=args.prompts_dir,
             all_sessions=args.all_sessions,
-            on_entry=lambda e: say(f"{e.source}: {'ok' if e.ok else 'FAILED'}{_warned(e)}"),
+            on_entry=lambda e: say(_progress(e)),
         )
     )
     if args.output is not None:

@@ -8,6 +8,7 @@ formatting code read them by key.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -84,6 +85,15 @@ class LoadWarning(BaseModel):
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}" if self.line is not None else self.message
+
+
+def warnings_note(warnings: Sequence[LoadWarning]) -> str:
+    """ "3 load warnings (first: line 7: …)", or "" for none. A warning says itself whether its
+    line was skipped or kept as it could be."""
+    if not warnings:
+        return ""
+    noun = "load warning" if len(warnings) == 1 else "load warnings"
+    return f"{len(warnings):,} {noun} (first: {warnings[0]})"
 
 
 class Session(BaseModel):

@@ -27,7 +27,7 @@ from goose_tui.compaction.templates import TemplateError, Templates, render_summ
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector, parses
 from goose_tui.pieces import Text
-from goose_tui.session.models import Session
+from goose_tui.session.models import Session, warnings_note
 from goose_tui.tokens import ContextUsage, TokenCounter, not_smaller
 from goose_tui.tui.debounce import debounce
 from goose_tui.tui.messages import (
@@ -247,10 +247,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         if session.source_path:
             title += f" · {session.source_path}"
         if session.warnings:
-            # A warning says itself whether its line was skipped or kept as it could be.
-            count = len(session.warnings)
-            noun = "load warning" if count == 1 else "load warnings"
-            title += f" · {count:,} {noun} (first: {session.warnings[0]})"
+            title += f" · {warnings_note(session.warnings)}"
         self.query_one("#session-title", Static).update(Content(inert(title)))
         self.query_one(ConversationView).set_messages(session.messages)
         self.query_one("#input-view", TextViewer).placeholder = "building prompt…"
