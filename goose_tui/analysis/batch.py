@@ -103,14 +103,18 @@ def _db_jobs(db: Path, all_sessions: bool) -> list[BatchJob]:
     return [BatchJob(path=db, session_id=info.id) for info in infos]
 
 
+def _targets(target: Path | Sequence[Path]) -> list[Path]:
+    """What ``collect_jobs`` and ``skipped_folders`` are given, as a list of paths."""
+    return [Path(target)] if isinstance(target, (str, Path)) else [Path(t) for t in target]
+
+
 def collect_jobs(target: Path | Sequence[Path], *, all_sessions: bool = False) -> list[BatchJob]:
     """A folder: every session file in it and every session of any database in it (not
     recursive, like Goose's own sessions folder); a database: every session in it (those
     `goose session list` shows, or all with ``all_sessions``); a file: itself. A database
     that cannot be listed becomes one job, so its error is reported."""
-    targets = [Path(target)] if isinstance(target, (str, Path)) else [Path(t) for t in target]
     jobs: list[BatchJob] = []
-    for path in targets:
+    for path in _targets(target):
         if path.is_dir():
             for entry in sorted(path.iterdir()):
                 if entry.is_file() and entry.suffix.lower() in SESSION_SUFFIXES + DB_SUFFIXES:
@@ -122,10 +126,9 @@ def collect_jobs(target: Path | Sequence[Path], *, all_sessions: bool = False) -
 
 def skipped_folders(target: Path | Sequence[Path]) -> list[Path]:
     """The sub-folders ``collect_jobs`` does not read."""
-    targets = [Path(target)] if isinstance(target, (str, Path)) else [Path(t) for t in target]
     return [
         entry
-        for path in targets
+        for path in _targets(target)
         if path.is_dir()
         for entry in sorted(path.iterdir())
         if entry.is_dir()
