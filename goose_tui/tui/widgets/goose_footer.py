@@ -102,7 +102,6 @@ class GooseFooter(Widget, can_focus=False):
     }
     """
 
-    compact = reactive(False)  # at NARROW_COLUMNS or fewer: less space around each key
     hovered: reactive[int | None] = reactive(None)  # the index of the key under the mouse
 
     def __init__(self, **kwargs: Any) -> None:
@@ -119,8 +118,10 @@ class GooseFooter(Widget, can_focus=False):
         if self.is_attached and screen is self.screen:
             self.refresh()
 
-    def on_resize(self) -> None:
-        self.compact = self.app.size.width <= NARROW_COLUMNS
+    @property
+    def compact(self) -> bool:
+        """At NARROW_COLUMNS or fewer: less space around each key, the important keys first."""
+        return self.app.size.width <= NARROW_COLUMNS
 
     def _plan(self) -> list[FooterKey]:
         """The keys the footer shows now, placed: the ones that fit whole, the palette's last."""
@@ -133,8 +134,8 @@ class GooseFooter(Widget, can_focus=False):
                 seen_actions.add(binding.action)
                 shown.append((binding, enabled, tooltip))
         by_binding = {id(binding): (enabled, tooltip) for binding, enabled, tooltip in shown}
-        narrow = app.size.width <= NARROW_COLUMNS
-        ordered = footer_order([binding for binding, _, _ in shown], narrow)
+        compact = self.compact
+        ordered = footer_order([binding for binding, _, _ in shown], compact)
         width = self.size.width or app.size.width
         palette: FooterKey | None = None
         found = active.get(app.COMMAND_PALETTE_BINDING) if app.ENABLE_COMMAND_PALETTE else None
@@ -144,9 +145,16 @@ class GooseFooter(Widget, can_focus=False):
             start = width - palette_width(display, binding.description)
             tip = binding.tooltip or binding.description
             palette = FooterKey(
-                binding.key, display, binding.description, binding.action, not enabled, tip, True
+                binding.key,
+                display,
+                binding.description,
+                binding.action,
+                not enabled,
+                tip,
+                True,
+                start,
+                width,
             )
-            palette = palette._replace(start=start, end=width)
         # Only the keys that fit whole: the last one was cut at the edge, and a character of
         # it showed beside the palette's key ("^p palettes"). The palette lists them all.
         room = palette.start if palette is not None else width
@@ -155,7 +163,7 @@ class GooseFooter(Widget, can_focus=False):
         for binding in ordered:
             enabled, tooltip = by_binding[id(binding)]
             display = app.get_key_display(binding)
-            end = x + key_width(display, binding.description, narrow)
+            end = x + key_width(display, binding.description, compact)
             if end > room:
                 break
             keys.append(
@@ -178,7 +186,6 @@ class GooseFooter(Widget, can_focus=False):
 
     def render(self) -> Text:
         self.keys = keys = self._plan()
-        compact = self.app.size.width <= NARROW_COLUMNS
         base = self.rich_style
         key_style = self.get_component_rich_style("footer-key--key", partial=True)
         description_style = self.get_component_rich_style("footer-key--description", partial=True)
@@ -193,8 +200,7 @@ class GooseFooter(Widget, can_focus=False):
                 under += Style(dim=True)
             if key.palette:
                 line.append("▏", edge)
-                pieces = [key.key_display, f" {key.description}" if key.description else ""]
-            elif compact:
+            if key.palette or self.compact:
                 pieces = [key.key_display, f" {key.description}" if key.description else ""]
             else:
                 pieces = [f" {key.key_display} ", f"{key.description} " if key.description else ""]
@@ -232,10 +238,9 @@ class GooseFooter(Widget, can_focus=False):
             self.app.simulate_key(key.key)
 
 
-# The columns Textual's footer styles give a key, margins included (textual/widgets/
-# _footer.py): compact, the key's own text, a space and the description, then a margin of
-# one; otherwise a space each side of the key and one after the description.
-# tests/tui/test_discoverability.py compares them with the keys' laid-out widths.
+# The columns a key takes, as Textual's footer styles lay it out (textual/widgets/_footer.py),
+# margins included: compact, the key's own text, a space and the description, then a margin
+# of one; otherwise a space each side of the key and one after the description.
 def key_width(display: str, description: str, compact: bool) -> int:
     if compact:
         return cell_len(display) + (1 + cell_len(description) if description else 0) + 1
