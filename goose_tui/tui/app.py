@@ -224,10 +224,10 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 if self.inspector.session is None:
                     self.exit()
                 return
-            if isinstance(info, Path) and lists_sessions(info):  # typed into the picker
-                self.list_sessions(info)
-                return
-            if isinstance(info, Path):
+            if isinstance(info, Path):  # typed into the picker
+                if lists_sessions(info):
+                    self.list_sessions(info)
+                    return
                 path, session_id = info, None
             else:
                 path, session_id = info.path, info.id if info.path.suffix == ".db" else None
