@@ -136,6 +136,16 @@ def _recorded_text(session: Session, name: str) -> str | None:
     return value if isinstance(value, str) else compact_json(value)
 
 
+def recorded_tokens(session: Session) -> dict[Category, int | None]:
+    """The system prompt and tool schemas the session recorded, counted (None: not
+    recorded). With the messages sent they make the breakdown's "total in context"."""
+    prompt, tools = _recorded_text(session, "system_prompt"), _recorded_text(session, "tools")
+    return {
+        "system_prompt": None if prompt is None else count_tokens(prompt),
+        "tool_schemas": None if tools is None else count_tokens(tools),
+    }
+
+
 def context_breakdown(
     session: Session, parts: Sequence[dict[Category, int]] | None = None
 ) -> ContextBreakdown:
@@ -146,13 +156,10 @@ def context_breakdown(
         parts = [message_parts(m) for m in messages]
     tokens: dict[Category, int] = dict.fromkeys(CATEGORY_LABELS, 0)
     members: dict[Category, list[int]] = {c: [] for c in CATEGORY_LABELS}
-    recorded = {"system_prompt": True, "tool_schemas": True}
-    for name in ("system_prompt", "tool_schemas"):
-        text = _recorded_text(session, "tools" if name == "tool_schemas" else name)
-        if text is None:
-            recorded[name] = False
-        else:
-            tokens[name] = count_tokens(text)
+    recorded: dict[Category, bool] = {}
+    for name, count in recorded_tokens(session).items():
+        recorded[name] = count is not None
+        tokens[name] = count or 0
     for index, (message, split) in enumerate(zip(messages, parts, strict=True)):
         if not message.metadata.agent_visible:
             tokens["hidden"] += sum(split.values())

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
 from textual.widgets import DataTable
 
 from goose_tui.analysis.breakdown import context_breakdown
@@ -55,3 +59,33 @@ async def test_clicking_the_gauge_opens_the_breakdown() -> None:
         assert isinstance(app.screen, ContextScreen)
         await pilot.press("escape")
         assert app.screen is app.main
+
+
+@pytest.mark.parametrize("recorded_system_prompt", [False, True])
+async def test_the_conversation_list_shows_each_message_as_the_breakdown_does(
+    tmp_path: Path, recorded_system_prompt: bool
+) -> None:
+    # Goose's estimate of one message is count_chat_tokens("", [message], []), which adds the
+    # 3-token reply primer (crates/goose/src/token_counter.rs); the breakdown (`u`) and the
+    # timeline show that figure. The list showed it without the primer, and its share was of
+    # its own sum, so the same message read 1,828 tokens in the list and 1,831 in `u`. The
+    # share is of the breakdown's total in context, a recorded system prompt included.
+    path = bundled_sample()
+    if recorded_system_prompt:
+        path = tmp_path / "chat.json"
+        chat = [{"role": "system", "content": "You are a careful agent. " * 40}]
+        chat += [
+            {"role": role, "content": f"message {n}: " + "words " * (n * 7)}
+            for n, role in enumerate(["user", "assistant"] * 3)
+        ]
+        path.write_text(json.dumps(chat), encoding="utf-8")
+    expected = context_breakdown(load_session(path))
+    assert expected.category("system_prompt").recorded == recorded_system_prompt
+    app = GooseTUI(path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        view = app.main.query_one(ConversationView)
+        for heavy in expected.heaviest:
+            header = view._header(heavy.index)
+            assert f"{heavy.tokens:>7,} tok" in header, (heavy, header)
+            assert f" {heavy.share:5.1%}" in header, (heavy, header)

@@ -73,7 +73,7 @@ async def test_the_header_columns_line_up_with_or_without_a_time() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         view = app.query_one(ConversationView)
         view.set_messages(messages)
-        view.set_token_counts([5 + n for n in range(12)])
+        view.set_token_counts([5 + n for n in range(12)], 200)
         await pilot.pause()
         headers = [view.row_text(r) for r in range(view.row_count)]
         headers = [h for h in headers if h.startswith("#")]

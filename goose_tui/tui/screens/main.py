@@ -281,7 +281,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     @work(thread=True, exclusive=True, group="tokens", exit_on_error=False)
     def count_tokens(self, then_build_prompt: bool = False) -> None:
-        from goose_tui.tokens import context_usage
+        from goose_tui.analysis.breakdown import recorded_tokens
+        from goose_tui.tokens import REPLY_PRIMER, context_usage
 
         inspector = self.inspector
         session = inspector.session
@@ -322,10 +323,13 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             session, model=model, context_limit=limit, threshold=threshold, estimated=history
         )
         self._history_tokens = (session, history)
-        self.app.call_from_thread(self._show_counts, counts, usage)
+        # The list shows each message as the breakdown (u) and the timeline do.
+        shown = [count + REPLY_PRIMER for count in counts]
+        in_context = history + sum(filter(None, recorded_tokens(session).values()))
+        self.app.call_from_thread(self._show_counts, shown, in_context, usage)
 
-    def _show_counts(self, counts: list[int], usage: ContextUsage) -> None:
-        self.query_one(ConversationView).set_token_counts(counts)
+    def _show_counts(self, shown: list[int], in_context: int, usage: ContextUsage) -> None:
+        self.query_one(ConversationView).set_token_counts(shown, in_context)
         self.query_one(ContextGauge).usage = usage
         if not self._gauge_counted:
             self._gauge_counted = True

@@ -247,9 +247,12 @@ class ConversationView(ScrollView, can_focus=True):
             preceding = [i for i in marks if i < self.selected]
             self.selected = preceding[-1] if preceding else marks[-1]
 
-    def set_token_counts(self, tokens: list[int]) -> None:
+    def set_token_counts(self, tokens: list[int], total: int) -> None:
+        """Each message's figure (what it adds to the context: Goose's estimate of it, reply
+        primer included) and the total its share is of (the context breakdown's "total in
+        context"), so a message reads here as it does in the breakdown."""
         self._tokens = tokens
-        self._token_total = sum(tokens) or 1
+        self._token_total = total or 1
         self._token_max = max(tokens, default=0) or 1
         self.refresh()
 
