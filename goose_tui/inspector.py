@@ -147,8 +147,9 @@ class Inspector:
         self.reply_loaded = ""
         self.reply_text = ""
         self.json_state: JsonState = "loaded"
-        # (JSON, reply) as last compacted or saved: anything else is unsaved.
-        self.saved_edits = ("{}", "")
+        # (JSON, reply) as last compacted or saved: anything else is unsaved (None: no JSON
+        # text was saved, the editor's did not parse).
+        self.saved_edits: tuple[str | None, str] = ("{}", "")
         # What was shown when the JSON was loaded: (structured, summary, banner, and the
         # summary template it was rendered with).
         self.loaded_view: tuple[StructuredSummary | None, str, Banner, Template | None] = (
@@ -351,7 +352,10 @@ class Inspector:
         return self.structured is not None or bool(self.summary_text)
 
     def mark_saved(self) -> None:
-        self.saved_edits = (self.json_text, self.reply_text)
+        """The summary as it is now was saved; a JSON edit that does not parse was not (the
+        last good summary was saved in its place), so it stays an unsaved edit."""
+        saved_json = None if self.json_state == "invalid" else self.json_text
+        self.saved_edits = (saved_json, self.reply_text)
 
     def unsaved_summary_edits(self) -> list[str]:
         """The hand edits of the summary (its JSON, the reply) not saved since the last

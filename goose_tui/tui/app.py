@@ -487,7 +487,6 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     # -- saving ----------------------------------------------------------------------------
 
     def ask_save(self) -> None:
-        from goose_tui import saving
 
         inspector = self.inspector
         session = inspector.session
@@ -497,6 +496,23 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         if not inspector.has_summary():
             self.notify("no summary yet: press c to compact (or type one in the JSON editor)")
             return
+        if inspector.json_state == "invalid":  # the editor's text is not what would be saved
+            confirm_then(
+                self,
+                "The summary JSON in the editor does not parse, so it cannot be saved. Save "
+                "the last good summary without that edit? (The edit stays in the editor, "
+                "unsaved.)",
+                self._ask_save_target,
+            )
+            return
+        self._ask_save_target()
+
+    def _ask_save_target(self) -> None:
+        from goose_tui import saving
+
+        inspector = self.inspector
+        session = inspector.session
+        assert session is not None
 
         def answered(choice: tuple[saving.SaveKind, Path] | None) -> None:
             if choice is None:

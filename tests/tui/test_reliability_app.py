@@ -206,6 +206,42 @@ async def test_quit_with_an_unsaved_hand_edit_asks_first(
         assert app.return_code == 0  # quit at once, without asking
 
 
+async def test_saving_over_a_json_edit_that_does_not_parse_asks_and_keeps_it_unsaved(
+    session_file: Path, reply_file: Path
+) -> None:
+    # Found by a walk-through: with the JSON editor's text not parsing, `s` wrote the last
+    # good summary and said "saved", and `q` then quit without asking: the edit was lost.
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _compacted(pilot)
+        await pilot.press("e", "end", "backspace")  # drop the closing brace: no JSON
+        await settle(pilot)
+        assert _banner(app).startswith("invalid JSON")
+        broken = app.main.query_one("#json-editor", TextArea).text
+        await pilot.press("escape", "s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "does not parse" in app.screen.question
+        await pilot.press("escape")  # no: nothing is written
+        await settle(pilot)
+        assert app.screen is app.main
+        target = session_file.with_name("small_session.summary.json")
+        assert not target.exists()
+        await pilot.press("s")
+        await settle(pilot)
+        await pilot.press("y")  # yes: the last good summary, without the edit
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert target.is_file()
+        assert app.main.query_one("#json-editor", TextArea).text == broken  # still there
+        await pilot.press("q")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)  # the edit itself was never saved
+        assert "hand-edited summary JSON" in app.screen.question
+        assert app.return_code is None
+
+
 async def test_undo_back_to_valid_json_clears_the_invalid_banner_at_once(
     session_file: Path, reply_file: Path
 ) -> None:
