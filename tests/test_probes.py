@@ -7,6 +7,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 
@@ -23,6 +24,7 @@ from goose_tui.llm import make_summarizer
 from goose_tui.session.loader import load_session
 from goose_tui.session.models import Message
 from tests.conftest import ROOT, SAMPLES
+from tests.test_retention import MAC_PATH, MAC_REQUEST, write_session
 
 SAMPLE = SAMPLES / "long_session.jsonl"
 LAST_ERROR = "ValueError: invalid literal for int() with base 10: '10.0'"
@@ -140,6 +142,30 @@ def test_the_sample_has_probes_of_every_kind(sample) -> None:
     assert report.calls == [] and report.cost_usd is None  # offline: no model calls
 
 
+def decomposed_session() -> list[Message]:
+    """A macOS session: the request and the file name written decomposed (NFD)."""
+    path = unicodedata.normalize("NFD", MAC_PATH)
+    return [
+        text("user", unicodedata.normalize("NFD", MAC_REQUEST)),
+        call("1", "developer__text_editor", {"command": "write", "path": path}),
+        result("1", f"Wrote {path}"),
+    ]
+
+
+def test_decomposed_evidence_is_found_in_a_summary_of_its_composed_form() -> None:
+    # The summarizer was given the composed (NFC) text; its summary quotes that.
+    summary = f"## User Messages\n- {MAC_REQUEST}\n## Files\n- {MAC_PATH}: written\n"
+    report = offline_report(decomposed_session(), summary)
+    assert [(r.probe.kind, r.score) for r in report.results] == [
+        ("artifact", 1.0),
+        ("continuation", 1.0),
+        ("continuation", 1.0),
+    ]
+    last_request = report.results[1]
+    assert last_request.probe.question == "What did the user ask for last?"
+    assert last_request.answer == f"- {MAC_REQUEST}"  # the summary's line, not the question
+
+
 def test_salient_terms_keep_what_a_paraphrase_must_carry() -> None:
     terms = salient_terms("add a CHANGELOG entry for 0.4.2, test the 0.475 case in csv_import.py")
     assert terms == ["CHANGELOG", "0.4.2", "0.475", "csv_import.py"]
@@ -223,3 +249,15 @@ async def test_batch_reports_probe_scores_per_session(tmp_path) -> None:
     assert report.totals.mean_probes == entry.probes
     markdown = to_markdown(report)
     assert "| probes |" in markdown and "mean probe score" in markdown
+
+
+async def test_batch_finds_a_decomposed_session_in_its_offline_summary(tmp_path) -> None:
+    from goose_tui.analysis.batch import run_batch
+    from goose_tui.llm.spec import ModelSpec
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    write_session(folder / "mac.jsonl", decomposed_session())
+    entry = (await run_batch(folder, ModelSpec.offline().summarizer())).entries[0]
+    assert entry.ok
+    assert (entry.retention, entry.missing, entry.probes) == (1.0, 0, 1.0)

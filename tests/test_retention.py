@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -242,6 +243,61 @@ def test_real_text_export_calc() -> None:
     assert ("identifiers", "add(a,b)") in items
 
 
+# --- text as the summarizer was given it ------------------------------------------------
+
+# macOS writes file names decomposed (NFD); the pipeline composes every text (NFC) before the
+# summarizer sees it (compaction/format.py normalize_text), so a summary quotes the composed form.
+MAC_PATH = "/Users/zoë/Documents/Résumé.md"
+MAC_REQUEST = f"Update {MAC_PATH} with my café job"
+
+
+def decomposed_history() -> list[Message]:
+    return [
+        user(unicodedata.normalize("NFD", MAC_REQUEST)),
+        tool_call(
+            "c1",
+            "developer__text_editor",
+            {"command": "view", "path": unicodedata.normalize("NFD", MAC_PATH)},
+        ),
+    ]
+
+
+def test_decomposed_history_is_found_in_a_summary_of_its_composed_form() -> None:
+    assert unicodedata.is_normalized("NFC", MAC_REQUEST)
+    history = decomposed_history()
+    assert MAC_PATH not in history[0].content[0]["text"]  # really written decomposed
+    report = retention_report(f"## User Messages\n- {MAC_REQUEST}\n", history)
+    assert [(i.category, i.status) for i in report.items] == [
+        ("user_messages", "exact"),
+        ("files", "exact"),
+    ]
+    assert report.overall == 1.0
+    # The item keeps the session's own text: it is what the user finds in the history.
+    assert report.items[1].text == unicodedata.normalize("NFD", MAC_PATH)
+
+
+def test_composed_items_are_found_in_a_decomposed_summary_and_ignore_case() -> None:
+    # A hand edit may paste decomposed text; the normalized match folds case after composing.
+    summary = unicodedata.normalize("NFD", f"edited {MAC_PATH.upper()}")
+    report = retention_report(summary, [user(f"edit {MAC_PATH}")])
+    assert {i.text: i.status for i in report.items}[MAC_PATH] == "normalized"
+
+
+def test_a_missing_decomposed_item_counts_overlap_in_whole_words() -> None:
+    report = retention_report("the café job", decomposed_history())
+    item = next(i for i in report.items if i.category == "user_messages")
+    assert item.status == "missing"
+    # update, users, zoë, documents, résumé, md, with, my, café, job: two are in the summary
+    # (decomposed, the accents split "café" into "cafe" and a mark, and it was 1 of 11)
+    assert item.word_overlap == 0.2
+
+
+def test_tag_characters_the_summarizer_never_saw_do_not_count_as_lost() -> None:
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "ignore this")
+    report = retention_report("Deploy to staging", [user(f"Deploy to {hidden}staging")])
+    assert report.items[0].status == "exact"
+
+
 # --- the CLI sub-command ------------------------------------------------------------------
 
 
@@ -297,3 +353,14 @@ def test_cli_retention_missing_summary_file_is_unusable(tmp_path: Path, capsys) 
     code = run_command(["retention", str(session), "--summary", str(tmp_path / "nope.md")])
     assert code == 2
     assert "nope.md" in capsys.readouterr().err
+
+
+def test_cli_retention_offline_finds_a_decomposed_session_in_its_summary(
+    tmp_path: Path, capsys
+) -> None:
+    session = write_session(tmp_path / "s.jsonl", decomposed_history())
+    assert run_command(["retention", str(session), "--model", "offline", "--json"]) == 0
+    import json
+
+    data = json.loads(capsys.readouterr().out)
+    assert (data["found"], data["total"]) == (2, 2)

@@ -373,12 +373,10 @@ def offline_probes(messages: Sequence[Message], working_dir: str | None = None) 
 # --- offline answering --------------------------------------------------------------------
 
 
-def _line_with(summary: str, term: str) -> str:
-    lowered = term.casefold()
-    for line in summary.splitlines():
-        if term in line or lowered in line.casefold():
-            return _short(line.strip(), _SNIPPET)
-    return _short(term, _SNIPPET)  # found only after normalizing: show what was looked for
+def _line_with(index: SummaryIndex, term: str) -> str:
+    line = index.line_with(term)
+    # None: found only after normalizing; show what was looked for.
+    return _short(term if line is None else line.strip(), _SNIPPET)
 
 
 def answer_offline(probe: Probe, index: SummaryIndex) -> ProbeResult:
@@ -388,7 +386,7 @@ def answer_offline(probe: Probe, index: SummaryIndex) -> ProbeResult:
         hit = next((a for a in alternatives if index.status(a) != "missing"), None)
         if hit is not None:
             found += 1
-            line = _line_with(index.text, hit)
+            line = _line_with(index, hit)
             if line not in found_lines:
                 found_lines.append(line)
     total = len(probe.evidence)

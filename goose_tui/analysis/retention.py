@@ -4,6 +4,10 @@ the summary text.
 An item is *found* when it appears in the summary exactly, or after normalizing both sides
 (case-folded, quotes and punctuation dropped, whitespace collapsed, matched on word
 boundaries). Nothing fuzzier: a status must be explainable by pointing at the text.
+
+"Exactly" means in the form the summarizer was given the text: both sides go through the
+pipeline's own ``normalize_text`` (NFC, tag characters removed) first, so a file name macOS
+wrote decomposed is found where the summary quotes it composed.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from goose_tui.compaction.format import normalize_text
 from goose_tui.session.content import tool_result_contents
 from goose_tui.session.models import ContentItem, Message, content_type
 
@@ -302,14 +307,17 @@ def normalize(text: str) -> str:
 
 
 class SummaryIndex:
-    """A summary prepared once for many look-ups."""
+    """A summary prepared once for many look-ups. ``text`` and every item looked up are in
+    the form the summarizer reads (``normalize_text``), whatever form the session or a hand
+    edit wrote them in."""
 
     def __init__(self, summary: str):
-        self.text = summary
-        self.normalized = f" {normalize(summary)} "
-        self.words = set(_WORD.findall(summary.casefold()))
+        self.text = normalize_text(summary)
+        self.normalized = f" {normalize(self.text)} "
+        self.words = set(_WORD.findall(self.text.casefold()))
 
     def status(self, item: str) -> Status:
+        item = normalize_text(item)
         if item in self.text:
             return "exact"
         norm = normalize(item)
@@ -318,8 +326,17 @@ class SummaryIndex:
             return "normalized"
         return "missing"
 
+    def line_with(self, item: str) -> str | None:
+        """The first line of the summary holding ``item`` as written or case-folded."""
+        item = normalize_text(item)
+        folded = item.casefold()
+        for line in self.text.splitlines():
+            if item in line or folded in line.casefold():
+                return line
+        return None
+
     def word_overlap(self, item: str) -> float:
-        words = set(_WORD.findall(item.casefold()))
+        words = set(_WORD.findall(normalize_text(item).casefold()))
         return len(words & self.words) / len(words) if words else 0.0
 
 

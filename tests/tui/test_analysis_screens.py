@@ -113,6 +113,27 @@ async def test_retention_on_the_bundled_sample_offline() -> None:
         assert app.main.query_one(ConversationView).selected == target
 
 
+async def test_lost_screen_finds_a_decomposed_session_in_its_offline_summary(
+    tmp_path: Path,
+) -> None:
+    from goose_tui.tui.widgets.probes_panel import ProbesPanel
+    from tests.test_probes import decomposed_session
+    from tests.test_retention import write_session
+
+    session = write_session(tmp_path / "mac.jsonl", decomposed_session())
+    app = GooseTUI(session, model="offline")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _compact(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        report = app.screen.report
+        assert report.total == 2 and report.missing() == []
+        await pilot.press("p")
+        await settle(pilot)
+        probes = app.screen.query_one(ProbesPanel).report
+        assert probes is not None and probes.overall == 1.0
+
+
 async def test_retention_before_any_summary_says_so(session_file: Path) -> None:
     app = GooseTUI(session_file, model="offline")
     async with app.run_test(size=(160, 45)) as pilot:
