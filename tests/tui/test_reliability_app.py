@@ -49,6 +49,34 @@ async def _hand_edited(pilot) -> None:
 # -- saving ------------------------------------------------------------------------------
 
 
+async def test_choosing_another_kind_puts_the_cursor_at_the_end_of_its_path(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
+    # Found by a walk-through: the path was replaced but the cursor stayed where the shorter
+    # one ended, so ctrl+u and a typed name left the old tail after it ("….jsonlonl").
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _compacted(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, SaveDialog)
+        await pilot.press("shift+tab", "down", "down", "enter")  # a compacted session
+        await settle(pilot)
+        path = dialog.query_one(Input)
+        assert path.value.endswith(".jsonl") and dialog.kind != "json"
+        assert path.cursor_position == len(path.value)
+        target = tmp_path / "mine.jsonl"
+        await pilot.press("tab", "ctrl+u")
+        await paste(pilot, str(target))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert target.is_file()
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("mine")) == [
+            "mine.jsonl"
+        ]
+
+
 async def test_save_asks_before_replacing_an_existing_file(
     session_file: Path, reply_file: Path
 ) -> None:

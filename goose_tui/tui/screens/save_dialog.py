@@ -45,7 +45,11 @@ class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
         self.kind = str(event.pressed.id).removeprefix("save-")  # type: ignore[assignment]
-        self.query_one(Input).value = inert(str(self.defaults[self.kind]))
+        path = self.query_one(Input)
+        path.value = inert(str(self.defaults[self.kind]))
+        # At the end, as a path typed there: left where the last one ended, the next keys
+        # (ctrl+u and a name) would keep the new path's tail after them.
+        path.cursor_position = len(path.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
