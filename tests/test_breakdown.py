@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from goose_tui.analysis.breakdown import context_breakdown, message_parts
+from goose_tui.analysis.breakdown import context_breakdown, format_breakdown, message_parts
 from goose_tui.session.loader import load_session
 from goose_tui.tokens import REPLY_PRIMER, TokenCounter, count_tokens, message_tokens
 from tests.conftest import REALDATA, SAMPLES
@@ -72,6 +72,13 @@ def test_system_prompt_and_hidden_messages(tmp_path: Path) -> None:
     assert breakdown.category("user_text").tokens == 0  # the only user message is hidden
     assert breakdown.total == count_tokens(system) + TokenCounter().total(session.messages)
     assert breakdown.heaviest[1].hidden or breakdown.heaviest[0].hidden
+    # Not sent, so no share of the context: a walk-through found "hidden messages (not sent)
+    # 14,032 595.6%" and hidden heavy messages at 77.7% of a context they are not in.
+    assert hidden.share is None
+    assert all((h.share is None) == h.hidden for h in breakdown.heaviest)
+    line = next(x for x in format_breakdown(breakdown) if x.startswith("hidden messages"))
+    assert "%" not in line and "not sent" in line
+    assert not any("%" in x for x in format_breakdown(breakdown) if "(hidden)" in x)
 
 
 def test_usage_prints_and_records_the_breakdown() -> None:

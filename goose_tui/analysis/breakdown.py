@@ -48,9 +48,8 @@ class CategoryTokens(BaseModel):
     category: Category
     label: str
     tokens: int
-    # Share of ``ContextBreakdown.total``; hidden messages are outside the total, so their
-    # share says how big they are next to it.
-    share: float
+    # Share of ``ContextBreakdown.total``; None for hidden messages, which are not in it.
+    share: float | None
     # None: the session does not record this (system prompt, tool schemas).
     recorded: bool = True
     messages: list[int] = []  # 0-based indexes of the messages that have tokens in it
@@ -60,7 +59,7 @@ class HeavyMessage(BaseModel):
     index: int  # 0-based; shown as #index+1
     role: str
     tokens: int
-    share: float
+    share: float | None  # of the total in context; None for a hidden message (not in it)
     category: Category  # what most of its tokens are
     hidden: bool
     preview: str
@@ -179,26 +178,27 @@ def context_breakdown(
             category=c,
             label=CATEGORY_LABELS[c],
             tokens=tokens[c],
-            share=tokens[c] / total if total else 0.0,
+            share=None if c == "hidden" else tokens[c] / total if total else 0.0,
             recorded=recorded.get(c, True),
             messages=members[c],
         )
         for c in CATEGORY_LABELS
     ]
     sizes = [sum(split.values()) for split in parts]
+    hidden = [not m.metadata.agent_visible for m in messages]
     order = sorted(range(len(messages)), key=lambda i: (-sizes[i], i))[:HEAVIEST]
     heaviest = [
         HeavyMessage(
             index=i,
             role=messages[i].role,
             tokens=sizes[i],
-            share=sizes[i] / total if total else 0.0,
+            share=None if hidden[i] else sizes[i] / total if total else 0.0,
             category=max(
                 (c for c in parts[i] if c != "framing"),
                 key=lambda c: parts[i][c],
                 default="framing",
             ),
-            hidden=not messages[i].metadata.agent_visible,
+            hidden=hidden[i],
             preview=_preview(messages[i]),
         )
         for i in order
@@ -214,6 +214,11 @@ def context_breakdown(
     )
 
 
+def share_text(share: float | None) -> str:
+    """A share of the context as shown; a dash for what is not in the context."""
+    return "—" if share is None else f"{share:.1%}"
+
+
 def format_breakdown(breakdown: ContextBreakdown) -> list[str]:
     """The breakdown as aligned text lines (the ``usage`` command prints them)."""
     lines = [f"{'category':<28} {'tokens':>9} {'share':>6}  messages"]
@@ -222,7 +227,7 @@ def format_breakdown(breakdown: ContextBreakdown) -> list[str]:
             lines.append(f"{c.label:<28} {'-':>9} {'':>6}  not recorded by this session")
             continue
         count = f"{len(c.messages):,}" if c.category not in ("framing",) else ""
-        lines.append(f"{c.label:<28} {c.tokens:>9,} {c.share:>6.1%}  {count}".rstrip())
+        lines.append(f"{c.label:<28} {c.tokens:>9,} {share_text(c.share):>6}  {count}".rstrip())
     lines.append(f"{'total in context':<28} {breakdown.total:>9,} {'100%':>6}")
     if breakdown.reported_total is not None and breakdown.unaccounted is not None:
         lines.append(
@@ -235,7 +240,7 @@ def format_breakdown(breakdown: ContextBreakdown) -> list[str]:
     for h in breakdown.heaviest:
         note = " (hidden)" if h.hidden else ""
         lines.append(
-            f"  #{h.index + 1:<5} {h.role:<9} {h.tokens:>8,} {h.share:>6.1%}  "
+            f"  #{h.index + 1:<5} {h.role:<9} {h.tokens:>8,} {share_text(h.share):>6}  "
             f"{CATEGORY_LABELS[h.category]:<14} {h.preview}{note}"
         )
     return lines

@@ -23,6 +23,8 @@ async def test_hidden_messages_and_items_are_shown_marked_not_sent() -> None:
         headers = [r for r in rows if r.startswith("#")]
         assert len(headers) == 10  # every message is shown
         assert sum("(not agent-visible: not sent)" in h for h in headers) == 2
+        # No share of a context the message is not in.
+        assert not any("%" in h for h in headers if "not agent-visible" in h)
         assert sum("(turn context: not sent)" in h for h in headers) == 1
         assert any("The rounding test fails, can you look?" in r for r in rows)
         # The doubled shell output: the tool response row carries the mark, because its

@@ -14,7 +14,12 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from goose_tui.analysis.breakdown import CATEGORY_LABELS, ContextBreakdown, context_breakdown
+from goose_tui.analysis.breakdown import (
+    CATEGORY_LABELS,
+    ContextBreakdown,
+    context_breakdown,
+    share_text,
+)
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.session.models import Session
@@ -73,8 +78,8 @@ class ContextScreen(WorkerErrorsUp, Screen[None]):
             table.add_row(
                 c.label,
                 _right(f"{c.tokens:,}"),
-                _right(f"{c.share:.1%}"),
-                score_bar(min(c.share, 1.0)),
+                _right(share_text(c.share)),
+                "" if c.share is None else score_bar(min(c.share, 1.0)),
                 _right(count),
             )
         table.add_row(
@@ -99,7 +104,7 @@ class ContextScreen(WorkerErrorsUp, Screen[None]):
                 _right(f"#{h.index + 1}"),
                 Text(inert(h.role)),
                 _right(f"{h.tokens:,}"),
-                _right(f"{h.share:.1%}"),
+                _right(share_text(h.share)),
                 CATEGORY_LABELS[h.category] + (" (hidden)" if h.hidden else ""),
                 Text(inert(h.preview)),
             )

@@ -327,14 +327,13 @@ class ConversationView(ScrollView, can_focus=True):
         if self._tokens is None or index >= len(self._tokens):
             return f"{number} {inert(message.role):<9} {when}  … tokens{hidden}"
         tokens = self._tokens[index]
-        share = tokens / self._token_total
+        # A message not sent has no share of the context (its mark says why).
+        share = f"{tokens / self._token_total:5.1%}" if message.metadata.agent_visible else "    —"
         # The bar is relative to the largest message, so differences show even when every
         # share of a long session is small; the percentage gives the share of the whole.
         filled = min(round(tokens / self._token_max * SHARE_BAR), SHARE_BAR)
         bar = "▮" * filled + "·" * (SHARE_BAR - filled)
-        return (
-            f"{number} {inert(message.role):<9} {when}  {tokens:>7,} tok {bar} {share:5.1%}{hidden}"
-        )
+        return f"{number} {inert(message.role):<9} {when}  {tokens:>7,} tok {bar} {share}{hidden}"
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
