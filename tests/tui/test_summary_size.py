@@ -6,7 +6,7 @@ from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.widgets.context_gauge import ContextGauge
 from tests.conftest import REALDATA, SAMPLES
 
-from .conftest import settle
+from .conftest import paste, settle
 
 
 async def _compacted(path):
@@ -32,3 +32,34 @@ async def test_a_smaller_summary_is_not_flagged() -> None:
     assert projected is not None and replaced is not None and projected < replaced
     assert "NOT SMALLER" not in text
     assert not any("not smaller" in n for n in notes)
+
+
+async def test_after_compaction_follows_a_hand_edit_of_the_summary() -> None:
+    # Found by a walk-through: "after compaction: 208 tokens" stayed after a hand edit
+    # added ~300 tokens to the summary (compare's "previous" said 502); the figure is the
+    # message that would replace the history, which is the summary as it is now.
+    from textual.widgets import TextArea
+
+    from goose_tui.compaction.summarize import summary_message
+    from goose_tui.tokens import TokenCounter
+
+    app = GooseTUI(SAMPLES / "long_session.jsonl")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        gauge = app.main.query_one(ContextGauge)
+        first = gauge.projected
+        assert first == TokenCounter().total([summary_message(app.inspector.summary_text)])
+        editor = app.main.query_one("#json-editor", TextArea)
+        text = editor.text
+        at = text.index('"pending_tasks": [') + len('"pending_tasks": [')
+        await pilot.press("e")
+        editor.move_cursor((text.count("\n", 0, at), at - (text.rfind("\n", 0, at) + 1)))
+        await paste(pilot, '"' + "keep the VAT rounding rule " * 40 + '", ')
+        await settle(pilot)
+        assert app.inspector.json_state == "edited", (editor.text[:300], app.inspector.banner)
+        edited = TokenCounter().total([summary_message(app.inspector.summary_text)])
+        assert first is not None and edited > first + 200
+        assert gauge.projected == edited
+        assert f"after compaction: {edited:,} tokens" in str(gauge.render())

@@ -46,6 +46,14 @@ async def test_override_file_change_on_disk_rerenders(
         _bump(override, "# Custom\n{% for i in user_intent %}* {{ i }}\n{% endfor %}")
         await wait_until(pilot, lambda: preview.markdown.startswith("# Custom"))
         assert "* Fix test_parse_dates" in preview.markdown
+        # The gauge's "after compaction" counts the summary the new template rendered.
+        from goose_tui.compaction.summarize import summary_message
+        from goose_tui.tokens import TokenCounter
+        from goose_tui.tui.widgets.context_gauge import ContextGauge
+
+        expected = TokenCounter().total([summary_message(preview.markdown)])
+        gauge = app.main.query_one(ContextGauge)
+        await wait_until(pilot, lambda: gauge.projected == expected)
         subtitle = str(app.main.query_one("#pane-markdown", Pane).border_subtitle)
         assert str(override) in subtitle
         good = preview.markdown

@@ -22,13 +22,18 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from goose_tui.compaction.extract import Extraction
 from goose_tui.compaction.profiles import GooseProfile, next_profile
-from goose_tui.compaction.summarize import Attempt, CompactionRequest, CompactionResult
+from goose_tui.compaction.summarize import (
+    Attempt,
+    CompactionRequest,
+    CompactionResult,
+    summary_message,
+)
 from goose_tui.compaction.templates import TemplateError, Templates, render_summary
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector, parses
 from goose_tui.pieces import Text
 from goose_tui.session.models import Session, warnings_note
-from goose_tui.tokens import ContextUsage, TokenCounter, not_smaller
+from goose_tui.tokens import REPLY_PRIMER, ContextUsage, TokenCounter, not_smaller
 from goose_tui.tui.debounce import debounce
 from goose_tui.tui.messages import (
     GooseProfileRequested,
@@ -208,7 +213,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             self.build_prompt()
         preview = self.query_one(SummaryPreview)
         if new.summary != old.summary and preview.markdown != self.inspector.summary_text:
-            preview.set_markdown(self.inspector.summary_text)
+            self._show_markdown()
         self.banner = self.inspector.banner
 
     def select_message(self, index: int, highlight: list[int] | None = None) -> None:
@@ -282,7 +287,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     @work(thread=True, exclusive=True, group="tokens", exit_on_error=False)
     def count_tokens(self, then_build_prompt: bool = False) -> None:
         from goose_tui.analysis.breakdown import recorded_tokens
-        from goose_tui.tokens import REPLY_PRIMER, context_usage
+        from goose_tui.tokens import context_usage
 
         inspector = self.inspector
         session = inspector.session
@@ -515,29 +520,44 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             status.attempt = result.attempts[-1]
         status.note = usage_note(result)
         self._draw_prompt()  # the inspector has it "as sent" (use_result)
-        self.project_summary(result)
         self._reply_editor.load_text(inspector.reply_loaded)
 
+    def _show_markdown(self) -> None:
+        """The summary as it is now (compacted, hand-edited, re-rendered): its preview, and
+        the gauge's "after compaction", which counts the message that would replace the
+        history."""
+        summary = self.inspector.summary_text
+        self.query_one(SummaryPreview).set_markdown(summary)
+        if self.inspector.has_summary():
+            self.project_summary(summary)
+        else:  # nothing would replace the history
+            self.workers.cancel_group(self, "projection")
+            gauge = self.query_one(ContextGauge)
+            gauge.projected = gauge.replaced = None
+
     @work(thread=True, exclusive=True, group="projection", exit_on_error=False)
-    def project_summary(self, result: CompactionResult) -> None:
+    def project_summary(self, summary: str) -> None:
         """The gauge's projection: the summary's tokens against the history's. Summing the
         20,000 cached counts of a 53 MB session is 80 ms: not on the event loop."""
         session = self.inspector.session
         assert session is not None
-        projected = self.token_counter.total([result.summary_message])
+        projected = self.token_counter.total([summary_message(summary)])
         known = self._history_tokens
         if known is not None and known[0] is session:
             replaced = known[1]
         else:  # not counted yet (a compaction started before the gauge's count ended)
             replaced = self.token_counter.total(session.messages)
-        self.app.call_from_thread(self._show_projection, result, projected, replaced)
+        self.app.call_from_thread(self._show_projection, summary, projected, replaced)
 
-    def _show_projection(self, result: CompactionResult, projected: int, replaced: int) -> None:
-        if self.inspector.result is not result:  # another session or compaction since
+    def _show_projection(self, summary: str, projected: int, replaced: int) -> None:
+        if self.inspector.summary_text is not summary:  # another summary or session since
             return
         gauge = self.query_one(ContextGauge)
+        was_flagged = gauge.projected is not None and not_smaller(
+            gauge.replaced or 0, gauge.projected
+        )
         gauge.projected, gauge.replaced = projected, replaced
-        if not_smaller(replaced, projected):
+        if not_smaller(replaced, projected) and not was_flagged:  # said once, not per edit
             self.notify(
                 f"the summary ({projected:,} tokens) is not smaller than the history it "
                 f"replaces ({replaced:,} tokens): compacting frees no context",
@@ -566,7 +586,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.query_one(FieldsTree).show_summary(extraction.structured)
         yield
         self._json_editor.load_text(inspector.json_loaded)
-        self.query_one(SummaryPreview).set_markdown(inspector.summary_text)
+        self._show_markdown()
 
     def action_cancel(self) -> None:
         if isinstance(self.focused, TextArea):
@@ -627,7 +647,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         inspector = self.inspector
         self.banner = inspector.banner
         self.query_one(FieldsTree).show_summary(inspector.structured)
-        self.query_one(SummaryPreview).set_markdown(inspector.summary_text)
+        self._show_markdown()
 
     def reread_json(self) -> None:
         inspector = self.inspector
