@@ -68,9 +68,11 @@ FAILED_TITLES = {
 
 
 def describe_error(error: BaseException | None) -> str:
-    """A worker's error for the modal: its type and message, and for a compaction that
-    gave up, every attempt of the ladder."""
-    text = f"{type(error).__name__}: {error}"
+    """A worker's error for the modal: its message (with its type only for a bug of ours,
+    ``failure_text``), and for a compaction that gave up, every attempt of the ladder."""
+    from goose_tui.analysis.failures import failure_text  # only when something failed
+
+    text = failure_text(error) if error is not None else "unknown error"
     if isinstance(error, CompactionFailed):
         tried = "\n".join(
             f"  {a.removed_percent:>3}% removed ({a.removed_messages} messages): {a.outcome}"
