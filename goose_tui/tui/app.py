@@ -118,13 +118,16 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         theme: str | None = None,
         keymap: dict[str, str] | None = None,
         goose_profile: GooseProfile = DEFAULT_PROFILE,
+        settings_problems: Sequence[str] = (),
     ) -> None:
         super().__init__()
         # From the settings file (goose_tui/settings.py): user keymaps by binding id, and the
-        # theme; a theme picked later is saved back there.
+        # theme; a theme picked later is saved back there. What was wrong with the file is
+        # shown once the app is up (before it, the app's screen would cover it).
         if keymap:
             self.set_keymap(keymap)
         self._initial_theme = theme
+        self._settings_problems = list(settings_problems)
         self._save_theme = False
         self.session_path = session_path
         self.session_id = session_id
@@ -153,6 +156,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     # -- opening ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        for problem in self._settings_problems:
+            self.notify(problem, title="settings ignored", severity="warning", timeout=10)
         if self._initial_theme:
             if self._initial_theme in self.available_themes:
                 self.theme = self._initial_theme
@@ -633,6 +638,7 @@ def run_app(
     theme: str | None = None,
     keymap: dict[str, str] | None = None,
     goose_profile: GooseProfile = DEFAULT_PROFILE,
+    settings_problems: Sequence[str] = (),
 ) -> None:
     GooseTUI(
         session_path,
@@ -646,6 +652,7 @@ def run_app(
         theme=theme,
         keymap=keymap,
         goose_profile=goose_profile,
+        settings_problems=settings_problems,
     ).run()
 
 
