@@ -13,9 +13,11 @@ goose_profile = "goose-main"    # the default Goose format profile
 ```
 
 Precedence: a command-line option, then (for the threshold) ``GOOSE_AUTO_COMPACT_THRESHOLD``,
-then this file, then the built-in default. A file that cannot be read or parsed is reported
-once and ignored: settings never stop the app. The app writes only the ``theme`` line back,
-in place (comments and the rest of the file are kept), atomically.
+then this file, then the built-in default. The app reads all of it; the headless commands
+read its ``threshold`` (``usage``, ``timeline``). A file that cannot be read or parsed is
+reported and ignored, and so is a value that is not what its setting takes (a threshold by
+the rule of ``--threshold``): settings never stop the app. The app writes only the ``theme``
+line back, in place (comments and the rest of the file are kept), atomically.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, ValidationError
 
 from goose_tui.files import atomic_write_text
 
@@ -39,7 +41,7 @@ class Settings(BaseModel):
     theme: str | None = None
     model: str | None = None
     api_base: str | None = None
-    threshold: float | None = None
+    threshold: StrictFloat | None = None  # a TOML number: `true` or "0.5" is no threshold
     goose_profile: str | None = None
     keymap: dict[str, str] = Field(default_factory=dict)
 
@@ -49,8 +51,17 @@ def config_path() -> Path:
     return Path(config) / "goose-tui" / CONFIG_NAME
 
 
+def threshold_problem(value: float) -> str | None:
+    """Why ``value`` is no compaction threshold, or None: the one rule for ``--threshold``,
+    ``$GOOSE_AUTO_COMPACT_THRESHOLD`` (where the CLI reads it) and this file's ``threshold``."""
+    if 0 < value <= 1:  # NaN fails it too
+        return None
+    return f"{value:g}: must be in (0, 1] (a fraction of the window; 1 turns auto compaction off)"
+
+
 def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
-    """(settings, a problem to report or None). A missing file is no problem."""
+    """(settings, what to report or None). A missing file is no problem; a file that cannot
+    be read or parsed is ignored, a bad value alone (the rest of the file still applies)."""
     import tomllib
 
     path = path or config_path()
@@ -64,12 +75,18 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return Settings(), f"{path}: not valid TOML: {exc}"
+    problems: list[str] = []
     try:
-        return Settings.model_validate(data), None
+        settings = Settings.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        return Settings(), f"{path}: {where}: {first['msg']}"
+        for error in exc.errors():
+            problems.append(f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}")
+        bad = {error["loc"][0] for error in exc.errors() if error["loc"]}
+        settings = Settings.model_validate({k: v for k, v in data.items() if k not in bad})
+    if settings.threshold is not None and (problem := threshold_problem(settings.threshold)):
+        problems.append(f"threshold {problem}")
+        settings.threshold = None
+    return settings, f"{path}: {'; '.join(problems)}" if problems else None
 
 
 _THEME_LINE = re.compile(r"^\s*theme\s*=.*$", re.MULTILINE)

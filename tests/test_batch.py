@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from goose_tui.analysis.batch import collect_jobs, run_batch, to_markdown
+from goose_tui.compaction.summarize import NOTHING_TO_REMOVE
 from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded, OnChunk
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.schema import create_schema, insert_session
@@ -152,7 +153,7 @@ def test_concurrency_is_bounded_and_a_model_failure_is_recorded(corpus: Path) ->
     assert gate.peak == 2
     failed = {e.source: e for e in report.entries if not e.ok}
     db_failure = failed[f"{corpus / 'sessions.db'}#20251002_1"]
-    assert db_failure.error and "CompactionFailed" in db_failure.error
+    assert db_failure.error == NOTHING_TO_REMOVE  # the message, not the class name
     assert db_failure.attempts == 1  # no tool responses to remove: one request, then give up
     assert report.totals.failed == 2  # and the broken file
 
@@ -288,3 +289,74 @@ def test_batch_counts_the_summary_as_the_app_projects_it(tmp_path: Path) -> None
     counter = TokenCounter()
     assert entry.summary_tokens == counter.total([result.summary_message])
     assert entry.tokens_before == counter.total(session.messages)
+
+
+def test_the_report_written_into_the_folder_is_not_read_as_a_session(
+    tmp_path: Path, capsys
+) -> None:
+    # A walk-through: `batch F -o F/report.json` a second time was refused ("refusing to
+    # write over an input file"), --overwrite or not, and a plain `batch F` then failed on
+    # report.json ("not a Goose export"): the first run's report was listed as a session.
+    from tests.conftest import SAMPLES
+    from tests.test_retention import run_command
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    shutil.copy(SAMPLES / "short.jsonl", folder / "short.jsonl")
+    report = folder / "report.json"
+    command = ["batch", str(folder), "--model", "offline", "-o", str(report)]
+    assert run_command(command) == 0
+    first = report.read_bytes()
+    capsys.readouterr()
+    # Not replaced without being told to, and not because it is an input.
+    assert run_command(command) == 2
+    err = capsys.readouterr().err
+    assert "already exists (pass --overwrite" in err and "input" not in err
+    assert report.read_bytes() == first
+    assert run_command([*command, "--overwrite"]) == 0
+    err = capsys.readouterr().err
+    assert f"left out {report} (a goose-tui batch report, not a session)" in err
+    [entry] = json.loads(report.read_text())["entries"]
+    assert entry["source"] == str(folder / "short.jsonl")
+    assert not list(folder.glob(".*.tmp"))  # replaced atomically
+    # A plain run of the folder: the report is no session and fails nothing.
+    assert run_command(["batch", str(folder), "--model", "offline", "--json"]) == 0
+    assert [e["source"] for e in json.loads(capsys.readouterr().out)["entries"]] == [
+        str(folder / "short.jsonl")
+    ]
+    # Named on its own it is still an input, and a session named as -o is never written.
+    assert run_command(["batch", str(report), "--model", "offline", "-o", str(report)]) == 2
+    session = folder / "short.jsonl"
+    before = session.read_bytes()
+    assert (
+        run_command(["batch", str(folder), "--model", "offline", "-o", str(session), "--overwrite"])
+        == 2
+    )
+    assert "refusing to write over an input file" in capsys.readouterr().err
+    assert session.read_bytes() == before
+
+
+def test_a_failed_row_says_what_went_wrong_without_the_class_name(corpus: Path, capsys) -> None:
+    # A walk-through: the failure column read "SessionLoadError: …/broken.jsonl: …".
+    from goose_tui.session.loader import SessionLoadError, load_session
+    from tests.test_retention import run_command
+
+    report = asyncio.run(run_batch(corpus, ModelSpec.offline().summarizer()))
+    broken = next(e for e in report.entries if e.source.endswith("broken.jsonl"))
+    with pytest.raises(SessionLoadError) as raised:
+        load_session(corpus / "broken.jsonl")
+    assert broken.error == str(raised.value)
+    assert run_command(["batch", str(corpus), "--model", "offline"]) == 1
+    assert "SessionLoadError" not in capsys.readouterr().out
+
+
+def test_a_bug_in_a_failed_row_keeps_its_type(corpus: Path) -> None:
+    # Only errors worded for the user lose their class name; a bug of ours is named.
+    class Broken:
+        name = "broken"
+
+        async def complete(self, messages: list[ChatMessage], on_chunk: OnChunk | None = None):
+            raise KeyError("choices")
+
+    report = asyncio.run(run_batch(corpus / "export-text.json", Broken()))
+    assert report.entries[0].error == "KeyError: 'choices'"

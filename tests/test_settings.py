@@ -76,3 +76,108 @@ def test_the_app_takes_goose_profile_from_settings_unless_the_flag_says_otherwis
     assert cli.main([str(session)]) == 0
     assert cli.main([str(session), "--goose-profile", "goose-sdk-wheel"]) == 0
     assert seen == ["goose-sdk-wheel", "goose-main", "goose-sdk-wheel"]
+
+
+THRESHOLD_RULE = "must be in (0, 1] (a fraction of the window; 1 turns auto compaction off)"
+
+
+@pytest.mark.parametrize("value", ["5", "0", "-0.5", "1.5", "nan", "inf"])
+def test_a_threshold_the_cli_refuses_is_reported_and_ignored(
+    tmp_path: Path, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A walk-through: `threshold = 5` was taken (the gauge said "threshold 500%") where
+    # `--threshold 5` is refused. The same rule, the same words; the rest of the file stays.
+    from tests.test_retention import run_command
+
+    path = tmp_path / "config.toml"
+    path.write_text(f'theme = "nord"\nthreshold = {value}\n', encoding="utf-8")
+    settings, problem = load_settings(path)
+    assert settings.threshold is None and settings.theme == "nord"
+    assert problem == f"{path}: threshold {float(value):g}: {THRESHOLD_RULE}"
+    assert run_command(["usage", str(SAMPLES / "short.jsonl"), "--threshold", value]) == 2
+    assert f"--threshold {float(value):g}: {THRESHOLD_RULE}" in capsys.readouterr().err
+
+
+def test_a_bad_setting_is_ignored_alone(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('theme = "nord"\nthreshold = "high"\nmodel = 3\nthreshold_x = 1\n')
+    settings, problem = load_settings(path)
+    assert (settings.theme, settings.threshold, settings.model) == ("nord", None, None)
+    assert problem is not None and problem.startswith(f"{path}: ")
+    assert "threshold: Input should be a valid number" in problem
+    assert "model: Input should be a valid string" in problem
+    path.write_text("threshold = true\n")
+    assert load_settings(path)[1] == f"{path}: threshold: Input should be a valid number"
+    path.write_text("threshold = 1\n")  # 1 turns auto compaction off, as --threshold 1 does
+    assert load_settings(path) == (load_settings(path)[0], None)
+    assert load_settings(path)[0].threshold == 1
+
+
+def _write_config(text: str) -> None:
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text(text, encoding="utf-8")
+
+
+def test_the_headless_commands_take_the_threshold_from_settings(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A walk-through: `usage` printed 0.8 with `threshold = 0.5` in the file, where the
+    # README says command-line options win over it: the file applies when none is given.
+    import json
+
+    from tests.test_retention import run_command
+
+    session = str(SAMPLES / "short.jsonl")
+    _write_config("threshold = 0.5\n")
+    assert run_command(["usage", session]) == 0
+    assert "threshold   0.5 -> compaction due" in capsys.readouterr().out
+    assert run_command(["timeline", session, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["threshold"] == 0.5
+    assert run_command(["usage", session, "--threshold", "0.9"]) == 0
+    assert "threshold   0.9 ->" in capsys.readouterr().out
+    monkeypatch.setenv("GOOSE_AUTO_COMPACT_THRESHOLD", "0.7")
+    assert run_command(["usage", session]) == 0
+    assert "threshold   0.7 ->" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("config", "reported"),
+    [("threshold = 5\n", f"threshold 5: {THRESHOLD_RULE}"), ("threshold = [\n", "not valid TOML")],
+)
+def test_the_headless_commands_report_a_bad_settings_file_on_stderr_and_go_on(
+    capsys: pytest.CaptureFixture[str], config: str, reported: str
+) -> None:
+    from tests.test_retention import run_command
+
+    _write_config(config)
+    assert run_command(["usage", str(SAMPLES / "short.jsonl")]) == 0
+    captured = capsys.readouterr()
+    assert "threshold   0.8 ->" in captured.out
+    assert f"goose-tui: settings ignored: {config_path()}: " in captured.err
+    assert reported in captured.err
+
+
+def test_the_app_shows_settings_problems_itself_not_on_stderr_before_it_starts(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A walk-through: "settings ignored: … not valid TOML" went to stderr before the app
+    # covered the screen, so no one saw it; the app shows it once it is up (a toast).
+    import goose_tui.tui.app as app_module
+    from goose_tui import cli
+
+    seen: list[dict] = []
+    monkeypatch.setattr(app_module, "run_app", lambda *a, **kw: seen.append(kw))
+    session = str(SAMPLES / "long_session.jsonl")
+    _write_config('threshold = 5\ngoose_profile = "goose-next"\n')
+    assert cli.main([session]) == 0
+    _write_config("threshold = [\n")
+    assert cli.main([session]) == 0
+    assert capsys.readouterr().err == ""
+    first, second = seen
+    assert first["threshold"] is None  # the app's default, not 5
+    assert first["settings_problems"] == [
+        f"{config_path()}: threshold 5: {THRESHOLD_RULE}",
+        "goose_profile 'goose-next' is not one of goose-sdk-wheel, goose-main",
+    ]
+    [problem] = second["settings_problems"]
+    assert problem.startswith(f"{config_path()}: not valid TOML")

@@ -8,6 +8,7 @@ row and the batch goes on.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -15,11 +16,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from goose_tui.analysis.failures import failure_text
 from goose_tui.analysis.probes import offline_report
 from goose_tui.analysis.retention import format_score, retention_report
 from goose_tui.compaction.reply_check import require_usable
 from goose_tui.compaction.summarize import summarize
 from goose_tui.compaction.templates import Templates, load_templates
+from goose_tui.files import open_regular
 from goose_tui.llm.base import Summarizer
 from goose_tui.session.loader import detect_format, list_sessions, load_session
 from goose_tui.session.models import LoadWarning
@@ -104,20 +107,27 @@ def _db_jobs(db: Path, all_sessions: bool) -> list[BatchJob]:
 
 
 def _targets(target: Path | Sequence[Path]) -> list[Path]:
-    """What ``collect_jobs`` and ``skipped_folders`` are given, as a list of paths."""
+    """What ``collect_jobs`` and the ``skipped_*`` functions are given, as a list of paths."""
     return [Path(target)] if isinstance(target, (str, Path)) else [Path(t) for t in target]
+
+
+def _session_files(folder: Path) -> list[Path]:
+    """The files of a folder given that may hold sessions, by their names."""
+    suffixes = SESSION_SUFFIXES + DB_SUFFIXES
+    return [e for e in sorted(folder.iterdir()) if e.is_file() and e.suffix.lower() in suffixes]
 
 
 def collect_jobs(target: Path | Sequence[Path], *, all_sessions: bool = False) -> list[BatchJob]:
     """A folder: every session file in it and every session of any database in it (not
-    recursive, like Goose's own sessions folder); a database: every session in it (those
-    `goose session list` shows, or all with ``all_sessions``); a file: itself. A database
-    that cannot be listed becomes one job, so its error is reported."""
+    recursive, like Goose's own sessions folder; not a batch report written there); a
+    database: every session in it (those `goose session list` shows, or all with
+    ``all_sessions``); a file: itself. A database that cannot be listed becomes one job, so
+    its error is reported."""
     jobs: list[BatchJob] = []
     for path in _targets(target):
         if path.is_dir():
-            for entry in sorted(path.iterdir()):
-                if entry.is_file() and entry.suffix.lower() in SESSION_SUFFIXES + DB_SUFFIXES:
+            for entry in _session_files(path):
+                if not is_batch_report(entry):
                     jobs.extend(_file_jobs(entry, all_sessions))
         else:
             jobs.extend(_file_jobs(path, all_sessions))
@@ -135,6 +145,36 @@ def skipped_folders(target: Path | Sequence[Path]) -> list[Path]:
     ]
 
 
+def skipped_reports(target: Path | Sequence[Path]) -> list[Path]:
+    """The batch reports in a folder given, which ``collect_jobs`` does not read."""
+    return [
+        entry
+        for path in _targets(target)
+        if path.is_dir()
+        for entry in _session_files(path)
+        if is_batch_report(entry)
+    ]
+
+
+# How a report written by ``batch -o`` opens (``BatchReport`` dumped: ``model`` comes first).
+# Only a file that opens so is read further, and only one that reads as a whole report is one.
+_REPORT_OPENING = re.compile(rb'\s*\{\s*"model"\s*:')
+
+
+def is_batch_report(path: Path) -> bool:
+    """Whether ``path`` is a report an earlier ``batch -o`` wrote (into the folder it read,
+    say): a batch's own output is never one of its inputs, and no session fails on it."""
+    try:
+        with open_regular(path) as handle:
+            opening = handle.read(64)
+            if not _REPORT_OPENING.match(opening):
+                return False
+            BatchReport.model_validate_json(opening + handle.read())
+    except (OSError, ValueError):  # pydantic's ValidationError is a ValueError
+        return False
+    return True
+
+
 def _file_jobs(path: Path, all_sessions: bool) -> list[BatchJob]:
     if path.suffix.lower() in DB_SUFFIXES or _is_sqlite(path):
         try:
@@ -142,11 +182,6 @@ def _file_jobs(path: Path, all_sessions: bool) -> list[BatchJob]:
         except Exception:  # noqa: BLE001 - reported when the job runs
             return [BatchJob(path=path)]
     return [BatchJob(path=path)]
-
-
-def _message(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 async def compact_one(
@@ -178,7 +213,7 @@ async def compact_one(
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - one session's failure never stops the batch
-        entry.error = _message(exc)
+        entry.error = failure_text(exc)
         entry.attempts = len(getattr(exc, "attempts", []) or []) or entry.attempts
     entry.seconds = round(time.monotonic() - started, 3)
     return entry

@@ -25,6 +25,7 @@ from goose_tui.cli.common import (
     check_limits,
     resolve_profile,
     run_compaction,
+    wants_settings_threshold,
 )
 
 __all__ = ["EXIT_FAILED", "EXIT_UNUSABLE", "CliError", "main", "run_compaction"]
@@ -97,8 +98,9 @@ def settings_epilog() -> str:
 
     return (
         f"settings: {config_path()} (TOML: theme, model, api_base, threshold, goose_profile,\n"
-        "and a [keymap] table of binding id = keys); command-line options win over it, and\n"
-        "the theme picked in the app is saved there.\n"
+        "and a [keymap] table of binding id = keys); command-line options win over it, the\n"
+        "headless commands read only its threshold, and the theme picked in the app is saved\n"
+        "there.\n"
     )
 
 
@@ -165,21 +167,21 @@ def _refuse_a_mistyped_command(argv: Sequence[str]) -> None:
 def run_app_from_args(argv: Sequence[str]) -> int:
     from goose_tui.llm.spec import ModelSpec
     from goose_tui.settings import load_settings
-    from goose_tui.tokens import THRESHOLD_ENV
 
     args = build_app_parser().parse_args(argv)
     check_limits(args)
     if args.session is not None and not args.session.exists():
         raise CliError(f"{args.session}: no such file or folder", EXIT_UNUSABLE)
+    # What is wrong with the settings file is shown by the app once it is up: printed now,
+    # it would be covered by the app's screen before anyone read it.
     settings, problem = load_settings()
-    if problem:
-        print(f"goose-tui: settings ignored: {problem}", file=sys.stderr)
+    problems = [problem] if problem else []
     if args.model is None and args.replay is None and settings.model:
         args.model = settings.model
-    resolve_profile(args, settings.goose_profile)
-    threshold = args.threshold
-    if threshold is None and THRESHOLD_ENV not in os.environ:
-        threshold = settings.threshold
+    if (profile_problem := resolve_profile(args, settings.goose_profile)) is not None:
+        problems.append(profile_problem)
+    if wants_settings_threshold(args):
+        args.threshold = settings.threshold
     try:
         spec = ModelSpec.from_options(
             args.model, args.replay, offline_context_limit=args.offline_context_limit
@@ -195,13 +197,25 @@ def run_app_from_args(argv: Sequence[str]) -> int:
         model=spec.name,
         api_base=args.api_base or settings.api_base,
         prompts_dir=args.prompts_dir,
-        threshold=threshold,
+        threshold=args.threshold,
         context_limit=args.context_limit,
         theme=settings.theme,
         keymap=settings.keymap,
         goose_profile=args.goose_profile,
+        settings_problems=problems,
     )
     return 0
+
+
+def _settings_threshold(args: argparse.Namespace) -> None:
+    """A headless command's threshold from the settings file; what is wrong with the file
+    goes to stderr, and the command goes on without it."""
+    from goose_tui.settings import load_settings
+
+    settings, problem = load_settings()
+    if problem:
+        print(f"goose-tui: settings ignored: {problem}", file=sys.stderr)
+    args.threshold = settings.threshold
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -215,6 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 handler: Callable[[argparse.Namespace], int] = args.handler
                 check_limits(args)
                 resolve_profile(args)
+                if wants_settings_threshold(args):
+                    _settings_threshold(args)
                 # Data commands keep the exact bytes with --raw; everything else on a
                 # terminal shows control characters visibly.
                 with guarded_streams(() if getattr(args, "raw", False) else ("stdout",)):

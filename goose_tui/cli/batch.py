@@ -120,7 +120,13 @@ def _report_paths(output: Path) -> tuple[Path, Path]:
 def cmd_batch(args: argparse.Namespace) -> int:
     import json
 
-    from goose_tui.analysis.batch import collect_jobs, run_batch, skipped_folders, to_markdown
+    from goose_tui.analysis.batch import (
+        collect_jobs,
+        run_batch,
+        skipped_folders,
+        skipped_reports,
+        to_markdown,
+    )
     from goose_tui.files import atomic_write_text, check_output_target
 
     if not args.target.exists():
@@ -141,6 +147,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
         say(
             f"skipped the sub-folder {folder} (batch reads the folder given; pass it to include it)"
         )
+    for written in skipped_reports(args.target):  # an earlier run's -o, or this run's
+        say(f"left out {written} (a goose-tui batch report, not a session)")
     summarizer = summarizer_of(parse_model(args.model, args.api_base))
     report = run_compaction(
         run_batch(

@@ -130,20 +130,19 @@ def add_profile_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
-def resolve_profile(args: argparse.Namespace, from_settings: str | None = None) -> None:
-    """--goose-profile, else the settings file's (the app), else the installed wheel's."""
+def resolve_profile(args: argparse.Namespace, from_settings: str | None = None) -> str | None:
+    """--goose-profile, else the settings file's (the app), else the installed wheel's.
+    Returns what to report of the settings file's value: a name that is no profile, ignored."""
     from goose_tui.compaction.profiles import DEFAULT_PROFILE, PROFILES
 
     if not hasattr(args, "goose_profile") or args.goose_profile is not None:
-        return
+        return None
+    problem = None
     if from_settings is not None and from_settings not in PROFILES:
-        print(
-            f"goose-tui: settings ignored: goose_profile {from_settings!r} is not one of "
-            f"{', '.join(PROFILES)}",
-            file=sys.stderr,
-        )
+        problem = f"goose_profile {from_settings!r} is not one of {', '.join(PROFILES)}"
         from_settings = None
     args.goose_profile = from_settings or DEFAULT_PROFILE
+    return problem
 
 
 def add_focus(p: argparse.ArgumentParser) -> None:
@@ -172,10 +171,19 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def wants_settings_threshold(args: argparse.Namespace) -> bool:
+    """Whether the settings file's threshold applies: the command takes --threshold, it was
+    not given, and ``$GOOSE_AUTO_COMPACT_THRESHOLD`` (which wins over the file) is not set."""
+    from goose_tui.tokens import THRESHOLD_ENV
+
+    return hasattr(args, "threshold") and args.threshold is None and THRESHOLD_ENV not in os.environ
+
+
 def check_limits(args: argparse.Namespace) -> None:
     """Numbers the parser cannot judge alone: a window of at least one token, a threshold in
     (0, 1] (1 turns auto compaction off), and a readable $GOOSE_AUTO_COMPACT_THRESHOLD
     where a threshold is used and --threshold does not override it."""
+    from goose_tui.settings import threshold_problem
     from goose_tui.tokens import THRESHOLD_ENV
 
     for flag, value in (
@@ -193,12 +201,8 @@ def check_limits(args: argparse.Namespace) -> None:
             value = float(raw)
         except ValueError:
             raise CliError(f"{source}={raw!r}: not a number", EXIT_UNUSABLE) from None
-    if value is not None and not 0 < value <= 1:
-        raise CliError(
-            f"{source} {value:g}: must be in (0, 1] (a fraction of the window; 1 turns auto "
-            "compaction off)",
-            EXIT_UNUSABLE,
-        )
+    if value is not None and (problem := threshold_problem(value)) is not None:
+        raise CliError(f"{source} {problem}", EXIT_UNUSABLE)
 
 
 # --- loading --------------------------------------------------------------------------------

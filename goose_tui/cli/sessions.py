@@ -29,7 +29,8 @@ def register(sub: Any) -> None:
         "--threshold",
         type=float,
         metavar="T",
-        help="compaction threshold as a fraction (default $GOOSE_AUTO_COMPACT_THRESHOLD or 0.8)",
+        help="compaction threshold as a fraction (default $GOOSE_AUTO_COMPACT_THRESHOLD, else "
+        "the settings file's, else 0.8)",
     )
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=cmd_usage)

@@ -22,7 +22,13 @@ SPARK_WIDTH = 64
 def register(sub: Any) -> None:
     s = sub.add_parser("timeline", help="how the context grew, and where it compacts")
     add_analysis_session_args(s)
-    s.add_argument("--threshold", type=float, metavar="T", help="compaction threshold (0.8)")
+    s.add_argument(
+        "--threshold",
+        type=float,
+        metavar="T",
+        help="compaction threshold (default $GOOSE_AUTO_COMPACT_THRESHOLD, else the settings "
+        "file's, else 0.8)",
+    )
     s.add_argument("--context-limit", type=int, metavar="N", help="context window in tokens")
     s.add_argument("--model", metavar="M", help="model whose context window to use")
     s.add_argument("--json", action="store_true", help="print one JSON object")

@@ -68,9 +68,11 @@ FAILED_TITLES = {
 
 
 def describe_error(error: BaseException | None) -> str:
-    """A worker's error for the modal: its type and message, and for a compaction that
-    gave up, every attempt of the ladder."""
-    text = f"{type(error).__name__}: {error}"
+    """A worker's error for the modal: its message (with its type only for a bug of ours,
+    ``failure_text``), and for a compaction that gave up, every attempt of the ladder."""
+    from goose_tui.analysis.failures import failure_text  # only when something failed
+
+    text = failure_text(error) if error is not None else "unknown error"
     if isinstance(error, CompactionFailed):
         tried = "\n".join(
             f"  {a.removed_percent:>3}% removed ({a.removed_messages} messages): {a.outcome}"
@@ -116,13 +118,16 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         theme: str | None = None,
         keymap: dict[str, str] | None = None,
         goose_profile: GooseProfile = DEFAULT_PROFILE,
+        settings_problems: Sequence[str] = (),
     ) -> None:
         super().__init__()
         # From the settings file (goose_tui/settings.py): user keymaps by binding id, and the
-        # theme; a theme picked later is saved back there.
+        # theme; a theme picked later is saved back there. What was wrong with the file is
+        # shown once the app is up (before it, the app's screen would cover it).
         if keymap:
             self.set_keymap(keymap)
         self._initial_theme = theme
+        self._settings_problems = list(settings_problems)
         self._save_theme = False
         self.session_path = session_path
         self.session_id = session_id
@@ -151,6 +156,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     # -- opening ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        for problem in self._settings_problems:
+            self.notify(problem, title="settings ignored", severity="warning", timeout=10)
         if self._initial_theme:
             if self._initial_theme in self.available_themes:
                 self.theme = self._initial_theme
@@ -647,6 +654,7 @@ def run_app(
     theme: str | None = None,
     keymap: dict[str, str] | None = None,
     goose_profile: GooseProfile = DEFAULT_PROFILE,
+    settings_problems: Sequence[str] = (),
 ) -> None:
     GooseTUI(
         session_path,
@@ -660,6 +668,7 @@ def run_app(
         theme=theme,
         keymap=keymap,
         goose_profile=goose_profile,
+        settings_problems=settings_problems,
     ).run()
 
 

@@ -31,3 +31,13 @@ async def test_theme_and_keymap_from_settings_and_the_picked_theme_is_saved(
         await settle(pilot)
     assert load_settings()[0].theme == "gruvbox"
     assert load_settings()[0].keymap == {"main.compact": "C"}
+
+
+async def test_a_settings_problem_is_shown_once_the_app_is_up(session_file: Path) -> None:
+    problem = "/home/me/.config/goose-tui/config.toml: not valid TOML: [x] (line 1)"
+    app = GooseTUI(session_file, settings_problems=[problem])
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        [toast] = [n for n in app._notifications if n.title == "settings ignored"]
+        assert toast.message == problem and toast.severity == "warning"
+        assert "[x]" in str(toast.message)  # the text as written, never markup
