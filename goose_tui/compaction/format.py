@@ -149,14 +149,16 @@ def _has_astral(text: str) -> bool:
 def normalize_text(text: str) -> str:
     """What the reference does to message text before it reaches the prompt (found over
     loopback, tests/differential/test_findings.py): NFC normalization, and Unicode tag
-    characters removed (they can hide instructions from a human reader). Both checks are
-    skipped cheaply for the usual text that needs neither."""
+    characters removed (they can hide instructions from a human reader), in that order: what
+    a tag character kept apart is not composed afterwards, so the result need not be NFC
+    (``"e\\U000e0041\\u0301"`` is sent as ``"e\\u0301"``). Both steps are skipped cheaply
+    for the usual text that needs neither."""
     if text.isascii():  # C speed; most tool output ends here
         return text
-    if _has_astral(text) and _TAG_CHARACTERS.search(text):
-        text = _TAG_CHARACTERS.sub("", text)
     if not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
+    if _has_astral(text) and _TAG_CHARACTERS.search(text):
+        text = _TAG_CHARACTERS.sub("", text)
     return text
 
 

@@ -3,7 +3,7 @@ with our pipeline: text normalization of the conversation, user-written template
 kinds), and template failures.
 
 Findings (checked over loopback against the wheel):
-- Message text is NFC-normalized and Unicode tag characters (U+E0000..U+E007F) are removed
+- Message text is NFC-normalized, then Unicode tag characters (U+E0000..U+E007F) are removed
   before it reaches the prompt. The reply is never normalized, nor are the templates.
 - A summary template that fails to render (an unknown filter, an attribute of an undefined
   name) does not fail the compaction: the summary is the raw reply, unchanged.
@@ -56,18 +56,26 @@ TEXT_NORMALIZATION = [
     ("a\U000e0041\U000e0001b\U000e007f", "ab"),  # tag characters removed
     ("\ufb01 \uff21 \u200b \ufeff", "\ufb01 \uff21 \u200b \ufeff"),  # not NFKC; kept
 ]
+# NFC first, then the tag characters removed: what a tag character kept apart is not
+# composed afterwards, so the text sent is not NFC (a seeded fuzz of the conversation format
+# against the wheel found it; we removed them first and sent "\u00e9").
+TAGS_AFTER_NFC = [
+    ("e\U000e0041\u0301", "e\u0301"),
+    ("\u1100\U000e0020\u1161", "\u1100\u1161"),
+]
 
 
-@pytest.mark.parametrize(("text", "expected"), TEXT_NORMALIZATION)
+@pytest.mark.parametrize(("text", "expected"), TEXT_NORMALIZATION + TAGS_AFTER_NFC)
 def test_reference_normalizes_message_text(
     text: str, expected: str, server: ScriptedServer
 ) -> None:
     case = Case("norm", (("user", text),), "")
     assert sent_system_prompt(server, case, MARKED) == f"<<[user]: {expected}>>"
-    assert expected == unicodedata.normalize("NFC", expected)
+    nfc = expected == unicodedata.normalize("NFC", expected)
+    assert nfc == ((text, expected) not in TAGS_AFTER_NFC)
 
 
-@pytest.mark.parametrize(("text", "expected"), TEXT_NORMALIZATION)
+@pytest.mark.parametrize(("text", "expected"), TEXT_NORMALIZATION + TAGS_AFTER_NFC)
 def test_our_formatting_normalizes_message_text(
     text: str, expected: str, server: ScriptedServer
 ) -> None:
