@@ -421,15 +421,16 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         self.main.banner = self.inspector.banner
 
     def _swap_templates(
-        self, templates: Templates, report: Callable[[str | None], None] | None = None
+        self, templates: Templates, report: Callable[[str | None, bool], None] | None = None
     ) -> None:
         """Use ``templates`` if they compile and the summary renders with them (rendered off
         the UI thread); else keep the last good pair. ``report`` gets the error (file and
-        line) or None once that is known."""
+        line) or None once that is known, and whether the session's summary was what
+        rendered (False: there is none to render, and an empty one was)."""
 
-        def done(error: str | None) -> None:
+        def done(error: str | None, with_summary: bool = True) -> None:
             if report is not None:
-                report(error)
+                report(error, with_summary)
 
         error = self.inspector.check_templates(templates)
         if error is not None:
@@ -437,18 +438,23 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             done(error)
             return
         structured = self.inspector.needs_render(templates)
-        if structured is None:
+        if structured is not None:
+            self.render_with_templates(templates, structured, done)
+        elif templates.summary != self.inspector.templates.summary:
+            # No structured summary to render it with (none yet, or the raw reply): an empty
+            # one shows whether it renders at all, and what is shown stays as it is.
+            self.render_with_templates(templates, StructuredSummary(), done, shown=False)
+        else:
             self._use_templates(templates, None)
             done(None)
-            return
-        self.render_with_templates(templates, structured, done)
 
     @work(thread=True, exclusive=True, group="render-templates", exit_on_error=False)
     def render_with_templates(
         self,
         templates: Templates,
         structured: StructuredSummary,
-        done: Callable[[str | None], None],
+        done: Callable[[str | None, bool], None],
+        shown: bool = True,
     ) -> None:
         """Render the summary with changed templates (the editor, a file on disk) off the UI
         thread, so a slow template never freezes the app; a newer change cancels this one
@@ -465,10 +471,10 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 return
             if isinstance(rendered, TemplateError):
                 self._template_failed(rendered)
-                done(str(rendered))
+                done(str(rendered), shown)
                 return
-            self._use_templates(templates, rendered)
-            done(None)
+            self._use_templates(templates, rendered if shown else None)
+            done(None, shown)
 
         self.call_from_thread(deliver)
 
@@ -479,7 +485,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     def edit_template(self, name: TemplateName) -> None:
         template = self.inspector.templates.get(name)
 
-        def apply(text: str, report: Callable[[str | None], None]) -> None:
+        def apply(text: str, report: Callable[[str | None, bool], None]) -> None:
             self._swap_templates(self.inspector.templates.with_text(name, text), report)
 
         def saved(_: Path) -> None:
@@ -488,13 +494,18 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
         target = user_override_dir(self.inspector.prompts_dir) / name
         self.push_screen(
-            TemplateEditor(template, override_path=target, apply_edit=apply, on_saved=saved)
+            TemplateEditor(
+                template,
+                override_path=target,
+                apply_edit=apply,
+                on_saved=saved,
+                goose_reads=target.parent == user_override_dir(None),
+            )
         )
 
     # -- saving ----------------------------------------------------------------------------
 
     def ask_save(self) -> None:
-
         inspector = self.inspector
         session = inspector.session
         if session is None:

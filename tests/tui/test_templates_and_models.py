@@ -109,6 +109,39 @@ async def test_edit_template_in_app_and_save_override(
         assert "Mine" not in builtin.read_text()
 
 
+async def test_a_summary_template_is_checked_before_there_is_a_summary(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
+    # Found by a walk-through: with no summary yet, the editor said "rendered" for a template
+    # that cannot render (an unknown filter) and ctrl+s saved it into Goose's prompts folder
+    # without the warning; it said "(Goose reads it too)" of a --prompts-dir folder as well.
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("t")
+        editor = app.screen
+        assert isinstance(editor, TemplateEditor)
+        status = editor.query_one("#template-status")
+        editor.query_one("#template-text").select_all()
+        await paste(pilot, "{{ user_intent | upper }}")
+        await settle(pilot)
+        assert "upper" in str(status.render()), str(status.render())
+        assert "rendered" not in str(status.render())
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "does not render" in app.screen.question
+        assert "Goose reads it too" not in app.screen.question
+        await pilot.press("escape")
+        editor.query_one("#template-text").select_all()
+        await paste(pilot, "# Mine {{ next_step }}")
+        await settle(pilot)
+        assert "with an empty summary" in str(status.render()), str(status.render())
+        assert app.inspector.summary_text == ""  # still no summary
+        assert app.inspector.templates.summary.source.origin == "edited"
+
+
 async def test_escape_cancels_a_streaming_compaction(session_file: Path) -> None:
     with LoopbackServer([Reply.stream_then_hang("first words ")]) as server:
         app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")

@@ -22,8 +22,9 @@ from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.pane import Banner
 
 # Applies edited text; reports (later: the summary renders off the UI thread) an error to show
-# (file and line), or None when it rendered.
-ApplyEdit = Callable[[str, Callable[[str | None], None]], None]
+# (file and line), or None when it rendered, and whether the session's summary is what rendered
+# (False: there is none yet, and an empty summary was rendered to check the template).
+ApplyEdit = Callable[[str, Callable[[str | None, bool], None]], None]
 
 
 class TemplateEditor(Screen[None]):
@@ -39,10 +40,12 @@ class TemplateEditor(Screen[None]):
         override_path: Path,
         apply_edit: ApplyEdit,
         on_saved: Callable[[Path], None],
+        goose_reads: bool = True,
     ) -> None:
         super().__init__()
         self.template = template
         self.override_path = override_path
+        self.goose_reads = goose_reads  # the override's folder is Goose's own prompts folder
         self.apply_edit = apply_edit
         self.on_saved = on_saved
         self._applied = template.text  # the text the panes render with
@@ -68,9 +71,9 @@ class TemplateEditor(Screen[None]):
 
     def _apply(self) -> None:
         text = self._tried = self.text
-        self.apply_edit(text, lambda error: self._show_result(text, error))
+        self.apply_edit(text, lambda error, shown: self._show_result(text, error, shown))
 
-    def _show_result(self, text: str, error: str | None) -> None:
+    def _show_result(self, text: str, error: str | None, with_summary: bool = True) -> None:
         if not self.is_attached:  # closed while the template rendered
             return
         if text == self._tried:
@@ -80,8 +83,13 @@ class TemplateEditor(Screen[None]):
         status = self.query_one("#template-status", Banner)
         if error:
             status.show(f"{error} — the panes keep the last good render", "error")
-        else:
+        elif with_summary:
             status.show(f"rendered · ctrl+s saves to {self.override_path}")
+        else:
+            status.show(
+                "renders with an empty summary (there is no summary to render yet) · "
+                f"ctrl+s saves to {self.override_path}"
+            )
         if self._leaving and text == self._tried:
             self._leaving = False
             self.action_back()
@@ -118,7 +126,10 @@ class TemplateEditor(Screen[None]):
             else "Save this template as an override?"
         )
         self.app.push_screen(
-            ConfirmScreen(f"{question}\n\n{self.override_path} (Goose reads it too)"),
+            ConfirmScreen(
+                f"{question}\n\n{self.override_path}"
+                + (" (Goose reads it too)" if self.goose_reads else "")
+            ),
             answered,
         )
 
