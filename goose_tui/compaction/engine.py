@@ -468,9 +468,23 @@ def _apply_edits(text: str, result: Scan) -> str:
 # --- values: Python data as the engine's own values --------------------------------------------
 
 
-def literal(value: Any) -> str:
+# Containers a literal nests before its inner value is set apart: minijinja's parser stops
+# at its recursion limit (a list in 74 lists, fewer with maps), while Goose hands over a value
+# of any depth serde reads (up to 128) as it is.
+LITERAL_DEPTH = 32
+
+
+def literal(value: Any, hoisted: list[str] | None = None, room: int = LITERAL_DEPTH) -> str:
     """``value`` as a minijinja literal that evaluates to what Goose's serde conversion
-    makes of the same JSON (maps with sorted keys)."""
+    makes of the same JSON (maps with sorted keys). A container nested deeper than ``room``
+    is set apart: its own ``{% set %}`` goes to ``hoisted`` (innermost first, to come before
+    the literal) and the literal names it. Without ``hoisted`` nothing is set apart."""
+    if hoisted is not None and room == 0 and isinstance(value, dict | list | tuple):
+        name = f"{_SLOT}deep{len(hoisted)}"
+        inner = literal(value, hoisted, LITERAL_DEPTH)
+        hoisted.append(f"{{% set {name} = {inner} %}}")
+        return name
+    room -= 1
     if value is None:
         return "none"
     if value is True:
@@ -497,12 +511,16 @@ def literal(value: Any) -> str:
     if hasattr(value, "model_dump"):
         # A Rust struct serializes its fields in declaration order (FileEntry in Goose).
         fields = value.model_dump()
-        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in fields.items()) + "}"
+        return (
+            "{"
+            + ", ".join(f"{literal(k)}: {literal(v, hoisted, room)}" for k, v in fields.items())
+            + "}"
+        )
     if isinstance(value, dict):
         pairs = sorted((str(k), v) for k, v in value.items())
-        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in pairs) + "}"
+        return "{" + ", ".join(f"{literal(k)}: {literal(v, hoisted, room)}" for k, v in pairs) + "}"
     if isinstance(value, list | tuple):
-        return "[" + ", ".join(literal(item) for item in value) + "]"
+        return "[" + ", ".join(literal(item, hoisted, room) for item in value) + "]"
     return literal(str(value))
 
 
@@ -714,7 +732,10 @@ class Compiled:
                 sets.append(f"{{% set {k} = {slot} %}}")
             else:
                 shown = str(v) if isinstance(v, Pieces) else v
-                sets.append(f"{{% set {k} = {literal(shown)} %}}")
+                hoisted: list[str] = []  # what a deep value sets apart, set before it
+                value = literal(shown, hoisted)
+                sets += hoisted
+                sets.append(f"{{% set {k} = {value} %}}")
         self._output = 0
         try:
             rendered: str = env.render_str("".join(sets) + _INCLUDE, WRAPPER_NAME)

@@ -51,6 +51,16 @@ CASES = [
     ("dup_plain", '{"user_intent": ["first"], "user_intent": ["second"]}', False),
     # Escaping mends only control characters: a trailing comma stays broken.
     ("trailing_comma_and_newline", '{"user_intent": ["x",], "next_step": "a\nb"}', True),
+    # An unknown key nested deeper than minijinja's parser takes in one literal (~73 levels),
+    # within serde's 128: Goose renders the summary; we fell back to the raw reply (a seeded
+    # fuzz against the wheel found it).
+    ("deep_extra_arrays", '{"user_intent": ["x"], "extra": ' + "[" * 75 + "]" * 75 + "}", False),
+    (
+        "deep_extra_mixed",
+        '{"user_intent": ["x"], "extra": ' + '{"a": [' * 50 + "1" + "]}" * 50 + "}",
+        False,
+    ),
+    ("deep_extra_126", '{"user_intent": ["x"], "extra": ' + "[" * 126 + "]" * 126 + "}", False),
 ]
 
 

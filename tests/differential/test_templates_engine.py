@@ -209,6 +209,29 @@ def test_generated_summary_templates_match_the_wheel(
     assert mismatches == []
 
 
+def test_a_value_nested_deeper_than_one_literal_renders_as_in_goose(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    # Deeper than minijinja's parser takes in one literal: set apart in parts (LITERAL_DEPTH),
+    # the value prints, indexes and iterates as the one Goose hands over whole.
+    deep: object = {"z": [1, None], "a": "leaf"}
+    for level in range(60):  # ~90 containers: under serde's 128
+        deep = {"z": level, "b": [deep, -level]} if level % 2 else [deep, {"k": True}]
+    reply = json.dumps({"user_intent": ["goal"], "extra": deep})
+    summary = "{{ extra }}|{{ extra.b[0][1] }}|{% for k in extra %}{{ k }},{% endfor %}"
+    compaction = goose.default_compaction_templates().compaction
+    server.script = Script(reply=reply)
+    theirs = run_reference(
+        server,
+        Case("deep", SHORT, reply),
+        goose.CompactionTemplates(compaction=compaction, summary=summary),
+    ).text
+    (tmp_path / "compaction.md").write_text(compaction)
+    (tmp_path / "compaction_summary.md").write_text(summary)
+    assert theirs != reply  # rendered, not the raw-text fallback
+    assert finish(reply, load_templates(tmp_path))[1] == theirs
+
+
 # --- through `goose-tui compact` ---------------------------------------------------------------
 
 CLI_COMPACTION = (
