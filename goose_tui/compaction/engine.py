@@ -421,8 +421,12 @@ _CONSTANT_WORDS = frozenset("true false none True False None".split())
 
 
 def _may_fail(value: list[Token]) -> bool:
-    """Whether a map value's tokens can raise: anything but literals and plain names."""
+    """Whether a map value's tokens can raise: anything but literals and plain names (a
+    subscript of a literal can: ``1[0:]``)."""
     for i, tok in enumerate(value):
+        before = value[i - 1] if i else None  # "[" after a value subscripts it
+        if tok.text == "[" and before and (before.kind != "op" or before.text in ("]", ")", "}")):
+            return True
         if tok.kind in ("str", "num") or (tok.kind == "op" and tok.text in "[]{},:"):
             continue
         if tok.kind == "ident" and (

@@ -141,7 +141,9 @@ def is_crash(result: str | Err) -> bool:
     )
 
 
-@pytest.mark.parametrize("seed", range(12))
+# With seeds a fuzz run over 1,200 found: a subscript of a literal (``1[0:]``) was taken for
+# a value that cannot fail, so the known difference was not recognised.
+@pytest.mark.parametrize("seed", [*range(12), 47, 94, 191, 338, 565, 582, 639, 647, 1005])
 def test_generated_compaction_templates_match_the_wheel(seed: int, server: ScriptedServer) -> None:
     mismatches = []
     for text in compaction_templates(seed):
