@@ -45,6 +45,18 @@ THRESHOLD_ENV = "GOOSE_AUTO_COMPACT_THRESHOLD"
 
 LimitSource = Literal["session", "model-map", "cli", "assumed"]
 UsedSource = Literal["reported", "estimated"]
+_LIMIT_SOURCE_TEXT: dict[str, str] = {
+    "session": "from the session",
+    "model-map": "from litellm's model map",
+    "cli": "from --context-limit",
+    "assumed": "assumed",
+}
+
+
+def limit_source_text(source: str) -> str:
+    """Where a context limit came from, as the screens and commands say it."""
+    return _LIMIT_SOURCE_TEXT.get(source, f"from {source}")
+
 
 # tiktoken's o200k_base definition (tiktoken_ext.openai_public), restated so that building it
 # never touches tiktoken's download path; a test checks it against tiktoken's own.

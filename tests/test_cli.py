@@ -134,7 +134,11 @@ def test_usage_marks_an_assumed_limit(tmp_path: Path) -> None:
     )
     data = json.loads(run("usage", str(session), "--json").stdout)
     assert data["limit_source"] == "assumed" and data["used_source"] == "estimated"
-    assert "assumed: pass --context-limit or --model" in run("usage", str(session)).stdout
+    text = run("usage", str(session)).stdout
+    assert "limit       128,000 tokens (assumed: pass --context-limit or --model)" in text
+    assert "(from assumed)" not in text  # the source as a word, said once
+    limited = run("usage", str(session), "--context-limit", "9000").stdout
+    assert "limit       9,000 tokens (from --context-limit)" in limited
     # A model litellm knows no window for: the advice does not ask for --model again.
     unknown = run("usage", str(session), "--model", "nosuch/model").stdout
     assert "no known context window for nosuch/model; pass --context-limit" in unknown

@@ -181,3 +181,15 @@ def test_list_sessions_missing_dir_is_clear(
     monkeypatch.setenv("GOOSE_PATH_ROOT", str(tmp_path / "nowhere"))
     with pytest.raises(SessionLoadError, match="no such file or folder"):
         list_sessions()
+
+
+def test_a_raw_control_character_is_worded_once(tmp_path: Path) -> None:
+    # json's own message ends in "at" ("Invalid control character at"): the warning read
+    # "invalid JSON (Invalid control character at at column 66)".
+    path = tmp_path / "s.jsonl"
+    line = json.dumps(msg("user", "tab here")).replace("tab here", "tab\there")
+    path.write_text(json.dumps(META) + "\n" + line + "\n")
+    session = load_session(path)
+    [warning] = session.warnings
+    assert "Invalid control character at column" in warning.message, warning.message
+    assert " at at " not in warning.message

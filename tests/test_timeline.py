@@ -209,7 +209,7 @@ def test_cli_timeline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     argv = ["timeline", str(session), "--context-limit", "1000", "--threshold", "0.1"]
     assert run_command(argv) == 0
     out = capsys.readouterr().out
-    assert "window   1,000 tokens (from cli), threshold 0.1" in out
+    assert "window   1,000 tokens (from --context-limit), threshold 0.1" in out
     spark = next(line for line in out.splitlines() if line.startswith("context  "))
     assert len(spark) == len("context  ") + 7
     summary_row = next(line for line in out.splitlines() if line.lstrip().startswith("#4 "))

@@ -50,7 +50,7 @@ def register(sub: Any) -> None:
 
 def cmd_usage(args: argparse.Namespace) -> int:
     from goose_tui.analysis.breakdown import context_breakdown, format_breakdown
-    from goose_tui.tokens import context_usage
+    from goose_tui.tokens import context_usage, limit_source_text
 
     session = load_session_arg(args)
     breakdown = context_breakdown(session)
@@ -73,7 +73,8 @@ def cmd_usage(args: argparse.Namespace) -> int:
     print(f"session     {session.title} ({len(session.messages)} messages)")
     print(f"model       {u.model or 'unknown'}")
     print(f"used        {u.used:,} tokens ({u.used_source})")
-    print(f"limit       {u.limit:,} tokens (from {u.limit_source}){assumed}")
+    where = assumed or f" ({limit_source_text(u.limit_source)})"
+    print(f"limit       {u.limit:,} tokens{where}")
     print(f"usage       {u.fraction:.1%}")
     if u.auto_compact_enabled:
         due = "yes" if u.compaction_due else "no"

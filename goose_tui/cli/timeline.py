@@ -15,6 +15,7 @@ from goose_tui.cli.common import (
     print_json,
 )
 from goose_tui.cli.tables import table
+from goose_tui.tokens import limit_source_text
 
 SPARK_WIDTH = 64
 
@@ -44,7 +45,8 @@ def timeline_lines(t: Timeline) -> list[str]:
         marks.setdefault(first, "^")
     peak_share = t.peak / t.context_limit if t.context_limit else 0.0
     lines = [
-        f"window   {t.context_limit:,} tokens (from {t.limit_source}), threshold {t.threshold:g}",
+        f"window   {t.context_limit:,} tokens ({limit_source_text(t.limit_source)}), "
+        f"threshold {t.threshold:g}",
         f"peak     {t.peak:,} tokens ({peak_share:.1%} of the window)",
         "",
         f"context  {spark}",

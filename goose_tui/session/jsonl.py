@@ -61,7 +61,9 @@ def decode_line(raw: bytes, number: int, notes: list[str] | None = None) -> tupl
     except RecursionError:
         return None, "JSON nested too deeply to read, line skipped"
     except json.JSONDecodeError as exc:
-        return None, f"invalid JSON ({exc.msg} at column {exc.colno}), line skipped"
+        # json's message may end in "at" ("Invalid control character at"): said once.
+        reason = exc.msg.removesuffix(" at")
+        return None, f"invalid JSON ({reason} at column {exc.colno}), line skipped"
 
 
 def load_jsonl(path: Path) -> Session:

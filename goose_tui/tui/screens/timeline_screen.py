@@ -21,6 +21,7 @@ from goose_tui.analysis.timeline import Timeline, session_timeline
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.session.models import Message, Session, content_type
+from goose_tui.tokens import limit_source_text
 from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.timeline_plot import TimelinePlot
@@ -107,7 +108,7 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
         self.timeline = t
         share = t.peak / t.context_limit if t.context_limit else 0.0
         summary = (
-            f"window {t.context_limit:,} tokens (from {t.limit_source}) · threshold "
+            f"window {t.context_limit:,} tokens ({limit_source_text(t.limit_source)}) · threshold "
             f"{t.threshold:g} · peak {t.peak:,} tokens ({share:.1%} of the window) · "
             f"{len(t.events)} compaction event(s)"
         )
