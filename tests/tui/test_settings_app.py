@@ -41,3 +41,24 @@ async def test_a_settings_problem_is_shown_once_the_app_is_up(session_file: Path
         [toast] = [n for n in app._notifications if n.title == "settings ignored"]
         assert toast.message == problem and toast.severity == "warning"
         assert "[x]" in str(toast.message)  # the text as written, never markup
+
+
+async def test_a_rebound_key_keeps_its_place_in_the_footer(session_file: Path) -> None:
+    # Found by a walk-through: with "main.compact" = "x", Compact left the footer (Textual
+    # moves a rebound key to the end of its screen's keys, past what fits).
+    from goose_tui.tui.widgets.goose_footer import GooseFooter
+
+    def footer_line(app: GooseTUI) -> str:
+        return app.main.query_one(GooseFooter).render_line(0).text
+
+    plain = GooseTUI(session_file)
+    async with plain.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        before = footer_line(plain)
+    assert " c Compact " in before
+    app = GooseTUI(session_file, keymap={"main.compact": "x"})
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        after = footer_line(app)
+    assert " x Compact " in after, after
+    assert after.index("Compact") == before.index("Compact")

@@ -49,6 +49,18 @@ IMPORTANT = (
 )
 
 
+def _declared_order(nodes: list[Any]) -> dict[str, int]:
+    """Each binding's place (by id, else action) in the BINDINGS of ``nodes``' classes, the
+    nodes in the order given, each class's own before its bases'."""
+    order: dict[str, int] = {}
+    for node in dict.fromkeys(nodes):
+        for cls in type(node).__mro__:
+            for binding in cls.__dict__.get("BINDINGS", ()):
+                if isinstance(binding, Binding):
+                    order.setdefault(binding.id or binding.action, len(order))
+    return order
+
+
 def footer_order(bindings: list[Binding], narrow: bool) -> list[Binding]:
     """``bindings`` in the order the footer shows them."""
     helps = [b for b in bindings if b.action in HELP_ACTIONS]
@@ -133,6 +145,16 @@ class GooseFooter(Widget, can_focus=False):
             if binding.show and binding.action not in seen_actions:
                 seen_actions.add(binding.action)
                 shown.append((binding, enabled, tooltip))
+        # In Textual's order with the keys as declared (priority ones first): a key rebound
+        # by the user's keymap comes last among Textual's bindings, and would leave the
+        # footer's visible part.
+        declared = _declared_order([node for node, *_ in active.values()])
+        shown.sort(
+            key=lambda entry: (
+                not entry[0].priority,
+                declared.get(entry[0].id or entry[0].action, len(declared)),
+            )
+        )
         by_binding = {id(binding): (enabled, tooltip) for binding, enabled, tooltip in shown}
         compact = self.compact
         ordered = footer_order([binding for binding, _, _ in shown], compact)
