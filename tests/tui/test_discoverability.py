@@ -199,3 +199,27 @@ async def test_the_key_under_the_mouse_is_highlighted(session_file: Path) -> Non
         assert footer.hovered == 2
         drawn = backgrounds()
         assert [n for n, bg in enumerate(drawn) if bg == hover] == list(range(key.start, key.end))
+
+
+async def test_the_picker_says_when_a_folder_has_no_sessions_or_none_match(
+    tmp_path: Path,
+) -> None:
+    # Found by a walk-through: an empty folder showed a blank table and the usual "type to
+    # filter" title, nothing saying there was nothing to open.
+    from goose_tui.tui.screens.session_picker import SessionPicker
+
+    (tmp_path / "notes.txt").write_text("not a session\n")
+    app = GooseTUI(tmp_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, SessionPicker)
+        title = str(app.screen.query_one("#picker-title").render())
+        assert title.startswith(f"No sessions in {tmp_path}"), title
+    app = GooseTUI(SAMPLES)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, SessionPicker) and app.screen.shown
+        await pilot.press(*"zzzq")
+        await settle(pilot)
+        title = str(app.screen.query_one("#picker-title").render())
+        assert title.startswith("No session matches 'zzzq'"), title

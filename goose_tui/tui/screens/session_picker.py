@@ -102,6 +102,13 @@ class SessionPicker(Screen[SessionInfo | Path | None]):
 
     def _title(self, query: str = "") -> str:
         path = typed_path(query)
+        if path is None and not self.sessions:
+            return (
+                f"No sessions in {self.source} (no Goose JSONL, export JSON or sessions.db "
+                "that could be read) — type a path to open one, esc to leave"
+            )
+        if path is None and query and not self.shown:
+            return f"No session matches {query!r} — type to filter or a path, enter to open"
         if path is None:
             return f"Sessions in {self.source} — type to filter or a path, enter to open"
         if not path.exists():
