@@ -39,6 +39,15 @@ def run(*args: str, stdin: str | None = None, cwd: Path = ROOT) -> subprocess.Co
     )
 
 
+def in_process(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """A command's stdout, run by its main in this process (no interpreter start-up paid;
+    ``run`` checks the same commands as separate processes)."""
+    from goose_tui.cli import main
+
+    assert main(list(args)) == 0
+    return capsys.readouterr().out
+
+
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -112,35 +121,42 @@ def test_render_names_line_and_column_of_bad_json() -> None:
     assert len(out.stderr.strip().splitlines()) == 1
 
 
-def test_usage_json_says_where_each_number_came_from() -> None:
+def test_usage_json_says_where_each_number_came_from(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     out = run("usage", str(LONG), "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["compaction_due"] is True  # the long sample is over 0.8 of its window
     assert data["fraction"] > 0.8 and data["threshold"] == 0.8
     assert data["limit_source"] in {"session", "model-map"}
-    forced = json.loads(run("usage", str(LONG), "--json", "--context-limit", "10000000").stdout)
+    forced = json.loads(
+        in_process(capsys, "usage", str(LONG), "--json", "--context-limit", "10000000")
+    )
     assert forced["limit"] == 10_000_000 and forced["limit_source"] == "cli"
     assert forced["compaction_due"] is False
-    text = run("usage", str(SHORT), "--threshold", "1").stdout
+    text = in_process(capsys, "usage", str(SHORT), "--threshold", "1")
     assert "auto compaction is off" in text
 
 
-def test_usage_marks_an_assumed_limit(tmp_path: Path) -> None:
+def test_usage_marks_an_assumed_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def usage(*args: str) -> str:
+        return in_process(capsys, "usage", str(session), *args)
+
     session = tmp_path / "s.jsonl"
     session.write_text(
         json.dumps({"role": "user", "created": 1, "content": [{"type": "text", "text": "hi"}]})
         + "\n"
     )
-    data = json.loads(run("usage", str(session), "--json").stdout)
+    data = json.loads(usage("--json"))
     assert data["limit_source"] == "assumed" and data["used_source"] == "estimated"
-    text = run("usage", str(session)).stdout
+    text = usage()
     assert "limit       128,000 tokens (assumed: pass --context-limit or --model)" in text
     assert "(from assumed)" not in text  # the source as a word, said once
-    limited = run("usage", str(session), "--context-limit", "9000").stdout
+    limited = usage("--context-limit", "9000")
     assert "limit       9,000 tokens (from --context-limit)" in limited
     # A model litellm knows no window for: the advice does not ask for --model again.
-    unknown = run("usage", str(session), "--model", "nosuch/model").stdout
+    unknown = usage("--model", "nosuch/model")
     assert "no known context window for nosuch/model; pass --context-limit" in unknown
 
 
