@@ -313,10 +313,20 @@ def test_a_mistyped_command_is_named_as_one() -> None:
 @pytest.mark.parametrize(
     "reply", ["", "  \n", "<!DOCTYPE html><html><body>502 Bad Gateway</body></html>"]
 )
-def test_parse_of_a_reply_that_is_no_summary_shows_it_and_fails(reply: str) -> None:
+def test_parse_of_a_reply_that_is_no_summary_shows_it_and_fails(
+    reply: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # The README lists an empty, blank or HTML reply as a failure (exit 1); parse printed the
     # fallback and exited 0, where compact refuses the same reply.
     out = run("parse", "-", "--json", stdin=reply)
     assert out.returncode == 1, out.stderr
     assert json.loads(out.stdout)["fallback"] is True  # what was read is still shown
     assert "no summary" in out.stderr or "HTML page" in out.stderr
+    # Said once: "raw-text fallback: no JSON object found" came before "the model sent an
+    # empty reply: no summary", two lines for one verdict.
+    from goose_tui.cli import main
+
+    (tmp_path / "reply.txt").write_text(reply)
+    assert main(["parse", str(tmp_path / "reply.txt")]) == 1
+    said = [line for line in capsys.readouterr().err.splitlines() if line]
+    assert len(said) == 1 and "raw-text fallback" not in said[0], said

@@ -136,17 +136,18 @@ def cmd_parse(args: argparse.Namespace) -> int:
         extraction, summary = finish(reply, templates)
     except TemplateError as exc:
         raise _template_failure(exc) from exc
+    # Shown all the same (this command is for looking at a reply), but an empty reply or an
+    # error page is no summary: exit 1, as compact refuses it (that line then says why, not
+    # the fallback's as well).
+    problem = reply_problem(reply, extraction.structured is not None)
     if args.json:
         from goose_tui.cli.reports import ParseOutput
 
         print_json(ParseOutput.of(extraction, summary))
     else:
-        if extraction.fallback:
+        if extraction.fallback and problem is None:
             print(f"goose-tui: raw-text fallback: {extraction.fallback_reason}", file=sys.stderr)
         sys.stdout.write(summary + "\n")
-    # Shown all the same (this command is for looking at a reply), but an empty reply or an
-    # error page is no summary: exit 1, as compact refuses it.
-    problem = reply_problem(reply, extraction.structured is not None)
     if problem is not None:
         raise CliError(problem, EXIT_FAILED)
     return 0
