@@ -71,12 +71,12 @@ _EXTRA_TESTS = (
 ).split()
 _UNKNOWN_STATEMENTS = ("macro", "call", "break", "continue")
 
-# Names the parser reads as constants or keywords: a context value under one of these is
-# unreachable in Goose too, so it is not written into the wrapper.
-_RESERVED = frozenset(
-    "true false none True False None and or not in is if else loop self super caller varargs "
-    "kwargs recursive with without context ignore missing import from as".split()
-)
+# Names a template cannot ``{% set %}``: the constants, the operators "in" and "not", and the
+# reserved variables "loop" and "self". A context value under one of these is not written into
+# the wrapper (Goose hands "loop", "self" and "in" to a template all the same: README, known
+# differences). Other words of the syntax ("if", "with", "context", "missing", ...) are names
+# like any other, and set as such (a seeded fuzz against the wheel found them left out).
+_RESERVED = frozenset("true false none True False None in not loop self".split())
 _ASCII_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _INCLUDE = '{% include "' + TEMPLATE_NAME + '" %}'
 # The prefix of the globals a render's string values are handed over in (Compiled._render):

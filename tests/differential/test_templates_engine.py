@@ -234,6 +234,30 @@ def test_a_value_nested_deeper_than_one_literal_renders_as_in_goose(
     assert finish(reply, load_templates(tmp_path))[1] == theirs
 
 
+def test_unknown_keys_named_like_keywords_reach_a_template_as_in_goose(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    # A seeded fuzz against the wheel: a summary's unknown key named "context", "with",
+    # "missing" (words minijinja's syntax uses, not names it reserves) printed nothing in
+    # goose-tui and its value in Goose. Only the constants, "in", "not", "loop" and "self"
+    # cannot be set in a template; they stay out (README: known differences).
+    names = ["context", "with", "missing", "if", "is", "and", "caller", "recursive", "as"]
+    values = {name: f"<{name}>" for name in names}
+    reply = json.dumps({"user_intent": ["goal"], **values, "list": ["x"]})
+    summary = "|".join("{{ " + name + " }}" for name in names) + "|{{ user_intent }}"
+    compaction = goose.default_compaction_templates().compaction
+    server.script = Script(reply=reply)
+    theirs = run_reference(
+        server,
+        Case("kw", SHORT, reply),
+        goose.CompactionTemplates(compaction=compaction, summary=summary),
+    ).text
+    assert theirs.startswith("<context>|<with>|")  # Goose reads them
+    (tmp_path / "compaction.md").write_text(compaction)
+    (tmp_path / "compaction_summary.md").write_text(summary)
+    assert finish(reply, load_templates(tmp_path))[1] == theirs
+
+
 # --- through `goose-tui compact` ---------------------------------------------------------------
 
 CLI_COMPACTION = (
