@@ -52,5 +52,12 @@ async def test_a_rebound_key_keeps_its_place_in_the_footer(session_file: Path) -
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
         line = app.main.query_one(GooseFooter).render_line(0).text
+        status = str(app.main.query_one(CompactionStatus).render())
+        await pilot.press("s")  # nothing to save yet: the toast names the key too
+        await settle(pilot)
+        toasts = [n.message for n in app._notifications]
     # Where c Compact is without a keymap (test_snapshots' footer), now as x.
     assert " ⏎ Expand message  x Compact  esc Cancel " in line, line
+    # The hints name the key that compacts (they said "press c", which did nothing).
+    assert status.startswith("press x to compact"), status
+    assert any("press x to compact" in toast for toast in toasts), toasts

@@ -39,7 +39,7 @@ from goose_tui.inspector import Inspector
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
 from goose_tui.tui.messages import WorkerErrorsUp
-from goose_tui.tui.widgets.goose_footer import GooseFooter
+from goose_tui.tui.widgets.goose_footer import GooseFooter, bound_key
 
 PREVIOUS = "previous"
 NARROW_COLUMNS = 120  # below this A and B are stacked
@@ -372,7 +372,8 @@ def open_compare(screen: Screen[None], inspector: Inspector) -> None:
         screen.notify("no session loaded yet")
         return
     if not inspector.summary_text:
-        screen.notify("no summary yet: press c to compact first")
+        key = bound_key(screen.app, "main.compact", "c")
+        screen.notify(f"no summary yet: press {key} to compact first")
         return
     messages = session.messages
 

@@ -47,7 +47,7 @@ from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.context_gauge import ContextGauge
 from goose_tui.tui.widgets.conversation_view import ConversationView
 from goose_tui.tui.widgets.fields_tree import FieldsTree
-from goose_tui.tui.widgets.goose_footer import GooseFooter
+from goose_tui.tui.widgets.goose_footer import GooseFooter, bound_key
 from goose_tui.tui.widgets.pane import Banner, Pane
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import MAX_MATCHES, TextViewer, prompt_highlighter
@@ -129,7 +129,11 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
                     wrap=True,
                 )
             with Pane("analysis", copy_source=self._analysis_text, id="pane-analysis"):
-                yield TextViewer(id="analysis-view", placeholder="press c to compact", wrap=True)
+                yield TextViewer(
+                    id="analysis-view",
+                    placeholder=f"press {bound_key(self.app, 'main.compact', 'c')} to compact",
+                    wrap=True,
+                )
             with Pane("fields", copy_source=lambda: self._json_editor.text, id="pane-fields"):
                 yield Banner("no summary yet", id="fields-banner", classes="pane-banner")
                 with TabbedContent(id="fields-tabs"):
@@ -148,6 +152,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.query_one(FieldsTree).show_summary(None)
         self.query_one(CompactionStatus).model = self.model_name
         self.query_one(CompactionStatus).profile = self.profile
+        self.query_one(CompactionStatus).compact_key = bound_key(self.app, "main.compact", "c")
         self._layout_for(self.size.width)
         self._show_template_origin()
 

@@ -31,6 +31,7 @@ class CompactionStatus(Widget):
     elapsed: reactive[float] = reactive(0.0)
     received_chars: reactive[int] = reactive(0)
     note: reactive[str] = reactive("")
+    compact_key: reactive[str] = reactive("c")  # the key the user compacts with (a keymap's)
 
     def watch_state(self, state: str) -> None:
         self.remove_class("-running", "-failed", "-done")
@@ -51,7 +52,7 @@ class CompactionStatus(Widget):
         # model's name and the rung were never seen).
         parts = []
         if self.state == "idle":
-            parts.append("press c to compact")
+            parts.append(f"press {self.compact_key} to compact")
         else:
             parts += [self.state, f"{self.elapsed:.1f}s"]
             attempt = self.attempt

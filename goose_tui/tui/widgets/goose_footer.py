@@ -19,6 +19,7 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -47,6 +48,13 @@ IMPORTANT = (
     "picker.cancel",
     "app.quit",
 )
+
+
+def bound_key(app: App[Any], binding_id: str, default: str) -> str:
+    """The key a hint should name for ``binding_id``: the user's keymap's (its first key),
+    else ``default`` (the declared one), as the footer shows keys."""
+    keys = app._keymap.get(binding_id, default)  # Textual keeps the keymap there
+    return app.get_key_display(Binding(keys.split(",")[0].strip() or default, ""))
 
 
 def _declared_order(nodes: list[Any]) -> dict[str, int]:
