@@ -221,17 +221,9 @@ def test_a_value_nested_deeper_than_one_literal_renders_as_in_goose(
         deep = {"z": level, "b": [deep, -level]} if level % 2 else [deep, {"k": True}]
     reply = json.dumps({"user_intent": ["goal"], "extra": deep})
     summary = "{{ extra }}|{{ extra.b[0][1] }}|{% for k in extra %}{{ k }},{% endfor %}"
-    compaction = goose.default_compaction_templates().compaction
-    server.script = Script(reply=reply)
-    theirs = run_reference(
-        server,
-        Case("deep", SHORT, reply),
-        goose.CompactionTemplates(compaction=compaction, summary=summary),
-    ).text
-    (tmp_path / "compaction.md").write_text(compaction)
-    (tmp_path / "compaction_summary.md").write_text(summary)
+    theirs, mine = _both_summaries(server, tmp_path, reply, summary)
     assert theirs != reply  # rendered, not the raw-text fallback
-    assert finish(reply, load_templates(tmp_path))[1] == theirs
+    assert mine == theirs
 
 
 def test_unknown_keys_named_like_keywords_reach_a_template_as_in_goose(
@@ -245,17 +237,26 @@ def test_unknown_keys_named_like_keywords_reach_a_template_as_in_goose(
     values = {name: f"<{name}>" for name in names}
     reply = json.dumps({"user_intent": ["goal"], **values, "list": ["x"]})
     summary = "|".join("{{ " + name + " }}" for name in names) + "|{{ user_intent }}"
+    theirs, mine = _both_summaries(server, tmp_path, reply, summary)
+    assert theirs.startswith("<context>|<with>|")  # Goose reads them
+    assert mine == theirs
+
+
+def _both_summaries(
+    server: ScriptedServer, folder: Path, reply: str, summary: str
+) -> tuple[str, str]:
+    """``reply`` rendered with Goose's compaction template and ``summary``: by the wheel,
+    then by goose-tui (its templates written to ``folder``)."""
     compaction = goose.default_compaction_templates().compaction
     server.script = Script(reply=reply)
     theirs = run_reference(
         server,
-        Case("kw", SHORT, reply),
+        Case("summary", SHORT, reply),
         goose.CompactionTemplates(compaction=compaction, summary=summary),
     ).text
-    assert theirs.startswith("<context>|<with>|")  # Goose reads them
-    (tmp_path / "compaction.md").write_text(compaction)
-    (tmp_path / "compaction_summary.md").write_text(summary)
-    assert finish(reply, load_templates(tmp_path))[1] == theirs
+    (folder / "compaction.md").write_text(compaction)
+    (folder / "compaction_summary.md").write_text(summary)
+    return theirs, finish(reply, load_templates(folder))[1]
 
 
 # --- through `goose-tui compact` ---------------------------------------------------------------
