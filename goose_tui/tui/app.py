@@ -533,6 +533,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         inspector = self.inspector
         session = inspector.session
         assert session is not None
+        last_good = inspector.json_state == "invalid"
 
         def answered(choice: tuple[saving.SaveKind, Path] | None) -> None:
             if choice is None:
@@ -550,7 +551,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 except (OverwriteRefused, SaveRefused, OSError) as exc:
                     self.show_error("Not saved", str(exc))
                     return
-                self.notify(f"saved {written}", markup=False)
+                # Saved in place of a JSON edit that does not parse (asked first): say so.
+                note = " (the last good summary; the JSON edit is not in it)" if last_good else ""
+                self.notify(f"saved {written}{note}", markup=False)
 
             try:
                 checked = inspector.check_save(kind, target)

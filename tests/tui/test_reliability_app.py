@@ -262,6 +262,7 @@ async def test_saving_over_a_json_edit_that_does_not_parse_asks_and_keeps_it_uns
         await pilot.press("enter")
         await settle(pilot)
         assert target.is_file()
+        assert any("the last good summary" in n.message for n in app._notifications)
         assert app.main.query_one("#json-editor", TextArea).text == broken  # still there
         await pilot.press("q")
         await settle(pilot)
