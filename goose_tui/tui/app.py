@@ -50,7 +50,7 @@ from goose_tui.tui.screens.main import MainScreen
 from goose_tui.tui.screens.save_dialog import SaveDialog
 from goose_tui.tui.screens.session_picker import SessionPicker, lists_sessions
 from goose_tui.tui.screens.template_editor import TemplateEditor
-from goose_tui.tui.widgets.goose_footer import bound_key
+from goose_tui.tui.widgets.compaction_status import compact_key
 
 POLL_SECONDS = 1.0
 
@@ -513,7 +513,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             self.notify("no session loaded yet")
             return
         if not inspector.has_summary():
-            key = bound_key(self, "main.compact", "c")
+            key = compact_key(self)
             self.notify(f"no summary yet: press {key} to compact (or type one in the JSON editor)")
             return
         if inspector.json_state == "invalid":  # the editor's text is not what would be saved

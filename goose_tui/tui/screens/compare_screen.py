@@ -39,7 +39,8 @@ from goose_tui.inspector import Inspector
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
 from goose_tui.tui.messages import WorkerErrorsUp
-from goose_tui.tui.widgets.goose_footer import GooseFooter, bound_key
+from goose_tui.tui.widgets.compaction_status import compact_key
+from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 PREVIOUS = "previous"
 NARROW_COLUMNS = 120  # below this A and B are stacked
@@ -372,7 +373,7 @@ def open_compare(screen: Screen[None], inspector: Inspector) -> None:
         screen.notify("no session loaded yet")
         return
     if not inspector.summary_text:
-        key = bound_key(screen.app, "main.compact", "c")
+        key = compact_key(screen.app)
         screen.notify(f"no summary yet: press {key} to compact first")
         return
     messages = session.messages

@@ -43,11 +43,11 @@ from goose_tui.tui.messages import (
 )
 from goose_tui.tui.screens.confirm import confirm_then
 from goose_tui.tui.widgets.code_editor import CodeEditor
-from goose_tui.tui.widgets.compaction_status import CompactionStatus
+from goose_tui.tui.widgets.compaction_status import COMPACT_BINDING, CompactionStatus, compact_key
 from goose_tui.tui.widgets.context_gauge import ContextGauge
 from goose_tui.tui.widgets.conversation_view import ConversationView
 from goose_tui.tui.widgets.fields_tree import FieldsTree
-from goose_tui.tui.widgets.goose_footer import GooseFooter, bound_key
+from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.pane import Banner, Pane
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import MAX_MATCHES, TextViewer, prompt_highlighter
@@ -60,7 +60,7 @@ IMPORTING_NOTE = "importing litellm… (its worker process is starting)"
 
 class MainScreen(WorkerErrorsUp, Screen[None]):
     BINDINGS = [
-        Binding("c", "compact", "Compact", id="main.compact"),
+        COMPACT_BINDING,
         Binding("escape", "cancel", "Cancel", id="main.cancel"),
         Binding("slash", "search", "Search prompt", id="main.search"),
         Binding("m", "toggle_markdown", "MD source", id="main.toggle_markdown"),
@@ -131,7 +131,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             with Pane("analysis", copy_source=self._analysis_text, id="pane-analysis"):
                 yield TextViewer(
                     id="analysis-view",
-                    placeholder=f"press {bound_key(self.app, 'main.compact', 'c')} to compact",
+                    placeholder=f"press {compact_key(self.app)} to compact",
                     wrap=True,
                 )
             with Pane("fields", copy_source=lambda: self._json_editor.text, id="pane-fields"):
@@ -152,7 +152,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.query_one(FieldsTree).show_summary(None)
         self.query_one(CompactionStatus).model = self.model_name
         self.query_one(CompactionStatus).profile = self.profile
-        self.query_one(CompactionStatus).compact_key = bound_key(self.app, "main.compact", "c")
+        self.query_one(CompactionStatus).compact_key = compact_key(self.app)
         self._layout_for(self.size.width)
         self._show_template_origin()
 

@@ -31,7 +31,8 @@ from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.session.models import Message
 from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
-from goose_tui.tui.widgets.goose_footer import GooseFooter, bound_key
+from goose_tui.tui.widgets.compaction_status import compact_key
+from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.probes_panel import ProbesPanel
 
 TEXT_WIDTH = 200  # an item is one table row; the whole text is one enter away
@@ -223,7 +224,7 @@ def open_retention(screen: Screen[None], inspector: Inspector) -> None:
         screen.notify("no session loaded yet")
         return
     if not summary:
-        key = bound_key(screen.app, "main.compact", "c")
+        key = compact_key(screen.app)
         screen.notify(f"no summary yet: press {key} to compact first")
         return
     screen.app.push_screen(

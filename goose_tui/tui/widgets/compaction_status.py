@@ -3,12 +3,26 @@ time, tokens sent and received."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
 from goose_tui.compaction.summarize import LADDER_PERCENTS, Attempt
 from goose_tui.inert import inert
+from goose_tui.tui.widgets.goose_footer import bound_key
+
+# The main screen's compact key, declared here so the hints that name it (this line, the
+# analysis pane, toasts) name the key a keymap may have rebound it to.
+COMPACT_BINDING = Binding("c", "compact", "Compact", id="main.compact")
+
+
+def compact_key(app: App[Any]) -> str:
+    """The key that compacts, as the footer shows it."""
+    return bound_key(app, COMPACT_BINDING)
 
 
 class CompactionStatus(Widget):

@@ -50,11 +50,11 @@ IMPORTANT = (
 )
 
 
-def bound_key(app: App[Any], binding_id: str, default: str) -> str:
-    """The key a hint should name for ``binding_id``: the user's keymap's (its first key),
-    else ``default`` (the declared one), as the footer shows keys."""
-    keys = app._keymap.get(binding_id, default)  # Textual keeps the keymap there
-    return app.get_key_display(Binding(keys.split(",")[0].strip() or default, ""))
+def bound_key(app: App[Any], binding: Binding) -> str:
+    """The key a hint should name for ``binding``: the user's keymap's for its id (its first
+    key), else the declared one, as the footer shows keys."""
+    keys = app._keymap.get(binding.id or "", binding.key)  # Textual keeps the keymap there
+    return app.get_key_display(Binding(keys.split(",")[0].strip() or binding.key, ""))
 
 
 def _declared_order(nodes: list[Any]) -> dict[str, int]:
