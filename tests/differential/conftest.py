@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from goose_tui.session.models import Message
-from tests.differential.corpus import Case
+from tests.differential.corpus import SHORT, Case
 
 CONTEXT_ERROR = {
     "error": {
@@ -171,6 +171,33 @@ def run_reference(server: ScriptedServer, case: Case, templates: Any = None) -> 
 
     provider = goose.openai_provider("sk-test", server.base_url)
     return asyncio.run(provider.compact("gpt-4o", goose_messages(case), templates))
+
+
+def write_prompts(directory: Path, compaction: str, summary: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "compaction.md").write_bytes(compaction.encode())
+    (directory / "compaction_summary.md").write_bytes(summary.encode())
+    return directory
+
+
+def summary_both_ways(
+    server: ScriptedServer, folder: Path, reply: str, summary: str
+) -> tuple[str, str]:
+    """``reply`` rendered with Goose's compaction template and the summary template
+    ``summary``: by the wheel, then by goose-tui (its templates written to ``folder``)."""
+    import goose
+
+    from goose_tui.compaction.summarize import finish
+    from goose_tui.compaction.templates import load_templates
+
+    compaction = goose.default_compaction_templates().compaction
+    server.script = Script(reply=reply)
+    theirs = run_reference(
+        server,
+        Case("summary", SHORT, reply),
+        goose.CompactionTemplates(compaction=compaction, summary=summary),
+    ).text
+    return theirs, finish(reply, load_templates(write_prompts(folder, compaction, summary)))[1]
 
 
 @pytest.fixture(scope="session")

@@ -23,7 +23,14 @@ import pytest
 from goose_tui.compaction.format import format_messages
 from goose_tui.compaction.summarize import finish
 from goose_tui.compaction.templates import TemplateError, load_templates, render_compaction_prompt
-from tests.differential.conftest import Script, ScriptedServer, our_messages, run_reference
+from tests.differential.conftest import (
+    Script,
+    ScriptedServer,
+    our_messages,
+    run_reference,
+    summary_both_ways,
+    write_prompts,
+)
 from tests.differential.corpus import SHORT, Case
 
 goose = pytest.importorskip(
@@ -31,13 +38,6 @@ goose = pytest.importorskip(
 )
 
 MARKED = "<<{{ messages }}>>"
-
-
-def write_prompts(directory: Path, compaction: str, summary: str) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "compaction.md").write_bytes(compaction.encode())
-    (directory / "compaction_summary.md").write_bytes(summary.encode())
-    return directory
 
 
 def sent_system_prompt(server: ScriptedServer, case: Case, compaction: str) -> str:
@@ -155,15 +155,8 @@ SUMMARY_PARAMS = [pytest.param(text, id=name) for name, text in SUMMARY_TEMPLATE
 
 @pytest.mark.parametrize("summary", SUMMARY_PARAMS)
 def test_custom_summary_template(summary: str, server: ScriptedServer, tmp_path: Path) -> None:
-    compaction = goose.default_compaction_templates().compaction
-    server.script = Script(reply=REPLY)
-    reference = run_reference(
-        server,
-        Case("s", SHORT, REPLY),
-        goose.CompactionTemplates(compaction=compaction, summary=summary),
-    )
-    templates = load_templates(write_prompts(tmp_path / "p", compaction, summary))
-    assert finish(REPLY, templates)[1] == reference.text
+    theirs, mine = summary_both_ways(server, tmp_path / "p", REPLY, summary)
+    assert mine == theirs
 
 
 def test_reference_answers_a_failing_summary_template_with_the_raw_reply(

@@ -22,7 +22,7 @@ import pytest
 from goose_tui.compaction.engine import Compiled, EngineError, scan
 from goose_tui.compaction.summarize import finish
 from goose_tui.compaction.templates import load_templates
-from tests.differential.conftest import Script, ScriptedServer, run_reference
+from tests.differential.conftest import Script, ScriptedServer, run_reference, summary_both_ways
 from tests.differential.corpus import SHORT, Case
 from tests.template_cases import CASES, CRASHES, MESSAGES, Err
 
@@ -221,7 +221,7 @@ def test_a_value_nested_deeper_than_one_literal_renders_as_in_goose(
         deep = {"z": level, "b": [deep, -level]} if level % 2 else [deep, {"k": True}]
     reply = json.dumps({"user_intent": ["goal"], "extra": deep})
     summary = "{{ extra }}|{{ extra.b[0][1] }}|{% for k in extra %}{{ k }},{% endfor %}"
-    theirs, mine = _both_summaries(server, tmp_path, reply, summary)
+    theirs, mine = summary_both_ways(server, tmp_path, reply, summary)
     assert theirs != reply  # rendered, not the raw-text fallback
     assert mine == theirs
 
@@ -237,26 +237,9 @@ def test_unknown_keys_named_like_keywords_reach_a_template_as_in_goose(
     values = {name: f"<{name}>" for name in names}
     reply = json.dumps({"user_intent": ["goal"], **values, "list": ["x"]})
     summary = "|".join("{{ " + name + " }}" for name in names) + "|{{ user_intent }}"
-    theirs, mine = _both_summaries(server, tmp_path, reply, summary)
+    theirs, mine = summary_both_ways(server, tmp_path, reply, summary)
     assert theirs.startswith("<context>|<with>|")  # Goose reads them
     assert mine == theirs
-
-
-def _both_summaries(
-    server: ScriptedServer, folder: Path, reply: str, summary: str
-) -> tuple[str, str]:
-    """``reply`` rendered with Goose's compaction template and ``summary``: by the wheel,
-    then by goose-tui (its templates written to ``folder``)."""
-    compaction = goose.default_compaction_templates().compaction
-    server.script = Script(reply=reply)
-    theirs = run_reference(
-        server,
-        Case("summary", SHORT, reply),
-        goose.CompactionTemplates(compaction=compaction, summary=summary),
-    ).text
-    (folder / "compaction.md").write_text(compaction)
-    (folder / "compaction_summary.md").write_text(summary)
-    return theirs, finish(reply, load_templates(folder))[1]
 
 
 # --- through `goose-tui compact` ---------------------------------------------------------------
