@@ -129,15 +129,20 @@ def test_the_headless_commands_take_the_threshold_from_settings(
 
     session = str(SAMPLES / "short.jsonl")
     _write_config("threshold = 0.5\n")
+    # Each says where its threshold came from (it did not: a walk-through, the next stop).
     assert run_command(["usage", session]) == 0
-    assert "threshold   0.5 -> compaction due" in capsys.readouterr().out
+    assert "threshold   0.5 (the settings file) -> compaction due" in capsys.readouterr().out
     assert run_command(["timeline", session, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["threshold"] == 0.5
     assert run_command(["usage", session, "--threshold", "0.9"]) == 0
-    assert "threshold   0.9 ->" in capsys.readouterr().out
+    assert "threshold   0.9 (--threshold) ->" in capsys.readouterr().out
     monkeypatch.setenv("GOOSE_AUTO_COMPACT_THRESHOLD", "0.7")
     assert run_command(["usage", session]) == 0
-    assert "threshold   0.7 ->" in capsys.readouterr().out
+    assert "threshold   0.7 ($GOOSE_AUTO_COMPACT_THRESHOLD) ->" in capsys.readouterr().out
+    monkeypatch.delenv("GOOSE_AUTO_COMPACT_THRESHOLD")
+    _write_config("model = 'offline'\n")
+    assert run_command(["usage", session]) == 0
+    assert "threshold   0.8 (default) ->" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -152,7 +157,7 @@ def test_the_headless_commands_report_a_bad_settings_file_on_stderr_and_go_on(
     _write_config(config)
     assert run_command(["usage", str(SAMPLES / "short.jsonl")]) == 0
     captured = capsys.readouterr()
-    assert "threshold   0.8 ->" in captured.out
+    assert "threshold   0.8 (default) ->" in captured.out
     assert f"goose-tui: settings ignored: {config_path()}: " in captured.err
     assert reported in captured.err
 

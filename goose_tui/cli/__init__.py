@@ -216,6 +216,8 @@ def _settings_threshold(args: argparse.Namespace) -> None:
     if problem:
         print(f"goose-tui: settings ignored: {problem}", file=sys.stderr)
     args.threshold = settings.threshold
+    if settings.threshold is not None:
+        args.threshold_source = "the settings file"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,20 @@ def register(sub: Any) -> None:
     s.set_defaults(handler=cmd_sessions)
 
 
+def threshold_source(args: argparse.Namespace) -> str:
+    """Where the threshold of a command came from, by the precedence of ``--threshold``'s
+    help: the option, the environment, the settings file (``main`` marks it), the default."""
+    from goose_tui.tokens import THRESHOLD_ENV
+
+    if (marked := getattr(args, "threshold_source", None)) is not None:
+        return str(marked)
+    if args.threshold is not None:
+        return "--threshold"
+    if THRESHOLD_ENV in os.environ:
+        return f"${THRESHOLD_ENV}"
+    return "default"
+
+
 def cmd_usage(args: argparse.Namespace) -> int:
     from goose_tui.analysis.breakdown import context_breakdown, format_breakdown
     from goose_tui.tokens import context_usage, limit_source_text
@@ -76,11 +91,12 @@ def cmd_usage(args: argparse.Namespace) -> int:
     where = assumed or f" ({limit_source_text(u.limit_source)})"
     print(f"limit       {u.limit:,} tokens{where}")
     print(f"usage       {u.fraction:.1%}")
+    threshold = f"{u.threshold:g} ({threshold_source(args)})"
     if u.auto_compact_enabled:
         due = "yes" if u.compaction_due else "no"
-        print(f"threshold   {u.threshold:g} -> compaction due: {due}")
+        print(f"threshold   {threshold} -> compaction due: {due}")
     else:
-        print(f"threshold   {u.threshold:g} -> auto compaction is off (needs 0 < T < 1)")
+        print(f"threshold   {threshold} -> auto compaction is off (needs 0 < T < 1)")
     print()
     print("what fills the context (estimated, o200k_base)")
     for line in format_breakdown(breakdown):

@@ -8,6 +8,7 @@ import pytest
 
 from goose_tui.compaction.summarize import SUMMARIZE_REQUEST
 from goose_tui.session.loader import load_session
+from goose_tui.tokens import limit_source_text
 from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.screens.error_modal import ErrorModal
@@ -61,6 +62,10 @@ async def test_open_shows_conversation_gauge_and_prompt(session_file: Path) -> N
         gauge = main.query_one(ContextGauge)
         assert gauge.usage is not None and gauge.usage.used > 0
         assert gauge.usage.used_source == "estimated"
+        # Where the window came from, in words (it said "limit: model-map": a review).
+        details = str(gauge.render()).splitlines()[1]
+        source = limit_source_text(gauge.usage.limit_source)
+        assert f"used: estimated · limit {source} · threshold 80%" in details
         prompt = main.query_one("#input-view", TextViewer).text
         assert "[user]: The test test_parse_dates" in prompt
         assert "Let me run the tests first" not in prompt  # thinking never reaches the model

@@ -9,7 +9,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from goose_tui.inert import inert
-from goose_tui.tokens import ContextUsage, not_smaller
+from goose_tui.tokens import ContextUsage, limit_source_text, not_smaller
 
 # Below this share of the threshold the bar is calm; between it and the threshold it warns.
 NEAR_THRESHOLD = 0.9
@@ -94,7 +94,7 @@ class ContextGauge(Widget):
             f" {usage.used:,} / {usage.limit:,} tokens  {usage.fraction:.1%}  ",
             (state, "bold reverse" if usage.compaction_due else "bold"),
         )
-        details = f"used: {usage.used_source} · limit: {usage.limit_source}"
+        details = f"used: {usage.used_source} · limit {limit_source_text(usage.limit_source)}"
         details += f" · threshold {usage.threshold:.0%} (┃)"
         if self.projected is not None:
             after = self.projected / usage.limit if usage.limit else 0.0
