@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Static
+
 from goose_tui.settings import config_path, load_settings
 from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
@@ -56,8 +58,13 @@ async def test_a_rebound_key_keeps_its_place_in_the_footer(session_file: Path) -
         await pilot.press("s")  # nothing to save yet: the toast names the key too
         await settle(pilot)
         toasts = [n.message for n in app._notifications]
+        await pilot.press("question_mark")
+        await settle(pilot)
+        intro = str(app.screen.query_one("#help-intro", Static).render())
     # Where c Compact is without a keymap (test_snapshots' footer), now as x.
     assert " ⏎ Expand message  x Compact  esc Cancel " in line, line
     # The hints name the key that compacts (they said "press c", which did nothing).
     assert status.startswith("press x to compact"), status
     assert any("press x to compact" in toast for toast in toasts), toasts
+    # And so does the help (it said "Press c to compact": the next stop's review).
+    assert "Press x to compact" in intro and "Press c " not in intro, intro

@@ -10,6 +10,8 @@ from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from goose_tui.tui.widgets.compaction_status import compact_key
+
 INTRO = """goose-tui shows what Goose's context compaction does with a session.
 
 Top: the context gauge (used / limit tokens, the threshold marker ┃, and whether compaction
@@ -17,7 +19,7 @@ is due). Below it the conversation (enter expands a message), then four panes: t
 exactly as sent to the summarizer, the analysis the model wrote and Goose discards, the
 parsed fields (with JSON and raw-reply editors) and the rendered Markdown summary.
 
-Press c to compact with the current model; switch models from the command palette."""
+Press {compact} to compact with the current model; switch models from the command palette."""
 
 
 def binding_lines(screen: Screen[object]) -> list[str]:
@@ -49,7 +51,8 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(id="help-dialog"):
             with VerticalScroll():
                 # The intro's paragraphs are wrapped in the source: let the dialog wrap them.
-                intro = "\n\n".join(p.replace("\n", " ") for p in INTRO.split("\n\n"))
+                text = INTRO.format(compact=compact_key(self.app))  # as the keymap binds it
+                intro = "\n\n".join(p.replace("\n", " ") for p in text.split("\n\n"))
                 yield Static(Content(intro), id="help-intro")
                 keys = "\n".join(binding_lines(self.under))
                 yield Static(Content("Keys\n" + keys), id="help-keys")
