@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, TabbedContent, TextArea
+from textual.widgets import Input, RadioButton, TabbedContent, TextArea
 
 from goose_tui.inert import inert, restore
 from goose_tui.pieces import Pieces
@@ -65,6 +65,17 @@ async def test_choosing_another_kind_puts_the_cursor_at_the_end_of_its_path(
         await settle(pilot)
         path = dialog.query_one(Input)
         assert path.value.endswith(".jsonl") and dialog.kind != "json"
+        # Which kind is chosen shows in the mark's shape, not its colour alone (a review:
+        # each button drew the same ●, dim or bright).
+        marks = {
+            str(button.id): str(button.render()).split()[0] for button in dialog.query(RadioButton)
+        }
+        assert marks == {
+            "save-json": "▐○▌",
+            "save-markdown": "▐○▌",
+            "save-session": "▐●▌",
+            "save-export": "▐○▌",
+        }, marks
         assert path.cursor_position == len(path.value)
         target = tmp_path / "mine.jsonl"
         await pilot.press("tab", "ctrl+u")

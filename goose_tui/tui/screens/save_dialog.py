@@ -22,6 +22,16 @@ LABELS: dict[SaveKind, str] = {
 }
 
 
+class Choice(RadioButton):
+    """A radio button whose mark tells chosen from not by its shape (● / ○), not by its
+    colour alone (Textual draws the same ● for both)."""
+
+    @property
+    def _button(self) -> Content:
+        self.BUTTON_INNER = "●" if self.value else "○"
+        return super()._button
+
+
 class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="save.cancel")]
 
@@ -35,7 +45,7 @@ class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):
             yield Static("Save (enter writes, atomically; inputs are never overwritten)")
             with RadioSet(id="save-kind"):
                 for kind, label in LABELS.items():
-                    yield RadioButton(label, value=kind == "json", id=f"save-{kind}")
+                    yield Choice(label, value=kind == "json", id=f"save-{kind}")
             # Not selected on focus: the first key typed must not wipe the whole path.
             yield Input(inert(str(self.defaults["json"])), id="save-path", select_on_focus=False)
             yield Static(Content(inert("")), id="save-note", classes="dialog-note")
