@@ -530,3 +530,19 @@ async def test_a_session_that_cannot_be_opened_leaves_no_loading_screen_behind(
         assert "loading" not in title and "no session open" in title and "o opens one" in title
         gauge = str(app.main.query_one(ContextGauge).render())
         assert "counting" not in gauge and "no session" in gauge
+
+
+async def test_lines_too_long_for_a_narrow_terminal_end_in_an_ellipsis(
+    session_file: Path, reply_file: Path
+) -> None:
+    # At 90 columns the gauge's details and the status line after a compaction were cut
+    # mid-figure ("after compaction: 2,351", "/ out") with nothing to say more was there.
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(90, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        details = app.main.query_one(ContextGauge).render_line(1).text.rstrip()
+        status = app.main.query_one(CompactionStatus).render_line(0).text.rstrip()
+    assert details.startswith("used: ") and details.endswith("…"), details
+    assert status.startswith("done") and status.endswith("…"), status

@@ -27,7 +27,10 @@ def compact_key(app: App[Any]) -> str:
 
 class CompactionStatus(Widget):
     DEFAULT_CSS = """
-    CompactionStatus { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
+    CompactionStatus {
+        height: 1; padding: 0 1; background: $panel; color: $text-muted;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     CompactionStatus.-running { color: $warning; }
     CompactionStatus.-failed { color: $error; }
     CompactionStatus.-done { color: $success; }

@@ -27,7 +27,10 @@ def _bar(fraction: float, threshold: float, width: int) -> tuple[str, int]:
 
 class ContextGauge(Widget):
     DEFAULT_CSS = """
-    ContextGauge { height: 2; padding: 0 1; background: $panel; }
+    ContextGauge {
+        height: 2; padding: 0 1; background: $panel;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     ContextGauge.-ok { color: $success; }
     ContextGauge.-near { color: $warning; }
     ContextGauge.-over { color: $error; }
