@@ -546,3 +546,15 @@ async def test_lines_too_long_for_a_narrow_terminal_end_in_an_ellipsis(
         status = app.main.query_one(CompactionStatus).render_line(0).text.rstrip()
     assert details.startswith("used: ") and details.endswith("…"), details
     assert status.startswith("done") and status.endswith("…"), status
+
+
+async def test_the_gauge_names_the_sessions_model_apart_from_the_summarizer() -> None:
+    # Two "model …" on one screen (the gauge's "model qwen2.5-coder:14b" over the status
+    # line's "model offline"): which one compacts? (a review). The gauge's is the session's.
+    app = GooseTUI(None)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        details = app.main.query_one(ContextGauge).render_line(1).text
+        status = app.main.query_one(CompactionStatus).render_line(0).text
+    assert "· session model qwen2.5-coder:14b" in details, details
+    assert "model offline" in status and "session model" not in status, status

@@ -105,7 +105,7 @@ class ContextGauge(Widget):
             if self.replaced is not None and not_smaller(self.replaced, self.projected):
                 details += f" · NOT SMALLER than the {self.replaced:,} tokens it replaces"
         if usage.model:
-            details += f" · model {inert(usage.model)}"
+            details += f" · session model {inert(usage.model)}"
         if counting:
             details += f" · re{counting}"
         return Content.assemble(first, "\n", Content(details))
