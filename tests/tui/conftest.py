@@ -63,6 +63,13 @@ async def settle(pilot: Pilot) -> None:
     await settled()
 
 
+async def compacted(pilot: Pilot) -> None:
+    """The app settled, compacted with its model (``c``), and settled again."""
+    await settle(pilot)
+    await pilot.press("c")
+    await settle(pilot)
+
+
 # How long a test waits for the app's litellm worker to answer. The worker runs at
 # niceness +10 (the app's frames come first), so in a full suite on two cores, three test
 # processes at full priority, its first import of litellm has taken over 30 s.

@@ -21,7 +21,7 @@ from goose_tui.tui.widgets.fields_tree import FieldsTree
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
-from .conftest import paste, settle, wait_until
+from .conftest import compacted, paste, settle, wait_until
 
 
 def _palette_options(app: GooseTUI) -> list[str]:
@@ -539,9 +539,7 @@ async def test_lines_too_long_for_a_narrow_terminal_end_in_an_ellipsis(
     # mid-figure ("after compaction: 2,351", "/ out") with nothing to say more was there.
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(90, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
+        await compacted(pilot)
         details = app.main.query_one(ContextGauge).render_line(1).text.rstrip()
         status = app.main.query_one(CompactionStatus).render_line(0).text.rstrip()
     assert details.startswith("used: ") and details.endswith("…"), details

@@ -24,7 +24,7 @@ from goose_tui.tui.screens.save_dialog import SaveDialog
 from goose_tui.tui.screens.template_editor import TemplateEditor
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 
-from .conftest import paste, settle, wait_until
+from .conftest import compacted, paste, settle, wait_until
 
 RE_RENDERED = "edited by hand: read leniently and re-rendered"
 
@@ -33,15 +33,9 @@ def _banner(app: GooseTUI) -> str:
     return str(app.main.query_one("#fields-banner").render())
 
 
-async def _compacted(pilot) -> None:
-    await settle(pilot)
-    await pilot.press("c")
-    await settle(pilot)
-
-
 async def _hand_edited(pilot) -> None:
     """Compacted, then the summary JSON edited by hand (left unsaved)."""
-    await _compacted(pilot)
+    await compacted(pilot)
     await pilot.press("e", "end", "enter", "space")
     await settle(pilot)
 
@@ -56,7 +50,7 @@ async def test_choosing_another_kind_puts_the_cursor_at_the_end_of_its_path(
     # one ended, so ctrl+u and a typed name left the old tail after it ("….jsonlonl").
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(200, 50)) as pilot:
-        await _compacted(pilot)
+        await compacted(pilot)
         await pilot.press("s")
         await settle(pilot)
         dialog = app.screen
@@ -95,7 +89,7 @@ async def test_save_asks_before_replacing_an_existing_file(
     existing.write_text("keep me\n")
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(200, 50)) as pilot:
-        await _compacted(pilot)
+        await compacted(pilot)
         await pilot.press("s")
         await settle(pilot)
         await pilot.press("enter")  # the default target: the file that already exists
@@ -139,7 +133,7 @@ async def test_save_default_is_never_inside_the_package_or_the_samples(
         assert target == work / "long_session.summary.json"
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
-        await _compacted(pilot)
+        await compacted(pilot)
         await pilot.press("s")
         await settle(pilot)
         target = Path(app.screen.query_one("#save-path", Input).value)
@@ -183,7 +177,7 @@ def test_save_default_leaves_a_current_directory_that_ships_with_goose_tui(
 async def test_save_dialog_does_not_start_with_its_path_selected(session_file: Path) -> None:
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
-        await _compacted(pilot)
+        await compacted(pilot)
         await pilot.press("s")
         await settle(pilot)
         field = app.screen.query_one("#save-path", Input)
@@ -201,7 +195,7 @@ async def test_escape_leaves_every_editor_without_typing_into_it(
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(200, 50)) as pilot:
-        await _compacted(pilot)
+        await compacted(pilot)
         main = app.main
         for key, editor_id in (("e", "#json-editor"), ("r", "#reply-editor")):
             editor = main.query_one(editor_id, TextArea)
@@ -252,7 +246,7 @@ async def test_saving_over_a_json_edit_that_does_not_parse_asks_and_keeps_it_uns
     # good summary and said "saved", and `q` then quit without asking: the edit was lost.
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(200, 50)) as pilot:
-        await _compacted(pilot)
+        await compacted(pilot)
         await pilot.press("e", "end", "backspace")  # drop the closing brace: no JSON
         await settle(pilot)
         assert _banner(app).startswith("invalid JSON")
@@ -287,7 +281,7 @@ async def test_undo_back_to_valid_json_clears_the_invalid_banner_at_once(
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(200, 50)) as pilot:
-        await _compacted(pilot)
+        await compacted(pilot)
         loaded_banner = _banner(app)
         good = app.main.query_one(SummaryPreview).markdown
         await pilot.press("e", "end", "backspace")  # drop the opening brace
@@ -373,7 +367,7 @@ async def test_a_slow_summary_template_renders_off_the_ui_thread(
     held = HeldRender(monkeypatch)
     try:
         async with app.run_test(size=(200, 50)) as pilot:
-            await _compacted(pilot)
+            await compacted(pilot)
             preview = app.main.query_one(SummaryPreview)
             (prompts / "compaction_summary.md").write_text(SLOW_TEMPLATE, encoding="utf-8")
             await held.assert_loop_answers(pilot)
@@ -461,7 +455,7 @@ async def test_paths_toasts_inputs_titles_and_modals_are_inert(
     app = GooseTUI(session, model=f"replay:{reply}", prompts_dir=prompts)
     app.NOTIFICATION_TIMEOUT = 3600  # every toast is still there to look at in the end
     async with app.run_test(size=(200, 50)) as pilot:
-        await _compacted(pilot)
+        await compacted(pilot)
         await pilot.press("e", "escape")  # the JSON editor shown, with the reply's U+2068
         await settle(pilot)
         assert "Add a\\u2068 changelog" in app.main.query_one("#json-editor", TextArea).text
@@ -576,7 +570,7 @@ async def test_another_session_opens_without_the_last_ones_summary(
     other = _other_session(session_file)
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(200, 50)) as pilot:
-        await _compacted(pilot)
+        await compacted(pilot)
         main = app.main
         assert main.query_one(ContextGauge).projected is not None
         await pilot.press("e")  # the JSON editor's tab, left open
