@@ -58,6 +58,16 @@ def limit_source_text(source: str) -> str:
     return _LIMIT_SOURCE_TEXT.get(source, f"from {source}")
 
 
+# Where a threshold came from, by the precedence of ``--threshold``'s help.
+ThresholdSource = Literal["cli", "env", "settings", "default"]
+THRESHOLD_SOURCE_TEXT: dict[ThresholdSource, str] = {
+    "cli": "--threshold",
+    "env": f"${THRESHOLD_ENV}",
+    "settings": "the settings file",
+    "default": "default",
+}
+
+
 # tiktoken's o200k_base definition (tiktoken_ext.openai_public), restated so that building it
 # never touches tiktoken's download path; a test checks it against tiktoken's own.
 O200K_FILE = "litellm_core_utils/tokenizers/fb374d419588a4632f3f557e76b4b70aebbca790"

@@ -143,6 +143,19 @@ def test_the_headless_commands_take_the_threshold_from_settings(
     _write_config("model = 'offline'\n")
     assert run_command(["usage", session]) == 0
     assert "threshold   0.8 (default) ->" in capsys.readouterr().out
+    # And in the JSON, by the tokens of limit_source's kind.
+    sources = []
+    for args, env in (([], None), (["--threshold", "0.9"], None), ([], "0.7"), ([], None)):
+        if env is None:
+            monkeypatch.delenv("GOOSE_AUTO_COMPACT_THRESHOLD", raising=False)
+        else:
+            monkeypatch.setenv("GOOSE_AUTO_COMPACT_THRESHOLD", env)
+        if len(sources) == 3:
+            _write_config("threshold = 0.5\n")
+        assert run_command(["usage", session, "--json", *args]) == 0
+        data = json.loads(capsys.readouterr().out)
+        sources.append((data["threshold"], data["threshold_source"]))
+    assert sources == [(0.8, "default"), (0.9, "cli"), (0.7, "env"), (0.5, "settings")]
 
 
 @pytest.mark.parametrize(

@@ -217,7 +217,7 @@ def _settings_threshold(args: argparse.Namespace) -> None:
         print(f"goose-tui: settings ignored: {problem}", file=sys.stderr)
     args.threshold = settings.threshold
     if settings.threshold is not None:
-        args.threshold_source = "the settings file"
+        args.threshold_source = "settings"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -25,7 +25,7 @@ from goose_tui.compaction.extract import Extraction
 from goose_tui.compaction.summarize import Attempt, CompactionResult
 from goose_tui.llm.base import ChatMessage, TokenUsage
 from goose_tui.session.models import SessionInfo
-from goose_tui.tokens import ContextUsage, LimitSource, UsedSource
+from goose_tui.tokens import ContextUsage, LimitSource, ThresholdSource, UsedSource
 
 STRUCTURED = (
     "the summary JSON as read: the nine Goose fields in order, then any extra keys the "
@@ -173,6 +173,7 @@ class UsageOutput(BaseModel):
     limit_source: LimitSource
     fraction: float
     threshold: float
+    threshold_source: ThresholdSource
     auto_compact_enabled: bool
     compaction_due: bool
     model: str | None
@@ -180,8 +181,15 @@ class UsageOutput(BaseModel):
     breakdown: ContextBreakdown
 
     @classmethod
-    def of(cls, usage: ContextUsage, messages: int, breakdown: ContextBreakdown) -> UsageOutput:
+    def of(
+        cls,
+        usage: ContextUsage,
+        messages: int,
+        breakdown: ContextBreakdown,
+        threshold_source: ThresholdSource,
+    ) -> UsageOutput:
         return cls(
+            threshold_source=threshold_source,
             used=usage.used,
             used_source=usage.used_source,
             limit=usage.limit,

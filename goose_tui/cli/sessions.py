@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goose_tui.cli.common import (
     EXIT_UNUSABLE,
@@ -17,6 +17,9 @@ from goose_tui.cli.common import (
     load_session_arg,
     print_json,
 )
+
+if TYPE_CHECKING:
+    from goose_tui.tokens import ThresholdSource
 
 
 def register(sub: Any) -> None:
@@ -49,23 +52,23 @@ def register(sub: Any) -> None:
     s.set_defaults(handler=cmd_sessions)
 
 
-def threshold_source(args: argparse.Namespace) -> str:
+def threshold_source(args: argparse.Namespace) -> ThresholdSource:
     """Where the threshold of a command came from, by the precedence of ``--threshold``'s
     help: the option, the environment, the settings file (``main`` marks it), the default."""
     from goose_tui.tokens import THRESHOLD_ENV
 
-    if (marked := getattr(args, "threshold_source", None)) is not None:
-        return str(marked)
+    if getattr(args, "threshold_source", None) == "settings":
+        return "settings"
     if args.threshold is not None:
-        return "--threshold"
+        return "cli"
     if THRESHOLD_ENV in os.environ:
-        return f"${THRESHOLD_ENV}"
+        return "env"
     return "default"
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
     from goose_tui.analysis.breakdown import context_breakdown, format_breakdown
-    from goose_tui.tokens import context_usage, limit_source_text
+    from goose_tui.tokens import THRESHOLD_SOURCE_TEXT, context_usage, limit_source_text
 
     session = load_session_arg(args)
     breakdown = context_breakdown(session)
@@ -75,7 +78,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
     if args.json:
         from goose_tui.cli.reports import UsageOutput
 
-        print_json(UsageOutput.of(u, len(session.messages), breakdown))
+        print_json(UsageOutput.of(u, len(session.messages), breakdown, threshold_source(args)))
         return 0
     assumed = ""
     if u.limit_source == "assumed":
@@ -91,7 +94,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
     where = assumed or f" ({limit_source_text(u.limit_source)})"
     print(f"limit       {u.limit:,} tokens{where}")
     print(f"usage       {u.fraction:.1%}")
-    threshold = f"{u.threshold:g} ({threshold_source(args)})"
+    threshold = f"{u.threshold:g} ({THRESHOLD_SOURCE_TEXT[threshold_source(args)]})"
     if u.auto_compact_enabled:
         due = "yes" if u.compaction_due else "no"
         print(f"threshold   {threshold} -> compaction due: {due}")
