@@ -175,6 +175,13 @@ async def measure(
     workers = _worker_pids()
     if workers:  # the litellm worker processes' own peaks (not in the app's figure)
         extra["worker_peak_rss_mb"] = [_peak_rss(pid) >> 20 for pid in workers]
+    counting = _token_worker_pid()
+    if counting is not None:  # the token worker's own peak: the app with it, in the file
+        own = _peak_rss(counting)
+        extra["token_worker_peak_rss_mb"] = own >> 20
+        extra["peak_over_file_with_token_worker"] = round(
+            (_peak_rss() + own) / path.stat().st_size, 2
+        )
     if compact_gaps_from is not None:
         during = gaps[compact_gaps_from:]
         extra |= {
@@ -259,6 +266,15 @@ def _worker_pids() -> list[int]:
         return []
     worker = getattr(litellm_worker, "_worker", None)
     return [worker.process.pid] if worker is not None and worker.alive() else []
+
+
+def _token_worker_pid() -> int | None:
+    try:
+        from goose_tui import token_worker
+    except ImportError:  # older code: the app counted in its own process
+        return None
+    worker = getattr(token_worker, "_worker", None)
+    return worker.process.pid if worker is not None and worker.process.poll() is None else None
 
 
 def _peak_rss(pid: int | str = "self") -> int:

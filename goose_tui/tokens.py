@@ -20,7 +20,7 @@ import os
 import re
 import threading
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -197,9 +197,14 @@ def _last_safe_cut(text: str) -> int | None:
 def _chunks(text: Text, chunk: int) -> Iterator[str]:
     """``text`` (a str, or the pieces of one) in strings of about ``chunk`` characters or
     more, cut only at safe boundaries."""
+    return _chunks_of(slices(text, chunk), chunk)
+
+
+def _chunks_of(pieces: Iterable[str], chunk: int) -> Iterator[str]:
+    """The text that ``pieces`` (none longer than ``chunk``) make, as ``_chunks``."""
     pending: list[str] = []  # the text not handed out yet, in order
     size = 0
-    for piece in slices(text, chunk):
+    for piece in pieces:
         pending.append(piece)
         size += len(piece)
         if size < chunk:
@@ -231,19 +236,44 @@ def _encoding_pool() -> ThreadPoolExecutor:
         return _pool
 
 
+# While the app runs, its counts are made in a process of their own: goose_tui/token_worker.py
+# sets this to a function that returns the texts' counts from there, or None to count here.
+counts_elsewhere: Callable[[Sequence[Text]], list[int] | None] | None = None
+
+
 def count_tokens(text: Text, chunk: int = CHUNK_CHARS) -> int:
     """Tokens of ``text`` (a str, or the pieces of one: the prompt), special tokens allowed,
     encoded ``chunk`` characters or so at a time at boundaries where the tokenizer splits
     anyway; a long text's chunks are encoded on every core, a few at a time (so only a few
     chunks' token lists exist at once)."""
+    if counts_elsewhere is not None and text and (counted := counts_elsewhere([text])):
+        return counted[0]
     if len(text) <= chunk * 2:
         return _encode_count(str(text)) if text else 0
+    return _count_chunks(_chunks(text, chunk))
+
+
+def count_streamed(parts: Iterable[str], chunk: int = CHUNK_CHARS) -> int:
+    """``count_tokens`` of the text ``parts`` make, read as they come (the token worker's
+    frames): no more of it is held than the chunks being encoded."""
+
+    def sliced() -> Iterator[str]:
+        for part in parts:
+            for start in range(0, len(part), chunk):
+                yield part[start : start + chunk]
+
+    return _count_chunks(_chunks_of(sliced(), chunk))
+
+
+def _count_chunks(chunks: Iterator[str]) -> int:
+    """The chunks encoded on every core, a few at a time (so only a few chunks' token lists
+    exist at once)."""
     encoder()  # built once, before threads ask for it
     pool = _encoding_pool()
     window = 2 * (pool._max_workers or 1)
     pending: deque[Future[int]] = deque()
     total = 0
-    for piece in _chunks(text, chunk):
+    for piece in chunks:
         if len(pending) >= window:
             total += pending.popleft().result()
         pending.append(pool.submit(_encode_count, piece))
@@ -313,6 +343,27 @@ class TokenCounter:
             self._cache[key] = tokens
             self.recounted += 1
         return tokens
+
+    def count_all(self, messages: Sequence[Message]) -> list[int]:
+        """``count`` of each message, those not cached counted together: in one request to
+        the token worker while the app counts there."""
+        keyed = []
+        for message in messages:
+            texts = _token_texts(message)
+            key = (message.id if message.id is not None else id(message), hash(tuple(texts)))
+            keyed.append((key, texts))
+        missing = {key: texts for key, texts in keyed if key not in self._cache}
+        flat = [text for texts in missing.values() for text in texts if text]
+        elsewhere = counts_elsewhere
+        counted = elsewhere(flat) if elsewhere is not None and flat else None
+        if counted is None:
+            return [self.count(message) for message in messages]
+        it = iter(counted)
+        with self._lock:
+            for key, texts in missing.items():
+                self._cache[key] = TOKENS_PER_MESSAGE + sum(next(it) for text in texts if text)
+                self.recounted += 1
+        return [self._cache[key] for key, _ in keyed]
 
     def total(self, messages: Sequence[Message], counts: Sequence[int] | None = None) -> int:
         """Sum over agent-visible messages, +3 reply primer on each (Goose sums one

@@ -3,6 +3,7 @@ templates and model, and turns worker errors into one error modal."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -157,6 +158,12 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     # -- opening ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        from goose_tui.token_worker import counting_in_worker
+
+        # Every count while the app runs is made in the token worker process: building the
+        # encoder holds the GIL (0.1-0.4 s), which froze the screen here.
+        self._counting = contextlib.ExitStack()
+        self._counting.enter_context(counting_in_worker())
         for problem in self._settings_problems:
             self.notify(problem, title="settings ignored", severity="warning", timeout=10)
         if self._initial_theme:
@@ -188,6 +195,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         from goose_tui.gc_pause import give_back
 
         give_back()  # what the loads kept out of the collector goes with the app
+        self._counting.close()
 
     def watch_theme(self, theme: str) -> None:
         """Keep the theme the user picked for next time (settings file, atomically)."""

@@ -147,17 +147,17 @@ async def test_keys_work_while_tokens_are_counted_and_progress_is_shown(
     # Hold the counting worker at message 100 so the test sees it mid-way, whatever the
     # machine's speed; the counting itself is the real one.
     release, reached = threading.Event(), threading.Event()
-    real_count = TokenCounter.count
+    real_count_all = TokenCounter.count_all
     seen = {"n": 0}
 
-    def count(self: TokenCounter, message):  # noqa: ANN001
-        seen["n"] += 1
-        if seen["n"] == 100:
+    def count_all(self: TokenCounter, messages):  # noqa: ANN001
+        seen["n"] += len(messages)
+        if seen["n"] >= 100 and not reached.is_set():
             reached.set()
             release.wait(timeout=30)
-        return real_count(self, message)
+        return real_count_all(self, messages)
 
-    monkeypatch.setattr(TokenCounter, "count", count)
+    monkeypatch.setattr(TokenCounter, "count_all", count_all)
     app = GooseTUI(generated_session)
     async with app.run_test(size=(200, 50)) as pilot:
         gauge = app.main.query_one(ContextGauge)
@@ -401,26 +401,30 @@ async def test_the_gauge_looks_each_message_up_once(generated_session: Path) -> 
     # The count summed the history again through the cache (each lookup builds and hashes
     # the message's texts), and again for the projection: three passes for one figure.
     looked_up: list[int] = []
-    real_count = TokenCounter.count
+    real_count, real_count_all = TokenCounter.count, TokenCounter.count_all
 
     def recording(self, message):  # type: ignore[no-untyped-def]
         looked_up.append(id(message))
         return real_count(self, message)
 
+    def recording_all(self, messages):  # type: ignore[no-untyped-def]
+        looked_up.extend(map(id, messages))
+        return real_count_all(self, messages)
+
     app = GooseTUI(generated_session)
     # Patched before the app starts: patched inside, a count that began first was missed.
-    TokenCounter.count = recording  # type: ignore[method-assign]
+    TokenCounter.count, TokenCounter.count_all = recording, recording_all  # type: ignore[method-assign]
     try:
         async with app.run_test(size=(200, 50)) as pilot:
             await settle(pilot)
-            TokenCounter.count = real_count  # type: ignore[method-assign]
+            TokenCounter.count, TokenCounter.count_all = real_count, real_count_all  # type: ignore[method-assign]
             messages = app.inspector.session.messages
             assert sorted(looked_up) == sorted(map(id, messages))
             gauge = app.main.query_one(ContextGauge)
             assert gauge.usage is not None
             assert gauge.usage.used == app.main.token_counter.total(messages)
     finally:
-        TokenCounter.count = real_count  # type: ignore[method-assign]
+        TokenCounter.count, TokenCounter.count_all = real_count, real_count_all  # type: ignore[method-assign]
 
 
 async def test_the_projection_reuses_the_gauges_count_of_the_history(session_file: Path) -> None:
@@ -832,3 +836,26 @@ async def test_a_big_summarys_tree_is_built_expanded_without_a_message_per_node(
         first_file = files.children[0]
         key_code = first_file.children[1]
         assert [str(c.label) for c in key_code.children[:2]] == ["def f0():", "    return 0"]
+
+
+async def test_the_app_never_builds_the_encoder(
+    session_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every count of the app is made in its token worker (goose_tui/token_worker.py):
+    # building the encoder here held the GIL 0.1-0.4 s, a frozen screen.
+    from goose_tui import tokens
+    from goose_tui.session.loader import load_session
+    from tests.test_token_worker import no_encoder_here
+
+    from .conftest import compacted
+
+    session = load_session(session_file)
+    expected = TokenCounter().total(session.messages)
+    no_encoder_here(monkeypatch)
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await compacted(pilot)  # the prompt's and the summary's counts too
+        usage = app.main.query_one(ContextGauge).usage
+        assert usage is not None and usage.used == expected
+        assert app.main.query_one(ContextGauge).projected
+    assert tokens.counts_elsewhere is None

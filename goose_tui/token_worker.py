@@ -1,0 +1,160 @@
+"""Token counts from a process of their own, for the app.
+
+Building tiktoken's encoder is one call that holds the GIL (113 ms on a quiet machine,
+290-425 ms on a slow one: the 200,000-entry rank map crossing into Rust), so the app's
+screen froze that long whenever its first count came; nothing inside one process can cut a
+C call short. While the app runs (``counting_in_worker``), every count goes to a worker
+process (``python -m goose_tui.token_worker``) that builds the encoder and counts there with
+the same ``count_tokens``; the app only encodes the texts to UTF-8, a slice at a time.
+Measured on the bench's 53 MB session: the app's longest gap 6 ms against 294 ms
+(docs/performance.md, run 16). The CLI and the Python API count in their own process: no
+screen waits on them.
+
+The pipes carry, per request: ``<n>\\n`` then n texts, each as frames ``<k>\\n<k bytes of
+UTF-8>`` ended by ``0\\n`` (``surrogatepass`` keeps a lone surrogate); back, one JSON line
+of n counts. One request at a time. A worker that cannot start or stops answering is left
+behind: the counts are made here again, as before (the stall comes back, never a wrong or
+missing count).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import IO
+
+from goose_tui import tokens
+from goose_tui.pieces import Text, slices
+
+SLICE_CHARS = 1 << 20
+WORKER_COMMAND = [sys.executable, "-m", "goose_tui.token_worker"]
+
+
+class TokenWorker:
+    """One worker process; ``count`` is safe from any thread (one request at a time)."""
+
+    def __init__(self) -> None:
+        self._stderr = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            WORKER_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr
+        )
+        self._lock = threading.Lock()
+
+    def count(self, texts: Sequence[Text]) -> list[int]:
+        """Each text's tokens; OSError or ValueError when the worker is gone or garbled."""
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None
+        with self._lock:
+            stdin.write(b"%d\n" % len(texts))
+            for text in texts:
+                _write_frames(stdin, text)
+            stdin.flush()
+            line = stdout.readline()
+        counts = json.loads(line) if line else None
+        if not isinstance(counts, list) or len(counts) != len(texts):
+            raise ValueError("the token worker gave no counts")
+        return [int(n) for n in counts]
+
+    def close(self) -> None:
+        try:
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+            self.process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+
+
+_lock = threading.Lock()
+_worker: TokenWorker | None = None
+_failed = False
+_open = 0  # how many callers (apps) count through the worker now
+
+
+@contextmanager
+def counting_in_worker() -> Iterator[None]:
+    """Counts made in this process while open (``goose_tui.tokens``) are made by the token
+    worker, started at the first open and kept for the next; it ends with this process."""
+    global _open, _worker, _failed
+    with _lock:
+        _open += 1
+        if _worker is None and not _failed:
+            try:
+                _worker = TokenWorker()
+                atexit.register(_worker.close)
+            except OSError:
+                _failed = True
+        tokens.counts_elsewhere = _worker_counts
+    try:
+        yield
+    finally:
+        with _lock:
+            _open -= 1
+            if not _open:
+                tokens.counts_elsewhere = None
+
+
+def _worker_counts(texts: Sequence[Text]) -> list[int] | None:
+    """The texts' counts from the worker, or None: count them here."""
+    global _worker, _failed
+    worker = _worker
+    if worker is None:
+        return None
+    try:
+        return worker.count(texts)
+    except (OSError, ValueError):  # gone or garbled: count here from now on, as before
+        with _lock:
+            if _worker is worker:
+                _worker, _failed = None, True
+        return None
+
+
+def _write_frames(stream: IO[bytes], text: Text) -> None:
+    for piece in slices(text, SLICE_CHARS):
+        data = piece.encode("utf-8", "surrogatepass")
+        stream.write(b"%d\n" % len(data))
+        stream.write(data)
+    stream.write(b"0\n")
+
+
+def _read_count(stdin: IO[bytes]) -> int:
+    """One text's tokens, read from its frames. A text of more than one frame (the prompt:
+    tens of millions of characters) is counted as its frames come, never held whole."""
+
+    def frame(size: int) -> str:
+        return stdin.read(size).decode("utf-8", "surrogatepass")
+
+    first = int(stdin.readline())
+    if not first:
+        return 0
+    text = frame(first)
+    second = int(stdin.readline())
+    if not second:
+        return tokens.count_tokens(text)
+
+    def frames() -> Iterator[str]:
+        yield text
+        size = second
+        while size:
+            yield frame(size)
+            size = int(stdin.readline())
+
+    return tokens.count_streamed(frames())
+
+
+def main() -> None:
+    tokens.encoder()  # built before the first request comes
+    stdin, stdout = sys.stdin.buffer, sys.stdout
+    while head := stdin.readline():
+        counts = [_read_count(stdin) for _ in range(int(head))]
+        stdout.write(json.dumps(counts) + "\n")
+        stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
