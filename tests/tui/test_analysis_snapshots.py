@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 
 from goose_tui.tui.app import GooseTUI
 
-from .conftest import settle
+from .conftest import settle, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION = Path("tests/tui/data/small_session.jsonl")
@@ -73,8 +73,15 @@ def test_probes_tab(snap_compare) -> None:
     """The Probes tab of `l` on the bundled sample, compacted offline."""
 
     async def run(pilot: Pilot) -> None:
+        from goose_tui.tui.widgets.probes_panel import ProbesPanel
+
         await _compact_then(pilot, "l")
         await pilot.press("p")
+        # The tab starts the probes when its activation has bubbled up to the screen, which
+        # can come after settle's last look (a full run drew the table without its rows,
+        # once): wait for their report, then for what it draws.
+        panel = pilot.app.screen.query_one(ProbesPanel)
+        await wait_until(pilot, lambda: panel.report is not None, timeout=60)
         await settle(pilot)
 
     assert snap_compare(_app(SAMPLE, "offline"), terminal_size=SIZE, run_before=run)
