@@ -20,7 +20,9 @@ missing count).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -34,6 +36,7 @@ from goose_tui.pieces import Text, slices
 
 SLICE_CHARS = 1 << 20
 WORKER_COMMAND = [sys.executable, "-m", "goose_tui.token_worker"]
+WORKER_NICENESS = 10
 
 
 class TokenWorker:
@@ -148,6 +151,10 @@ def _read_count(stdin: IO[bytes]) -> int:
 
 
 def main() -> None:
+    # The app's screen comes first, as with its litellm worker (WORKER_NICENESS there):
+    # encoding a 53 MB session is seconds of CPU on every core.
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
     tokens.encoder()  # built before the first request comes
     stdin, stdout = sys.stdin.buffer, sys.stdout
     while head := stdin.readline():

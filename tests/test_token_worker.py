@@ -98,3 +98,16 @@ def test_a_worker_that_dies_leaves_the_counts_to_this_process(own_worker: None) 
         # Never a wrong or missing count: made here, as without the worker.
         assert [count_tokens(text) for text in TEXTS[:4]] == here
         assert token_worker._failed and token_worker._worker is None
+
+
+def test_the_worker_runs_below_the_apps_priority(own_worker: None) -> None:
+    # As the app's litellm worker: encoding a big session is seconds of CPU on every core,
+    # and the screen's frames come first.
+    import os
+
+    with token_worker.counting_in_worker():
+        worker = token_worker._worker
+        assert worker is not None
+        assert count_tokens("ready") == 1  # the worker is past its start
+        fields = open(f"/proc/{worker.process.pid}/stat").read().rsplit(")", 1)[1].split()
+    assert int(fields[16]) == os.nice(0) + token_worker.WORKER_NICENESS
