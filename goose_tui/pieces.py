@@ -14,7 +14,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
-from typing import Any
+from typing import IO, Any
 
 SLICE_CHARS = 1 << 20  # a piece longer than this is handed out a slice at a time
 
@@ -167,3 +167,15 @@ def line_windows(text: Text, size: int = SLICE_CHARS) -> Iterator[tuple[int, str
         pending, length = [piece[cut:]], len(piece) - cut
     if length:
         yield offset, "".join(pending)
+
+
+def write_frames(stream: IO[bytes], text: Text, size: int = SLICE_CHARS) -> None:
+    """``text`` to a worker process's pipe as frames ``<n>\\n<n bytes of UTF-8>`` ended by
+    ``0\\n``, a slice of at most ``size`` characters at a time: never encoded whole (a slice
+    is a few ms of the GIL), the prompt's pieces never joined, a lone surrogate of a hostile
+    session kept (``surrogatepass``). The litellm and token workers read them back."""
+    for piece in slices(text, size):
+        data = piece.encode("utf-8", "surrogatepass")
+        stream.write(b"%d\n" % len(data))
+        stream.write(data)
+    stream.write(b"0\n")

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from typing import IO
 
 from goose_tui import tokens
-from goose_tui.pieces import Text, slices
+from goose_tui.pieces import Text, write_frames
 
 SLICE_CHARS = 1 << 20
 WORKER_COMMAND = [sys.executable, "-m", "goose_tui.token_worker"]
@@ -56,7 +56,7 @@ class TokenWorker:
         with self._lock:
             stdin.write(b"%d\n" % len(texts))
             for text in texts:
-                _write_frames(stdin, text)
+                write_frames(stdin, text, SLICE_CHARS)
             stdin.flush()
             line = stdout.readline()
         counts = json.loads(line) if line else None
@@ -115,14 +115,6 @@ def _worker_counts(texts: Sequence[Text]) -> list[int] | None:
             if _worker is worker:
                 _worker, _failed = None, True
         return None
-
-
-def _write_frames(stream: IO[bytes], text: Text) -> None:
-    for piece in slices(text, SLICE_CHARS):
-        data = piece.encode("utf-8", "surrogatepass")
-        stream.write(b"%d\n" % len(data))
-        stream.write(data)
-    stream.write(b"0\n")
 
 
 def _read_count(stdin: IO[bytes]) -> int:

@@ -46,7 +46,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded, ModelError, OnChunk
-from goose_tui.pieces import Text, slices
+from goose_tui.pieces import write_frames
 
 # How the app starts a worker; a module attribute so a test can start it through a wrapper.
 WORKER_COMMAND = [sys.executable, "-m", "goose_tui.llm.litellm_worker"]
@@ -132,7 +132,7 @@ class Worker:
         with self._write:
             stdin.write(json.dumps(head).encode() + b"\n")
             for message in messages:
-                _write_frames(stdin, message.content)
+                write_frames(stdin, message.content, SLICE_CHARS)
             stdin.flush()
 
     def cancel(self, call: int) -> None:
@@ -160,15 +160,6 @@ class Worker:
                 self.process.stdin.close()
             except (OSError, ValueError):
                 pass
-
-
-def _write_frames(stream: IO[bytes], text: Text) -> None:
-    # The prompt comes as its pieces (goose_tui.pieces): written without joining them.
-    for piece in slices(text, SLICE_CHARS):
-        data = piece.encode("utf-8", "surrogatepass")
-        stream.write(b"%d\n" % len(data))
-        stream.write(data)
-    stream.write(b"0\n")
 
 
 def _in_thread(loop: asyncio.AbstractEventLoop, work: Callable[[], None]) -> asyncio.Future[None]:
