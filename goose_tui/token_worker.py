@@ -34,7 +34,6 @@ from typing import IO
 from goose_tui import tokens
 from goose_tui.pieces import Text, write_frames
 
-SLICE_CHARS = 1 << 20
 WORKER_COMMAND = [sys.executable, "-m", "goose_tui.token_worker"]
 WORKER_NICENESS = 10
 
@@ -56,7 +55,7 @@ class TokenWorker:
         with self._lock:
             stdin.write(b"%d\n" % len(texts))
             for text in texts:
-                write_frames(stdin, text, SLICE_CHARS)
+                write_frames(stdin, text)
             stdin.flush()
             line = stdout.readline()
         counts = json.loads(line) if line else None

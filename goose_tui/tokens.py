@@ -332,9 +332,14 @@ class TokenCounter:
         self._lock = threading.Lock()
         self.recounted = 0  # messages actually tokenized, for tests and the benchmark
 
-    def count(self, message: Message) -> int:
+    @staticmethod
+    def _keyed(message: Message) -> tuple[tuple[object, int], list[str]]:
+        """The message's cache key (its identity and content) and the texts Goose counts."""
         texts = _token_texts(message)
-        key = (message.id if message.id is not None else id(message), hash(tuple(texts)))
+        return (message.id if message.id is not None else id(message), hash(tuple(texts))), texts
+
+    def count(self, message: Message) -> int:
+        key, texts = self._keyed(message)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
@@ -347,11 +352,7 @@ class TokenCounter:
     def count_all(self, messages: Sequence[Message]) -> list[int]:
         """``count`` of each message, those not cached counted together: in one request to
         the token worker while the app counts there."""
-        keyed = []
-        for message in messages:
-            texts = _token_texts(message)
-            key = (message.id if message.id is not None else id(message), hash(tuple(texts)))
-            keyed.append((key, texts))
+        keyed = [self._keyed(message) for message in messages]
         missing = {key: texts for key, texts in keyed if key not in self._cache}
         flat = [text for texts in missing.values() for text in texts if text]
         elsewhere = counts_elsewhere
