@@ -220,6 +220,25 @@ def test_a_failed_write_with_json_keeps_the_summary_in_the_json(tmp_path: Path) 
     assert json.loads(out.stdout)["summary"].startswith("# Conversation Summary")
 
 
+def test_a_count_that_fails_leaves_tokens_sent_null_in_the_json(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The pipeline keeps a summary whose request could not be counted; `compact --json`
+    # said "internal error" instead (its report required a figure).
+    from goose_tui.cli import main
+    from goose_tui.compaction import summarize as pipeline
+
+    def no_room(*_: object) -> int:
+        raise MemoryError("no room to count")
+
+    monkeypatch.setattr(pipeline, "request_tokens", no_room)
+    assert main(["compact", str(SHORT), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["summary"].startswith("# Conversation Summary")
+    assert [a["tokens_sent"] for a in out["attempts"]] == [None]
+    assert out["usage"]["input_tokens"] is None
+
+
 # --- file modes --------------------------------------------------------------------------------
 
 

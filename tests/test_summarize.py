@@ -392,6 +392,25 @@ async def test_estimating_counts_each_request_once_and_the_usage_before_returnin
     assert counts == ["request", "reply"]
 
 
+async def test_a_count_that_fails_loses_no_summary(
+    templates: Templates, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The reply has been paid for; an estimate of its cost that cannot be made (out of
+    # memory on a huge prompt) leaves the figures unknown and keeps the summary.
+    from goose_tui.compaction import summarize as pipeline
+
+    def no_room(*_: object) -> int:
+        raise MemoryError("no room to count")
+
+    monkeypatch.setattr(pipeline, "request_tokens", no_room)
+    monkeypatch.setattr(pipeline, "count_tokens", no_room)
+    model = ScriptedModel(Completion(text=GOOD_REPLY, usage=TokenUsage(output_tokens=7)))
+    result = await summarize([text("user", "hello")], model, templates, estimate_tokens=True)
+    assert not result.extraction.fallback and result.summary.startswith("# Conversation Summary")
+    assert [a.tokens_sent for a in result.attempts] == [None]
+    assert result.usage == TokenUsage(input_tokens=None, output_tokens=7, total_tokens=None)
+
+
 async def test_a_cancel_does_not_wait_for_the_count(
     templates: Templates, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -61,7 +61,9 @@ class AttemptReport(Attempt):
     """One request of the compaction ladder (SPEC §7), without its error (in the message)."""
 
     error: str | None = Field(default=None, exclude=True)
-    tokens_sent: int = Field(description="the request's estimated tokens (SPEC §7)")
+    tokens_sent: int | None = Field(
+        description="the request's estimated tokens (SPEC §7); null if they could not be counted"
+    )
 
 
 class CategoryReport(BaseModel):

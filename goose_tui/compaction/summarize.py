@@ -226,17 +226,25 @@ def finish(raw_response: str, templates: Templates) -> tuple[Extraction, str]:
 
 def fill_usage(reported: TokenUsage, request: CompactionRequest, raw_response: str) -> TokenUsage:
     """Keep what the provider reported; estimate each missing count (SPEC §7), counting only
-    what is missing."""
+    what is missing. A count that fails (out of memory on a huge prompt) stays unknown: the
+    summary the model wrote is worth more than an estimate of its cost."""
     input_tokens = reported.input_tokens
     if input_tokens is None:
-        input_tokens = request.estimated_tokens()
+        input_tokens = _estimate(request.estimated_tokens)
     output_tokens = reported.output_tokens
     if output_tokens is None:
-        output_tokens = count_tokens(raw_response)
+        output_tokens = _estimate(lambda: count_tokens(raw_response))
     total = reported.total_tokens
-    if total is None:
+    if total is None and input_tokens is not None and output_tokens is not None:
         total = input_tokens + output_tokens
     return TokenUsage(input_tokens=input_tokens, output_tokens=output_tokens, total_tokens=total)
+
+
+def _estimate(count: Callable[[], int]) -> int | None:
+    try:
+        return count()
+    except Exception:
+        return None
 
 
 def summary_message(summary: str) -> Message:

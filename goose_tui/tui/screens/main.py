@@ -843,7 +843,9 @@ def usage_note(result: CompactionResult) -> str:
     usage, reported = result.usage, result.reported_usage
 
     def figure(value: int | None, given: int | None) -> str:
-        return f"{value or 0:,}" + (" (est.)" if given is None else "")
+        if value is None:
+            return "unknown"  # the estimate could not be made
+        return f"{value:,}" + (" (est.)" if given is None else "")
 
     return (
         f"usage in {figure(usage.input_tokens, reported.input_tokens)} / "
