@@ -62,6 +62,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 ROOT = Path(__file__).resolve().parents[1]
+# The xdist group of the modules that import litellm in the test process or call it through
+# the process's shared worker: one import of litellm for all of them.
+LITELLM_GROUP = "litellm"
 SAMPLES = ROOT / "sample_sessions"
 # Real `goose session export` files (see its README), kept with the tests so that a clone
 # alone runs every test.

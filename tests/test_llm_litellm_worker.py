@@ -19,8 +19,13 @@ from goose_tui.llm.base import ChatMessage, ContextLengthExceeded, ModelError, T
 from goose_tui.llm.litellm_worker import WorkerLiteLLMSummarizer
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.pieces import Pieces
-from tests.conftest import own_litellm_worker
+from tests.conftest import LITELLM_GROUP, own_litellm_worker
 from tests.loopback import LoopbackServer, Reply
+
+# On one xdist worker with the other tests that call litellm in this process or through its
+# shared worker (tests/conftest.py, LITELLM_GROUP): litellm's import, 3-8 s of CPU, is paid
+# once, not once per worker.
+pytestmark = pytest.mark.xdist_group(LITELLM_GROUP)
 
 SECRET = "sk-secret-worker-9d2c4e1a7b3f60"
 MODEL = "openai/gpt-4o-mini"

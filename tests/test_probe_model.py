@@ -31,8 +31,13 @@ from goose_tui.compaction.templates import load_templates
 from goose_tui.llm import make_summarizer
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.loader import load_session
-from tests.conftest import ROOT, SAMPLES
+from tests.conftest import LITELLM_GROUP, ROOT, SAMPLES
 from tests.loopback import LoopbackServer, Reply
+
+# On one xdist worker with the other tests that call litellm in this process or through its
+# shared worker (tests/conftest.py, LITELLM_GROUP): litellm's import, 3-8 s of CPU, is paid
+# once, not once per worker.
+pytestmark = pytest.mark.xdist_group(LITELLM_GROUP)
 
 SAMPLE = SAMPLES / "long_session.jsonl"
 LAST_ERROR = "ValueError: invalid literal for int() with base 10: '10.0'"
