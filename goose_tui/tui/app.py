@@ -93,6 +93,11 @@ def user_override_dir(prompts_dir: Path | None) -> Path:
     return Path(config) / "goose" / "prompts"
 
 
+# settled() gives up after this many rounds (a timer that posts forever, a spinner's, must not
+# hang a test; each round is a few milliseconds when nothing is left to do).
+SETTLE_ROUNDS = 1000
+
+
 class GooseTUI(WorkerErrorsUp, App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "goose-tui"
@@ -316,13 +321,16 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         import asyncio
 
         busy = (WorkerState.PENDING, WorkerState.RUNNING)
-        while True:
+        quiet = 0  # rounds in a row that found every queue empty, before and after
+        for _ in range(SETTLE_ROUNDS):
             # Not WorkerManager.wait_for_complete: it raises for a worker that was cancelled
             # (a newer count replaced it), which is settled too.
             await asyncio.gather(*(w.wait() for w in self.workers), return_exceptions=True)
-            # Handled messages can start new work (a loaded session starts the token count):
-            # drain every queue, then look again.
+            # Handled messages can start new work (a loaded session starts the token count)
+            # or post others (a message bubbles up one node at a time, behind this drain):
+            # drain every queue, and again until two rounds in a row found nothing queued.
             nodes = [self, *self.screen.walk_children(with_self=True)]
+            queued = any(node.message_queue_size for node in nodes)
             done = [asyncio.Event() for _ in nodes]
             for node, event in zip(nodes, done, strict=True):
                 if not node.call_later(event.set):
@@ -332,7 +340,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             drawn = asyncio.Event()
             self.screen.call_after_refresh(drawn.set)
             await drawn.wait()
-            if not any(worker.state in busy for worker in self.workers):
+            queued = queued or any(node.message_queue_size for node in nodes)
+            quiet = 0 if queued else quiet + 1
+            if quiet >= 2 and not any(worker.state in busy for worker in self.workers):
                 return
 
     # -- errors and toasts -----------------------------------------------------------------

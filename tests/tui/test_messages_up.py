@@ -7,6 +7,7 @@ from __future__ import annotations
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -90,3 +91,37 @@ async def test_show_message_from_any_screen_goes_back_to_the_inspector() -> None
         assert app.screen is app.main
         view = app.main.query_one(ConversationView)
         assert view.selected == 3 and view.highlighted == [3, 5]
+
+
+class Hop(Message):
+    """A message that bubbles: each ancestor gets it from its child's queue, one hop at a
+    time (as a tab's activation reaches its screen)."""
+
+
+class HopScreen(Screen[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrived = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(), Vertical(), Vertical():
+            yield Static("relay", id="relay")
+
+    def on_hop(self, message: Hop) -> None:
+        self.arrived = True
+
+
+async def test_settled_waits_for_a_message_still_bubbling_up() -> None:
+    # settled() drained each queue once: a message still on its way up, a hop behind the
+    # drain, arrived after settled() had returned (the probes tab's snapshot was flaky so).
+    app = GooseTUI(bundled_sample())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = HopScreen()
+        await app.push_screen(screen)
+        await settle(pilot)
+        for _ in range(20):
+            screen.arrived = False
+            screen.query_one("#relay").post_message(Hop())
+            await app.settled()
+            assert screen.arrived
