@@ -10,6 +10,7 @@ import asyncio
 import os
 import re
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from goose_tui.gc_pause import paused_gc
@@ -269,14 +270,9 @@ def _whole_completion(response: Any, on_chunk: OnChunk | None) -> Completion:
     if text and on_chunk is not None:
         on_chunk(text)
     usage = getattr(response, "usage", None)
-    values = vars(usage) if usage is not None else {}
     return Completion(
         text=text,
-        usage=TokenUsage(
-            input_tokens=values.get("prompt_tokens"),
-            output_tokens=values.get("completion_tokens"),
-            total_tokens=values.get("total_tokens"),
-        ),
+        usage=goose_usage(vars(usage) if usage is not None else {}, streamed=False),
         model=getattr(response, "model", None),
     )
 
@@ -394,10 +390,33 @@ def _reported_usage(stream: Any) -> TokenUsage:
         usage = chunk.get("usage") if isinstance(chunk, dict) else getattr(chunk, "usage", None)
         if usage is None:
             continue
-        values = usage if isinstance(usage, dict) else vars(usage)
-        return TokenUsage(
-            input_tokens=values.get("prompt_tokens"),
-            output_tokens=values.get("completion_tokens"),
-            total_tokens=values.get("total_tokens"),
-        )
+        return goose_usage(usage if isinstance(usage, dict) else vars(usage), streamed=True)
     return TokenUsage()
+
+
+def goose_usage(values: Mapping[str, Any], *, streamed: bool) -> TokenUsage:
+    """A reply's usage read as Goose reads an OpenAI-format one (tests/differential/
+    test_usage.py against the goose-sdk wheel): each count that is an integer; a streamed
+    usage without its completion count dropped whole; a missing total made from the counts
+    there are (in + out, or the one of them). litellm writes 0 for a count the server left
+    out, and no request has 0 prompt tokens nor a reply 0 completion tokens, so a 0 reads as
+    left out (a server that sends zeros for all three, which Goose keeps, is the one
+    difference: its usage is then estimated, SPEC §7)."""
+
+    def count(key: str) -> int | None:
+        value = values.get(key)
+        return value if type(value) is int and value != 0 else None
+
+    prompt, completion, total = (
+        count("prompt_tokens"),
+        count("completion_tokens"),
+        count("total_tokens"),
+    )
+    if streamed and completion is None:
+        return TokenUsage()
+    if total is None:
+        if prompt is not None and completion is not None:
+            total = prompt + completion
+        else:
+            total = prompt if completion is None else completion
+    return TokenUsage(input_tokens=prompt, output_tokens=completion, total_tokens=total)
