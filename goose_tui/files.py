@@ -140,10 +140,13 @@ def _temp_beside(target: Path) -> tuple[int, Path]:
             continue
 
 
-def atomic_write_bytes(target: Path, data: bytes) -> None:
+def atomic_write_bytes(target: Path, data: bytes, *, replace: bool = True) -> None:
     """Write to a temporary file beside ``target``, fsync, then rename over it, so a reader
     sees the old file or the new one, never half of one. A new file gets the umask's mode,
-    a replaced file keeps its mode, and a symbolic link is written through, not replaced."""
+    a replaced file keeps its mode, and a symbolic link is written through, not replaced.
+
+    ``replace`` False: a file that is there at the last step (one that appeared since the
+    caller checked, while a model ran) is left as it is: ``FileExistsError``."""
     target = write_destination(Path(target))
     try:
         existing = target.stat()
@@ -160,12 +163,31 @@ def atomic_write_bytes(target: Path, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, target)
+        if replace:
+            os.replace(tmp, target)
+        else:
+            _rename_new(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
 
 
-def atomic_write_text(target: Path, text: str) -> None:
+def _rename_new(tmp: Path, target: Path) -> None:
+    """Rename ``tmp`` to ``target`` only if no ``target`` is there, in one step: a hard link
+    fails on an existing name (the kernel checks it), then the temporary name goes. Where
+    hard links are not supported, the check and the rename are two steps."""
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise FileExistsError(errno.EEXIST, "already exists", str(target)) from None
+    except OSError:  # no hard links on this file system
+        if os.path.lexists(target):
+            raise FileExistsError(errno.EEXIST, "already exists", str(target)) from None
+        os.replace(tmp, target)
+        return
+    tmp.unlink()
+
+
+def atomic_write_text(target: Path, text: str, *, replace: bool = True) -> None:
     # A lone surrogate (from a session's JSON) cannot be UTF-8: it is written as ``\ud800``.
-    atomic_write_bytes(target, text.encode("utf-8", "backslashreplace"))
+    atomic_write_bytes(target, text.encode("utf-8", "backslashreplace"), replace=replace)

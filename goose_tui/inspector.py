@@ -562,13 +562,13 @@ class Inspector:
                 if kind == "json"
                 else self.summary_text + "\n"
             )
-            written = saving.save(target, text, inputs)
+            written = saving.save(target, text, inputs, replace=overwrite)
         self.mark_saved()
         return written
 
-    def save_text(self, target: Path, text: str) -> Path:
+    def save_text(self, target: Path, text: str, *, replace: bool = True) -> Path:
         """Write ``text`` (the last copy) atomically, never over an input."""
-        return saving.save(target, text, self.input_files())
+        return saving.save(target, text, self.input_files(), replace=replace)
 
 
 def _render(templates: Templates, summary: StructuredSummary) -> str | TemplateError:

@@ -86,8 +86,9 @@ def check_target(target: Path, inputs: list[Path | None]) -> Path:
     return target
 
 
-def save(target: Path, text: str, inputs: list[Path | None]) -> Path:
-    """Write ``text`` atomically after ``check_target``."""
+def save(target: Path, text: str, inputs: list[Path | None], *, replace: bool = True) -> Path:
+    """Write ``text`` atomically after ``check_target``; ``replace`` False leaves a file that
+    is there by then (``FileExistsError``)."""
     target = check_target(target, inputs)
-    atomic_write_text(target, text)
+    atomic_write_text(target, text, replace=replace)
     return target

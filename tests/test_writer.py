@@ -341,3 +341,72 @@ def test_a_session_save_that_fails_after_the_compaction_still_prints_the_summary
     assert code == 1
     assert out.startswith("# Conversation Summary")
     assert "cannot write" in err and "Permission denied" in err and "internal error" not in err
+
+
+# --- a file that appears while the model runs is never replaced without --overwrite -----------
+
+
+def test_a_no_replace_write_leaves_a_file_that_appeared_and_no_temporary(tmp_path: Path) -> None:
+    from goose_tui.files import atomic_write_text
+
+    target = tmp_path / "out.md"
+    atomic_write_text(target, "first\n", replace=False)
+    with pytest.raises(FileExistsError):
+        atomic_write_text(target, "second\n", replace=False)
+    assert target.read_text() == "first\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.md"]
+    atomic_write_text(target, "third\n")  # replacing, when asked to
+    assert target.read_text() == "third\n"
+
+
+@pytest.mark.parametrize("option", ["-o", "--save-session"])
+def test_cli_compact_never_replaces_a_file_made_while_the_model_ran(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    option: str,
+) -> None:
+    # Checked before the model is called (no paid compaction for a refused path), and the
+    # file appears during the call: the write must refuse too, and keep the summary.
+    from goose_tui.cli import main, pipeline
+
+    target = tmp_path / ("out.md" if option == "-o" else "out.jsonl")
+    real = pipeline.run_compaction
+
+    def meanwhile(coroutine):  # type: ignore[no-untyped-def]
+        target.write_text("the user's own file\n")
+        return real(coroutine)
+
+    monkeypatch.setattr(pipeline, "run_compaction", meanwhile)
+    code = main(["compact", str(SAMPLES / "short.jsonl"), option, str(target)])
+    captured = capsys.readouterr()
+    assert code == 1, captured.err
+    assert target.read_text() == "the user's own file\n"
+    assert "already exists" in captured.err
+    assert "# Conversation Summary" in captured.out
+    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]
+
+
+def test_cli_batch_keeps_a_report_file_made_while_the_models_ran(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from goose_tui.cli import batch, main
+
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    (sessions / "a.jsonl").write_bytes((SAMPLES / "short.jsonl").read_bytes())
+    report = tmp_path / "report.json"
+    real = batch.run_compaction
+
+    def meanwhile(coroutine):  # type: ignore[no-untyped-def]
+        report.write_text("the user's own file\n")
+        return real(coroutine)
+
+    monkeypatch.setattr(batch, "run_compaction", meanwhile)
+    code = main(["batch", str(sessions), "--model", "offline", "-o", str(report)])
+    captured = capsys.readouterr()
+    assert code == 1, captured.err
+    assert report.read_text() == "the user's own file\n"
+    assert "already exists" in captured.err and "the report is printed on stdout" in captured.err
+    assert "1 compacted" in captured.out  # the run's report, not lost
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json", "sessions"]

@@ -160,14 +160,23 @@ def cmd_batch(args: argparse.Namespace) -> int:
             on_entry=lambda e: say(_progress(e)),
         )
     )
+    write_failure: str | None = None
     if args.output is not None:
         json_path, md_path = _report_paths(args.output)
         data = json.dumps(report.to_json_dict(), ensure_ascii=False, indent=2) + "\n"
-        atomic_write_text(json_path, data)
-        atomic_write_text(md_path, to_markdown(report))
+        written = json_path
+        try:
+            # Not over a file made while the models ran, unless --overwrite (checked first).
+            atomic_write_text(json_path, data, replace=args.overwrite)
+            written = md_path
+            atomic_write_text(md_path, to_markdown(report), replace=args.overwrite)
+        except OSError as exc:
+            write_failure = f"{written}: cannot write: {exc.strerror or exc}"
     if args.json:
         print_json(report)
     else:
         print("\n".join(batch_lines(report)))
+    if write_failure is not None:  # the report, a run of model calls, is on stdout all the same
+        raise CliError(f"{write_failure}; the report is printed on stdout", EXIT_FAILED)
     # A failed session fails the run (for CI), but only after every other one was reported.
     return EXIT_FAILED if report.totals.failed else 0

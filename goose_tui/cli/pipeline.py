@@ -210,15 +210,21 @@ def cmd_compact(args: argparse.Namespace) -> int:
         result = run_compaction(progress.around(compaction))
 
     write_failure: str | None = None
+    # Checked before the model was called; a file made since is not replaced either (unless
+    # --overwrite), and the summary is kept on stdout.
     if args.output is not None:
         try:
-            inspector.save("markdown", args.output)
+            inspector.save("markdown", args.output, overwrite=args.overwrite)
         except (OSError, OverwriteRefused) as exc:
             write_failure = f"{args.output}: cannot write: {_reason(exc)}"
     session_failure: str | None = None
     if args.save_session is not None:
+        from goose_tui.session.writer import SaveRefused
+
         try:
             _save_session(args, inspector)
+        except SaveRefused as exc:
+            session_failure = str(exc)
         except OSError as exc:  # after the checks (a folder made read-only meanwhile)
             session_failure = f"{args.save_session}: cannot write: {_reason(exc)}"
     if args.json:
@@ -293,10 +299,6 @@ def _check_save_target(args: argparse.Namespace, inspector: Inspector) -> None:
 
 
 def _save_session(args: argparse.Namespace, inspector: Inspector) -> None:
-    from goose_tui.session.writer import SaveRefused
-
-    try:
-        written = inspector.save(_session_kind(args), args.save_session, **_save_options(args))
-    except SaveRefused as exc:
-        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    """Raises ``SaveRefused`` (a target refused at the last check) or ``OSError``."""
+    written = inspector.save(_session_kind(args), args.save_session, **_save_options(args))
     print(f"goose-tui: saved the compacted session to {written}", file=sys.stderr)

@@ -286,6 +286,8 @@ def save_compacted_session(
     inputs = [session.source_path, *inputs]
     check_target(target, inputs, overwrite=overwrite)
     atomic_write_text(
-        target, compacted_session_text(session, summary_text, format_for(target, fmt))
+        target,
+        compacted_session_text(session, summary_text, format_for(target, fmt)),
+        replace=overwrite,
     )
     return target

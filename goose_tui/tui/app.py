@@ -611,7 +611,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 if not replace:
                     return
                 try:
-                    written = self.inspector.save_text(target, text)
+                    # Not over a file made since the question (or since no question).
+                    written = self.inspector.save_text(target, text, replace=exists)
                 except (OverwriteRefused, OSError) as exc:
                     self.show_error("Not saved", str(exc))
                     return
@@ -623,7 +624,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             except OverwriteRefused as exc:
                 self.show_error("Not saved", str(exc))
                 return
-            if target.exists() or target.is_symlink():
+            exists = target.exists() or target.is_symlink()
+            if exists:
                 self.push_screen(ConfirmScreen(f"{target} already exists.\n\nReplace it?"), write)
             else:
                 write()

@@ -622,3 +622,28 @@ async def test_opening_another_session_over_an_unsaved_hand_edit_asks_first(
         assert app.inspector.session is not None
         assert app.inspector.session.source_path == other
         assert app.inspector.unsaved_edits() == [] and app.inspector.result is None
+
+
+async def test_a_save_never_replaces_a_file_that_appeared_after_the_check(
+    session_file: Path, reply_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No question is asked for a name that is free; a file made there before the write (by
+    # another program) is kept, and the app says it did not save.
+    from goose_tui.inspector import Inspector
+
+    target = session_file.with_name("small_session.summary.json")
+    real_save = Inspector.save
+
+    def a_file_appears_then_save(self, kind, path, **options):  # type: ignore[no-untyped-def]
+        target.write_text("made meanwhile\n")
+        return real_save(self, kind, path, **options)
+
+    monkeypatch.setattr(Inspector, "save", a_file_appears_then_save)
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await compacted(pilot)
+        await pilot.press("s")
+        await pilot.press("enter")  # the summary JSON beside the session: a free name
+        await wait_until(pilot, lambda: isinstance(app.screen, ErrorModal))
+        assert "already exists" in app.screen.message
+        assert target.read_text() == "made meanwhile\n"
