@@ -356,3 +356,44 @@ def test_a_replay_file_that_is_not_utf8_is_unusable_input(tmp_path: Path) -> Non
     out = run("compact", str(SHORT), "--replay", str(garbage))
     assert out.returncode == 2, out.stderr
     assert "not UTF-8 text" in out.stderr and "codec" not in out.stderr and out.stdout == ""
+
+
+# --- a stdout that cannot be written ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("format", str(SHORT)), ("usage", str(SHORT), "--json"), ("compact", str(SHORT))],
+    ids=["format", "usage", "compact"],
+)
+def test_a_full_stdout_is_one_line_naming_it_not_an_internal_error(
+    args: tuple[str, ...], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+    import io
+
+    from goose_tui.cli import main
+
+    class Full(io.StringIO):
+        def write(self, text: str) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "stdout", Full())
+    assert main(list(args)) == 1
+    err = capsys.readouterr().err
+    assert one_line(err) == "goose-tui: cannot write to stdout: No space left on device"
+
+
+def test_dev_full_as_stdout(tmp_path: Path) -> None:
+    with open("/dev/full", "w") as full:
+        out = subprocess.run(
+            [sys.executable, "-m", "goose_tui.cli", "format", str(SHORT)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
+    assert out.returncode == 1
+    assert one_line(out.stderr) == "goose-tui: cannot write to stdout: No space left on device"

@@ -220,6 +220,25 @@ def _settings_threshold(args: argparse.Namespace) -> None:
         args.threshold_source = "settings"
 
 
+def _run_checked(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """A sub-command, with its output flushed before it counts as done: a stdout that cannot
+    be written (a full disk) is a ``CliError`` (``CheckedStdout``)."""
+    from goose_tui.cli.common import CheckedStdout
+    from goose_tui.terminal import guarded_streams
+
+    real = sys.stdout
+    sys.stdout = CheckedStdout(real)
+    try:
+        # Data commands keep the exact bytes with --raw; everything else on a terminal
+        # shows control characters visibly.
+        with guarded_streams(() if getattr(args, "raw", False) else ("stdout",)):
+            code = handler(args)
+            sys.stdout.flush()
+            return code
+    finally:
+        sys.stdout = real
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from goose_tui.terminal import guarded_streams
 
@@ -233,10 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 resolve_profile(args)
                 if wants_settings_threshold(args):
                     _settings_threshold(args)
-                # Data commands keep the exact bytes with --raw; everything else on a
-                # terminal shows control characters visibly.
-                with guarded_streams(() if getattr(args, "raw", False) else ("stdout",)):
-                    return handler(args)
+                return _run_checked(handler, args)
             _refuse_a_mistyped_command(argv)
             return run_app_from_args(argv)
         except CliError as exc:

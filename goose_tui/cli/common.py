@@ -37,6 +37,41 @@ class CliError(Exception):
         self.exit_code = exit_code
 
 
+class CheckedStdout:
+    """``sys.stdout`` while a sub-command runs: a write that fails (a full disk, /dev/full;
+    a broken pipe stays ``BrokenPipeError``) is a ``CliError`` saying so, not a bug of ours."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _output_failed(exc) from None
+
+    def writelines(self, texts: Any) -> None:
+        for text in texts:
+            self.write(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _output_failed(exc) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _output_failed(exc: OSError) -> CliError:
+    return CliError(f"cannot write to stdout: {exc.strerror or exc}", EXIT_FAILED)
+
+
 def print_json(value: BaseModel | Any) -> None:
     """One JSON value on stdout: a ``--json`` output model dumped, or a plain value."""
     from goose_tui.terminal import json_text
