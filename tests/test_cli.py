@@ -330,3 +330,28 @@ def test_parse_of_a_reply_that_is_no_summary_shows_it_and_fails(
     assert main(["parse", str(tmp_path / "reply.txt")]) == 1
     said = [line for line in capsys.readouterr().err.splitlines() if line]
     assert len(said) == 1 and "raw-text fallback" not in said[0], said
+
+
+def test_sessions_in_a_folder_says_which_files_it_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A corrupt sessions.db or an unreadable session file was dropped without a word, and a
+    # folder of only such files said "no sessions found", exit 0.
+    from goose_tui.cli import main
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "sessions.db").write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    (folder / "empty.jsonl").write_bytes(b"")
+    assert main(["sessions", str(folder)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3, err
+    assert err[0].startswith(f"goose-tui: left out {folder / 'empty.jsonl'}: ")
+    assert err[1].startswith(f"goose-tui: left out {folder / 'sessions.db'}: ")
+    assert err[2] == "goose-tui: no session could be read (2 files left out, above)"
+
+    (folder / "short.jsonl").write_bytes((SAMPLES / "short.jsonl").read_bytes())
+    assert main(["sessions", str(folder), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert len(json.loads(captured.out)) == 1
+    assert captured.err.count("left out") == 2

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goose_tui.cli.common import (
+    EXIT_FAILED,
     EXIT_UNUSABLE,
     CliError,
     add_all_sessions_flag,
@@ -110,10 +111,18 @@ def cmd_usage(args: argparse.Namespace) -> int:
 def cmd_sessions(args: argparse.Namespace) -> int:
     from goose_tui.session.loader import SessionLoadError, list_sessions
 
+    unreadable: list[str] = []
     try:
-        infos = list_sessions(args.path, all_sessions=args.all_sessions)
+        infos = list_sessions(args.path, all_sessions=args.all_sessions, unreadable=unreadable)
     except SessionLoadError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    for problem in unreadable:  # left out of the list, never silently
+        print(f"goose-tui: left out {problem}", file=sys.stderr)
+    if not infos and unreadable:
+        noun = "file" if len(unreadable) == 1 else "files"
+        raise CliError(
+            f"no session could be read ({len(unreadable):,} {noun} left out, above)", EXIT_FAILED
+        )
     if args.json:
         from goose_tui.cli.reports import SessionsOutput
 

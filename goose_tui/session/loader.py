@@ -126,16 +126,23 @@ def load_session(
     return session
 
 
-def list_sessions(path: Path | None = None, *, all_sessions: bool = False) -> list[SessionInfo]:
+def list_sessions(
+    path: Path | None = None,
+    *,
+    all_sessions: bool = False,
+    unreadable: list[str] | None = None,
+) -> list[SessionInfo]:
     """The sessions in a ``sessions.db``, a folder of session files, or Goose's own data dir
     (``path`` None), most recently updated first. Files in a folder that are not sessions are
-    left out. From a database, by default only what `goose session list` shows (user and
-    scheduled sessions with messages); ``all_sessions`` lists every one."""
+    left out; a session file or database in it that cannot be read is too, and ``unreadable``
+    (when given) gets one "path: why" line for each. From a database, by default only what
+    `goose session list` shows (user and scheduled sessions with messages); ``all_sessions``
+    lists every one."""
     target = Path(path).expanduser() if path is not None else default_sessions_dir()
     if not target.exists():
         raise SessionLoadError(target, "no such file or folder")
     if target.is_dir():
-        infos = _list_folder(target, all_sessions)
+        infos = _list_folder(target, all_sessions, [] if unreadable is None else unreadable)
     elif detect_format(target) == "sqlite":
         infos = sqlite.list_sqlite(target, all_sessions=all_sessions)
     else:
@@ -148,7 +155,7 @@ def _recent_first(info: SessionInfo) -> tuple[float, str]:
     return (-stamp, info.id)
 
 
-def _list_folder(folder: Path, all_sessions: bool) -> list[SessionInfo]:
+def _list_folder(folder: Path, all_sessions: bool, unreadable: list[str]) -> list[SessionInfo]:
     infos: list[SessionInfo] = []
     for entry in sorted(folder.iterdir()):
         if not entry.is_file():
@@ -159,8 +166,9 @@ def _list_folder(folder: Path, all_sessions: bool) -> list[SessionInfo]:
                 infos.extend(sqlite.list_sqlite(entry, all_sessions=all_sessions))
             elif suffix in _SESSION_SUFFIXES:
                 infos.append(_file_info(entry))
-        except SessionLoadError:
-            continue  # A folder listing shows what can be opened; a broken file is not.
+        except SessionLoadError as exc:
+            # A folder listing shows what can be opened; a broken file is said, not listed.
+            unreadable.append(str(exc))
     return infos
 
 

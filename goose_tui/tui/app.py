@@ -219,16 +219,19 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         from goose_tui.session.loader import SessionLoadError, default_sessions_dir, list_sessions
 
         source = str(path or default_sessions_dir())
+        unreadable: list[str] = []
         if with_recent:
             recent = load_recent()
             try:
-                sessions = list_sessions(path, all_sessions=self.all_sessions)
+                sessions = list_sessions(
+                    path, all_sessions=self.all_sessions, unreadable=unreadable
+                )
             except SessionLoadError:  # no Goose data dir here: the recent ones still help
                 sessions = []
-            self.call_from_thread(self._pick, sessions, source, recent)
+            self.call_from_thread(self._pick, sessions, source, recent, unreadable)
             return
-        sessions = list_sessions(path, all_sessions=self.all_sessions)
-        self.call_from_thread(self._pick, sessions, source)
+        sessions = list_sessions(path, all_sessions=self.all_sessions, unreadable=unreadable)
+        self.call_from_thread(self._pick, sessions, source, None, unreadable)
 
     def action_open_session(self) -> None:
         """The picker again (without restarting): recent sessions first, then the folder or
@@ -238,8 +241,21 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         self.list_sessions(source, with_recent=True)
 
     def _pick(
-        self, sessions: list[SessionInfo], source: str, recent: list[SessionInfo] | None = None
+        self,
+        sessions: list[SessionInfo],
+        source: str,
+        recent: list[SessionInfo] | None = None,
+        unreadable: Sequence[str] = (),
     ) -> None:
+        if unreadable:  # left out of the picker, never silently
+            noun = "file" if len(unreadable) == 1 else "files"
+            self.notify(
+                f"left out {len(unreadable):,} session {noun} that cannot be read "
+                f"(first: {unreadable[0]})",
+                severity="warning",
+                markup=False,
+            )
+
         def chosen(info: SessionInfo | Path | None) -> None:
             if info is None:
                 if self.inspector.session is None:

@@ -223,3 +223,21 @@ async def test_the_picker_says_when_a_folder_has_no_sessions_or_none_match(
         await settle(pilot)
         title = str(app.screen.query_one("#picker-title").render())
         assert title.startswith("No session matches 'zzzq'"), title
+
+
+async def test_the_picker_says_which_session_files_it_left_out(tmp_path: Path) -> None:
+    # A corrupt sessions.db in the folder was left out of the picker without a word.
+    from goose_tui.tui.screens.session_picker import SessionPicker
+
+    (tmp_path / "sessions.db").write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    (tmp_path / "short.jsonl").write_bytes((SAMPLES / "short.jsonl").read_bytes())
+    app = GooseTUI(tmp_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, SessionPicker)
+        toasts = [str(n.message) for n in app._notifications]
+        assert any(
+            t.startswith("left out 1 session file that cannot be read (first: ")
+            and str(tmp_path / "sessions.db") in t
+            for t in toasts
+        ), toasts
