@@ -99,7 +99,11 @@ def check_output_target(
         if same_file(target, source):
             return f"{target}: refusing to write over an input file ({source})"
     try:
-        destination = write_destination(target)
+        link = target.is_symlink()
+    except OSError as exc:  # a name too long, a folder in the path that is a file
+        return f"{target}: cannot be written: {exc.strerror or exc}"
+    try:
+        destination = target.resolve() if link else target
     except (OSError, RuntimeError) as exc:
         return f"{target}: cannot follow the symbolic link: {exc}"
     try:

@@ -56,7 +56,10 @@ def threshold_problem(value: float) -> str | None:
     ``$GOOSE_AUTO_COMPACT_THRESHOLD`` (where the CLI reads it) and this file's ``threshold``."""
     if 0 < value <= 1:  # NaN fails it too
         return None
-    return f"{value:g}: must be in (0, 1] (a fraction of the window; 1 turns auto compaction off)"
+    shown = f"{value:g}"
+    if float(shown) != value:  # 1.0000001 is not "1": every digit, as given
+        shown = repr(value)
+    return f"{shown}: must be in (0, 1] (a fraction of the window; 1 turns auto compaction off)"
 
 
 def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:

@@ -145,6 +145,8 @@ def test_scrub_secrets_handles_case_and_prefix_of_an_explicit_key() -> None:
         (("usage", str(SHORT), "--threshold", "1.5"), "--threshold 1.5"),
         (("usage", str(SHORT), "--threshold", "nan"), "--threshold nan"),
         (("timeline", str(SHORT), "--threshold", "2"), "--threshold 2"),
+        # Just above 1: the message said "--threshold 1: must be in (0, 1]".
+        (("usage", str(SHORT), "--threshold", "1.0000001"), "--threshold 1.0000001:"),
         (("compact", str(SHORT), "--offline-context-limit", "0"), "--offline-context-limit 0"),
         # The app itself: refused before it starts.
         ((str(SHORT), "--threshold", "2"), "--threshold 2"),

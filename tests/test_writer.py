@@ -410,3 +410,38 @@ def test_cli_batch_keeps_a_report_file_made_while_the_models_ran(
     assert "already exists" in captured.err and "the report is printed on stdout" in captured.err
     assert "1 compacted" in captured.out  # the run's report, not lost
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json", "sessions"]
+
+
+def test_cli_compact_refuses_one_file_for_both_outputs_saying_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It said "refusing to write over an input file" of a file that did not exist.
+    from goose_tui.cli import main
+
+    target = tmp_path / "same.md"
+    code = main(["compact", str(SAMPLE), "-o", str(target), "--save-session", str(target)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "-o and --save-session name the same file" in err and "input" not in err
+    assert not target.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [("", "an empty path"), ("x" * 300 + ".md", "cannot be written: File name too long")],
+    ids=["empty", "too-long"],
+)
+def test_cli_output_names_that_cannot_be_are_refused_for_what_they_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, says: str
+) -> None:
+    # "" was "-o .: is a folder"; a name too long was "cannot follow the symbolic link".
+    from goose_tui.cli import main
+
+    target = str(tmp_path / name) if name else name
+    try:
+        code = main(["compact", str(SAMPLE), "-o", target])
+    except SystemExit as exc:  # argparse refuses the empty name itself
+        code = int(exc.code or 0)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert says in err and "symbolic link" not in err and "folder" not in err

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goose_tui.analysis.compare import (
@@ -27,6 +26,7 @@ from goose_tui.cli.common import (
     load_templates_arg,
     model_arg,
     parse_model,
+    path_arg,
     prepare,
     print_json,
     read_text_arg,
@@ -48,7 +48,7 @@ MAX_MISSING_SHOWN = 40
 
 
 def _prompts_dir(p: argparse.ArgumentParser, flag: str) -> None:
-    p.add_argument(flag, type=Path, metavar="DIR", help="compaction.md / compaction_summary.md")
+    p.add_argument(flag, type=path_arg, metavar="DIR", help="compaction.md / compaction_summary.md")
 
 
 def register(sub: Any) -> None:
@@ -57,7 +57,9 @@ def register(sub: Any) -> None:
     source = s.add_mutually_exclusive_group()
     source.add_argument("--summary", metavar="FILE", help="a saved summary (Markdown or text)")
     source.add_argument("--model", metavar="M", help="compact now with M (default offline)")
-    source.add_argument("--replay", type=Path, metavar="FILE", help="compact with a saved reply")
+    source.add_argument(
+        "--replay", type=path_arg, metavar="FILE", help="compact with a saved reply"
+    )
     _prompts_dir(s, "--prompts-dir")
     s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
     s.add_argument("--json", action="store_true", help="print one JSON object")
@@ -86,7 +88,7 @@ def register(sub: Any) -> None:
         help="offline (default: probes from the session's structure) or a model that "
         "writes and answers the probes (and compacts, without --summary)",
     )
-    s.add_argument("--replay", type=Path, metavar="FILE", help="compact with a saved reply")
+    s.add_argument("--replay", type=path_arg, metavar="FILE", help="compact with a saved reply")
     s.add_argument("--judge", metavar="M", help="the model that scores answers (default --model)")
     _prompts_dir(s, "--prompts-dir")
     s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")

@@ -17,6 +17,7 @@ from goose_tui.cli.common import (
     add_all_sessions_flag,
     load_templates_arg,
     parse_model,
+    path_arg,
     print_json,
     run_compaction,
     summarizer_of,
@@ -27,19 +28,19 @@ from goose_tui.session.models import warnings_note
 
 def register(sub: Any) -> None:
     s = sub.add_parser("batch", help="compact many sessions and report on all")
-    s.add_argument("target", metavar="DIR_OR_DB", type=Path, help="a folder or a sessions.db")
+    s.add_argument("target", metavar="DIR_OR_DB", type=path_arg, help="a folder or a sessions.db")
     s.add_argument("--model", required=True, metavar="M", help="offline, replay:FILE or a model")
     s.add_argument("--concurrency", type=int, default=4, metavar="N", help="at once (4)")
     add_all_sessions_flag(s)
     s.add_argument(
-        "--prompts-dir", type=Path, metavar="DIR", help="compaction.md / compaction_summary.md"
+        "--prompts-dir", type=path_arg, metavar="DIR", help="compaction.md / compaction_summary.md"
     )
     s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
     s.add_argument("--json", action="store_true", help="print the report as JSON")
     s.add_argument(
         "-o",
         "--output",
-        type=Path,
+        type=path_arg,
         metavar="REPORT",
         help="write the report as JSON here and as a Markdown table beside it (.md)",
     )

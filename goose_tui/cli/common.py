@@ -37,6 +37,14 @@ class CliError(Exception):
         self.exit_code = exit_code
 
 
+def path_arg(text: str) -> Path:
+    """A file or folder argument: ``Path("")`` is ``.``, which made ``-o ""`` "-o .: is a
+    folder"; an empty name is refused as one."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path")
+    return Path(text)
+
+
 class CheckedStdout:
     """``sys.stdout`` while a sub-command runs: a write that fails (a full disk, /dev/full;
     a broken pipe stays ``BrokenPipeError``) is a ``CliError`` saying so, not a bug of ours."""
@@ -108,7 +116,7 @@ def add_session_args(p: argparse.ArgumentParser, *, optional: bool = False) -> N
     p.add_argument(
         "session",
         metavar="SESSION",
-        type=Path,
+        type=path_arg,
         nargs="?" if optional else None,
         help="a Goose session file, a sessions.db, or a folder",
     )
@@ -120,7 +128,7 @@ def add_session_args(p: argparse.ArgumentParser, *, optional: bool = False) -> N
 
 def add_analysis_session_args(p: argparse.ArgumentParser) -> None:
     """SESSION as the analysis commands take it (required, shorter help)."""
-    p.add_argument("session", metavar="SESSION", type=Path, help="a Goose session file or db")
+    p.add_argument("session", metavar="SESSION", type=path_arg, help="a Goose session file or db")
     p.add_argument("--session", dest="session_id", metavar="ID", help="which session of a db")
     add_all_sessions_flag(p)
 
@@ -145,7 +153,7 @@ def add_raw(p: argparse.ArgumentParser) -> None:
 def add_prompts_dir(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--prompts-dir",
-        type=Path,
+        type=path_arg,
         metavar="DIR",
         help="a folder with compaction.md and/or compaction_summary.md overrides",
     )
@@ -196,7 +204,7 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         default=None,
         help="offline (default), replay:FILE, or a litellm model string",
     )
-    p.add_argument("--replay", type=Path, metavar="FILE", help="same as --model replay:FILE")
+    p.add_argument("--replay", type=path_arg, metavar="FILE", help="same as --model replay:FILE")
     p.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
     p.add_argument(
         "--offline-context-limit",

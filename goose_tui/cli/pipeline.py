@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goose_tui.cli.common import (
@@ -23,6 +22,7 @@ from goose_tui.cli.common import (
     load_session_arg,
     load_templates_arg,
     model_arg,
+    path_arg,
     prepare,
     print_json,
     read_text_arg,
@@ -77,10 +77,10 @@ def register_compact(sub: Any) -> None:
     add_focus(s)
     add_raw(s)
     s.add_argument("--json", action="store_true", help="print one JSON object with every step")
-    s.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the summary here")
+    s.add_argument("-o", "--output", type=path_arg, metavar="FILE", help="write the summary here")
     s.add_argument(
         "--save-session",
-        type=Path,
+        type=path_arg,
         metavar="PATH",
         help="also write the compacted session, in a shape Goose imports (see README)",
     )
@@ -194,6 +194,13 @@ def cmd_compact(args: argparse.Namespace) -> int:
         summarizer = summarizer_of(spec)
         inspector = _inspector(args, session, templates, spec)
         # Before the model is called: a refused path must not cost a (paid) compaction.
+        if args.output is not None and args.save_session is not None:
+            if args.output.expanduser().resolve() == args.save_session.expanduser().resolve():
+                raise CliError(
+                    f"-o and --save-session name the same file ({args.output}): the summary "
+                    "and the compacted session each need a file of their own",
+                    EXIT_UNUSABLE,
+                )
         check_output_arg(
             args.output, [args.session, *inspector.input_files()], overwrite=args.overwrite
         )

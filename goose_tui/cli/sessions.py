@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goose_tui.cli.common import (
@@ -16,6 +15,7 @@ from goose_tui.cli.common import (
     add_all_sessions_flag,
     add_session_args,
     load_session_arg,
+    path_arg,
     print_json,
 )
 
@@ -44,7 +44,7 @@ def register(sub: Any) -> None:
     s.add_argument(
         "path",
         metavar="PATH",
-        type=Path,
+        type=path_arg,
         nargs="?",
         help="a sessions.db or a folder (default: Goose's data dir)",
     )
