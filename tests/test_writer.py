@@ -261,7 +261,7 @@ def test_cli_compact_never_saves_the_session_over_a_template_override(tmp_path: 
     kept = _cli(
         "compact", str(SAMPLE), "-o", str(summary), "--save-session", str(summary), "--overwrite"
     )
-    assert kept.returncode == 2 and "refusing to write over an input file" in kept.stderr
+    assert kept.returncode == 2 and "-o and --save-session name the same file" in kept.stderr
     assert not summary.exists()
 
 
