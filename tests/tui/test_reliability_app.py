@@ -22,6 +22,7 @@ from goose_tui.tui.screens.error_modal import ErrorModal
 from goose_tui.tui.screens.help import HelpScreen
 from goose_tui.tui.screens.save_dialog import SaveDialog
 from goose_tui.tui.screens.template_editor import TemplateEditor
+from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 
 from .conftest import compacted, paste, settle, wait_until
@@ -563,7 +564,6 @@ async def test_another_session_opens_without_the_last_ones_summary(
     # A walk-through: after `o` opened another session, the gauge still said "after
     # compaction: 2,351 tokens" and the panes showed the first session's summary; `s` then
     # wrote the new session compacted with the old session's summary.
-    from goose_tui.tui.widgets.compaction_status import CompactionStatus
     from goose_tui.tui.widgets.context_gauge import ContextGauge
     from goose_tui.tui.widgets.text_viewer import TextViewer
 
@@ -647,3 +647,42 @@ async def test_a_save_never_replaces_a_file_that_appeared_after_the_check(
         await wait_until(pilot, lambda: isinstance(app.screen, ErrorModal))
         assert "already exists" in app.screen.message
         assert target.read_text() == "made meanwhile\n"
+
+
+async def test_the_summary_cannot_be_hand_edited_while_a_compaction_runs(
+    session_file: Path, reply_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An edit typed while the model ran was replaced by its summary when it ended, without a
+    # word (`c` asks before replacing an edit, but the edit came after `c`).
+    import asyncio
+
+    from goose_tui.llm.replay import ReplaySummarizer
+
+    release = asyncio.Event()
+    real = ReplaySummarizer.complete
+
+    async def held(self, messages, on_chunk=None):  # type: ignore[no-untyped-def]
+        await release.wait()
+        return await real(self, messages, on_chunk)
+
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await compacted(pilot)
+        before = app.inspector.json_text
+        monkeypatch.setattr(ReplaySummarizer, "complete", held)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app.main.query_one(CompactionStatus).state == "running")
+        await pilot.press("e", "end", "E", "D", "I", "T")
+        await pilot.pause()
+        editor = app.main.query_one("#json-editor", TextArea)
+        assert editor.text == before and editor.read_only
+        assert app.screen is app.main  # the letters typed were no shortcuts either
+        assert any("once the compaction ends" in str(n.message) for n in app._notifications)
+        release.set()
+        await settle(pilot)
+        assert app.main.query_one(CompactionStatus).state == "done"
+        assert not editor.read_only
+        done = editor.text
+        await pilot.press("e", "end", "E")
+        await pilot.pause()
+        assert editor.text != done  # editing again once it ended

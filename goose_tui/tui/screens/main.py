@@ -429,6 +429,9 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         )
         status.profile, status.next_model, status.next_profile = self.profile, "", ""
         status.state = "running"
+        # Its summary replaces the editors' texts when it ends: an edit typed meanwhile
+        # would be lost without a word, so they take none until then.
+        self._lock_editors(True)
         if self._client_importing():
             status.note = IMPORTING_NOTE
         self._started = self.clock()
@@ -470,6 +473,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
                 self.banner = self.inspector.banner
             raise
         finally:
+            self._lock_editors(False)
             self._tick()
             if self._ticker is not None:
                 self._ticker.stop()
@@ -760,11 +764,23 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self._show_pane("fields")
         self.query_one("#fields-tabs", TabbedContent).active = "fields-json-tab"
         self._json_editor.focus()
+        self._say_if_locked()
 
     def action_edit_reply(self) -> None:
         self._show_pane("fields")
         self.query_one("#fields-tabs", TabbedContent).active = "fields-reply-tab"
         self._reply_editor.focus()
+        self._say_if_locked()
+
+    def _lock_editors(self, locked: bool) -> None:
+        self._json_editor.read_only = self._reply_editor.read_only = locked
+
+    def _say_if_locked(self) -> None:
+        if self._json_editor.read_only:
+            self.notify(
+                "the summary can be edited once the compaction ends (escape cancels it)",
+                markup=False,
+            )
 
     def action_ask_focus(self) -> None:
         from goose_tui.tui.screens.input_prompt import InputPrompt

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 from textual.widgets.text_area import Location, TextAreaTheme
@@ -70,6 +71,16 @@ class CodeEditor(TextArea):
         if self._pending is not None:
             text, self._pending = self._pending, None
             super().load_text(text)
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self.read_only and event.is_printable:
+            # Typed into an editor that takes nothing now (a compaction runs): the letters
+            # are not the screen's shortcuts either ("EDIT" opened the template editor).
+            event.stop()
+            event.prevent_default()
+            self.app.bell()
+            return
+        await super()._on_key(event)
 
     def _displayed(self) -> bool:
         return all(node.display for node in self.ancestors_with_self)
