@@ -686,3 +686,29 @@ async def test_the_summary_cannot_be_hand_edited_while_a_compaction_runs(
         await pilot.press("e", "end", "E")
         await pilot.pause()
         assert editor.text != done  # editing again once it ended
+
+
+async def test_a_reply_edit_over_a_json_edit_says_so_and_ctrl_z_brings_the_json_back(
+    session_file: Path, reply_file: Path
+) -> None:
+    # Typing in the reply editor re-read the reply and replaced a hand edit of the summary
+    # JSON with no word and no undo.
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await compacted(pilot)
+        main = app.main
+        json_editor = main.query_one("#json-editor", TextArea)
+        await pilot.press("e")
+        json_editor.move_cursor((2, 5))
+        await pilot.press(*"HANDEDIT ")
+        await settle(pilot)
+        edited = json_editor.text
+        assert "HANDEDIT" in edited and "HANDEDIT" in app.inspector.summary_text
+        await pilot.press("escape", "r", "end", "space")
+        await settle(pilot)
+        assert "HANDEDIT" not in json_editor.text  # the reply, re-read, is the summary now
+        assert any("ctrl+z" in str(n.message) for n in app._notifications)
+        await pilot.press("escape", "e", "ctrl+z")
+        await settle(pilot)
+        assert json_editor.text == edited
+        assert "HANDEDIT" in app.inspector.summary_text

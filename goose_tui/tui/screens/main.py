@@ -176,12 +176,12 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self._show_pane(str(event.tab.id).removeprefix("tab-"))
 
     @property
-    def _json_editor(self) -> TextArea:
-        return self.query_one("#json-editor", TextArea)
+    def _json_editor(self) -> CodeEditor:
+        return self.query_one("#json-editor", CodeEditor)
 
     @property
-    def _reply_editor(self) -> TextArea:
-        return self.query_one("#reply-editor", TextArea)
+    def _reply_editor(self) -> CodeEditor:
+        return self.query_one("#reply-editor", CodeEditor)
 
     @property
     def _banner(self) -> Banner:
@@ -574,12 +574,14 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
                 timeout=10,
             )
 
-    def _show_extraction(self) -> None:
-        """Draw the summary the inspector has just extracted (a compaction, an edited reply)."""
-        for _ in self._extraction_steps():
+    def _show_extraction(self, *, undoable_json: bool = False) -> None:
+        """Draw the summary the inspector has just extracted (a compaction, an edited reply).
+        ``undoable_json``: the JSON editor's text is replaced as an edit, which ctrl+z undoes
+        (it holds a hand edit), not loaded afresh."""
+        for _ in self._extraction_steps(undoable_json=undoable_json):
             pass
 
-    def _extraction_steps(self) -> Iterator[None]:
+    def _extraction_steps(self, *, undoable_json: bool = False) -> Iterator[None]:
         """``_show_extraction`` a pane at a time: a compaction's long result gives the loop
         back between them (together they held it up to 0.3 s for a 1.9 MB reply)."""
         inspector = self.inspector
@@ -593,7 +595,12 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         yield
         self.query_one(FieldsTree).show_summary(extraction.structured)
         yield
-        self._json_editor.load_text(inspector.json_loaded)
+        editor = self._json_editor
+        if undoable_json:
+            editor.load_pending()  # a text held back while the editor was hidden
+            editor.replace(inspector.json_loaded, (0, 0), editor.document.end)
+        else:
+            editor.load_text(inspector.json_loaded)
         self._show_markdown()
 
     def action_cancel(self) -> None:
@@ -678,8 +685,17 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         reply = self._reply_editor.text
 
         def show(result: tuple[Extraction, str] | TemplateError) -> None:
+            # A hand edit of the JSON is replaced by what the reply now reads as: kept in
+            # the JSON editor's undo, and said.
+            json_edited = self._json_editor.text != inspector.json_loaded
             if inspector.reply_read(result):
-                self._show_extraction()
+                self._show_extraction(undoable_json=json_edited)
+                if json_edited:
+                    self.notify(
+                        "the edited reply, read again, replaced your edit of the summary "
+                        "JSON: ctrl+z in the JSON editor (e) brings it back",
+                        markup=False,
+                    )
             else:
                 self.banner = inspector.banner
 
