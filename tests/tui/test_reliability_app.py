@@ -712,3 +712,21 @@ async def test_a_reply_edit_over_a_json_edit_says_so_and_ctrl_z_brings_the_json_
         await settle(pilot)
         assert json_editor.text == edited
         assert "HANDEDIT" in app.inspector.summary_text
+
+
+async def test_enter_on_a_question_keeps_things_as_they_are(
+    session_file: Path, reply_file: Path
+) -> None:
+    # "Yes" had the focus: a reflex Enter after `c` threw a JSON hand edit away.
+    app = GooseTUI(session_file, model=f"replay:{reply_file}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await compacted(pilot)
+        await pilot.press("e", "end", *"HANDEDIT", "escape")
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.main
+        assert "HANDEDIT" in app.main.query_one("#json-editor", TextArea).text

@@ -16,6 +16,9 @@ from goose_tui.inert import inert
 
 
 class ConfirmScreen(ModalScreen[bool]):
+    # Every question guards something that replaces or discards (a file, a hand edit): a
+    # reflex Enter keeps things as they are; y (or Yes) does it.
+    AUTO_FOCUS = "#confirm-no"
     BINDINGS = [
         Binding("escape", "answer(False)", "Cancel", id="confirm.no"),
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
