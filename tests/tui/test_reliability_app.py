@@ -188,6 +188,23 @@ async def test_save_dialog_does_not_start_with_its_path_selected(session_file: P
         assert field.value == default + "x"
 
 
+async def test_choosing_the_kind_keeps_a_path_the_user_typed(session_file: Path) -> None:
+    # Choosing "summary Markdown" after typing a path put the default path back.
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await compacted(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        field = app.screen.query_one("#save-path", Input)
+        app.screen.query_one("#save-markdown", RadioButton).value = True  # untouched: follows
+        await settle(pilot)
+        assert field.value.endswith(".summary.md")
+        field.value = "/tmp/my_own_name.md"
+        app.screen.query_one("#save-session", RadioButton).value = True
+        await settle(pilot)
+        assert field.value == "/tmp/my_own_name.md"
+
+
 # -- editors and quitting ------------------------------------------------------------------
 
 

@@ -54,8 +54,11 @@ class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):
         self.query_one(Input).focus()
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        previous = self.kind
         self.kind = str(event.pressed.id).removeprefix("save-")  # type: ignore[assignment]
         path = self.query_one(Input)
+        if restore(path.value) != str(self.defaults[previous]):
+            return  # a path the user typed stays: choosing the kind must not throw it away
         path.value = inert(str(self.defaults[self.kind]))
         # At the end, as a path typed there: left where the last one ended, the next keys
         # (ctrl+u and a name) would keep the new path's tail after them.
