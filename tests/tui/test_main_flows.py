@@ -509,6 +509,9 @@ async def test_the_title_counts_load_warnings_without_calling_them_skipped_lines
             await settle(pilot)
             title = str(app.main.query_one("#session-title", Static).render())
             assert expected in title and "skipped (first" not in title, title
+            # Said before the path (a narrow terminal cuts the end), and as a toast.
+            assert title.index(expected) < title.index(str(path)), title
+            assert any(str(n.message).startswith(expected[2:]) for n in app._notifications)
 
 
 async def test_a_session_that_cannot_be_opened_leaves_no_loading_screen_behind(

@@ -254,10 +254,14 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         if not first:  # (the first one has nothing to clear, and may come before the panes)
             self._show_no_summary()
         title = f"{session.title} · {len(session.messages):,} messages"
+        if session.warnings:
+            # Before the path, which a narrow terminal cuts first; and said once as a toast,
+            # since the title line may not hold it at all.
+            note = warnings_note(session.warnings)
+            title += f" · {note}"
+            self.notify(note, severity="warning", markup=False)
         if session.source_path:
             title += f" · {session.source_path}"
-        if session.warnings:
-            title += f" · {warnings_note(session.warnings)}"
         self.query_one("#session-title", Static).update(Content(inert(title)))
         self.query_one(ConversationView).set_messages(session.messages)
         self.query_one("#input-view", TextViewer).placeholder = "building prompt…"
