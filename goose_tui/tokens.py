@@ -395,6 +395,9 @@ class ContextUsage(BaseModel):
     limit_source: LimitSource
     threshold: float
     model: str | None
+    # Whether ``model`` (whose window is the limit) is the session's own, or one the user
+    # chose (--model), whose window the gauge then shows.
+    session_model: bool = True
 
     @property
     def fraction(self) -> float:
@@ -560,4 +563,5 @@ def context_usage(
         limit_source=limit_source,
         threshold=resolve_threshold(threshold),
         model=model or session.model_name,
+        session_model=model is None or model == session.model_name,
     )
