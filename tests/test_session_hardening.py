@@ -54,6 +54,27 @@ def test_truncated_last_line(tmp_path: Path) -> None:
     assert "truncated" in session.warnings[-1].message
 
 
+def test_a_complete_last_line_is_not_called_truncated(tmp_path: Path) -> None:
+    # `{"a":1}` (a whole line, with its newline, that is no message) and a last line of
+    # broken JSON that ends in a newline were both said to be "maybe truncated or still
+    # being written".
+    for data in (
+        f"{META}\n{line('one')}\n" + '{"a": 1}\n',
+        f"{META}\n{line('one')}\n" + "{not json}\n",
+    ):
+        session = load_untouched(write(tmp_path / "s.jsonl", data.encode()))
+        assert session.warnings[-1].line == 3
+        assert "truncated" not in session.warnings[-1].message, session.warnings[-1]
+
+
+def test_an_empty_array_is_called_empty(tmp_path: Path) -> None:
+    # `[]` was "no element has a usable role", of an array with no element.
+    path = write(tmp_path / "s.json", b"[]")
+    with pytest.raises(SessionLoadError) as err:
+        load_session(path)
+    assert err.value.reason == "an empty JSON array: no messages to read"
+
+
 def test_invalid_utf8_line(tmp_path: Path) -> None:
     data = f"{META}\n{line('ok')}\n".encode() + b'{"role": "user", "content": "\xff\xfe"}\n'
     session = load_untouched(write(tmp_path / "s.jsonl", data + (line("after") + "\n").encode()))

@@ -140,6 +140,8 @@ def load_chat(path: Path, data: list[Any]) -> Session:
             warnings.append(LoadWarning(message=f"{where}: {note}, skipped"))
             continue
         messages.append(message)
+    if not data:
+        raise SessionLoadError(path, "an empty JSON array: no messages to read")
     if not messages and not system_texts:
         raise SessionLoadError(path, "not a chat-message array: no element has a usable role")
     extras: dict[str, Any] = {}

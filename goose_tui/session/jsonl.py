@@ -86,7 +86,9 @@ def load_jsonl(path: Path) -> Session:
             notes: list[str] = []
             value, problem = decode_line(raw, number, notes)
             warnings.extend(LoadWarning(message=note, line=number) for note in notes)
-            last_failed = problem is not None
+            # A line cut off by a writer that has not finished is broken JSON with no
+            # newline yet: the one case worth the "truncated" hint.
+            last_failed = problem is not None and not raw.endswith(b"\n")
             if problem is not None:
                 warnings.append(LoadWarning(message=problem, line=number))
                 continue
@@ -95,7 +97,6 @@ def load_jsonl(path: Path) -> Session:
                 continue
             message, note = build_message(value)
             if message is None:
-                last_failed = True
                 warnings.append(LoadWarning(message=f"{note}, line skipped", line=number))
                 continue
             if note:
