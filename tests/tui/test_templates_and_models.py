@@ -291,6 +291,36 @@ async def test_the_picker_opens_a_typed_path(tmp_path: Path, session_file: Path)
         assert sorted(info.path.name for info in listed.sessions) == ["cli.jsonl", "dates.jsonl"]
 
 
+async def test_keys_reaching_the_picker_before_its_widgets_or_after_it_closed_do_nothing(
+    tmp_path: Path, session_file: Path
+) -> None:
+    # A crash: enter reached the picker before it was composed (or as it closed), and
+    # action_choose's query_one(Input) raised NoMatches, which ended the app. After it was
+    # dismissed, a second enter would have dismissed it again: popping the inspector.
+    from goose_tui.session.loader import list_sessions
+
+    sessions = list_sessions(_two_sessions(tmp_path, session_file))
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        chosen: list[object] = []
+        picker = SessionPicker(sessions, "many")
+        app.push_screen(picker, chosen.append)
+        picker.action_choose()  # not composed yet
+        picker.action_cursor(1)
+        await settle(pilot)
+        assert app.screen is picker and chosen == []
+        picker.action_choose()  # enter: the first session chosen
+        picker.action_choose()  # enter again, before the dismissed picker is removed
+        picker.action_cursor(1)
+        await settle(pilot)
+        picker.action_choose()  # dismissed and removed
+        picker.action_cursor(-1)
+        await settle(pilot)
+        assert chosen == [picker.shown[0]]
+        assert app.screen is app.main and app.is_running
+
+
 async def test_the_api_base_survives_switching_to_another_model_and_back(
     session_file: Path, tmp_path: Path
 ) -> None:

@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
@@ -120,20 +121,38 @@ class SessionPicker(Screen[SessionInfo | Path | None]):
         self._fill(event.value)
         self.query_one("#picker-title", Static).update(Content(inert(self._title(event.value))))
 
+    def _widgets(self) -> tuple[Input, DataTable[Text]] | None:
+        """The filter and the table, while the picker is on screen with them. A key can reach
+        the picker before they are composed, or after it was dismissed (enter twice): it
+        must neither crash the app nor dismiss the picker again (that popped the screen
+        under it)."""
+        if not self.is_current:
+            return None
+        try:
+            return self.query_one(Input), self.query_one(DataTable)
+        except NoMatches:
+            return None
+
     def action_cursor(self, delta: int) -> None:
-        table = self.query_one(DataTable)
+        widgets = self._widgets()
+        if widgets is None:
+            return
+        _, table = widgets
         if self.shown:
             table.move_cursor(row=min(max(table.cursor_row + delta, 0), len(self.shown) - 1))
 
     def action_choose(self) -> None:
-        path = typed_path(self.query_one(Input).value)
+        widgets = self._widgets()
+        if widgets is None:
+            return
+        filter_input, table = widgets
+        path = typed_path(filter_input.value)
         if path is not None and path.exists():
             self.dismiss(path)
             return
         if path is not None and not self.shown:
             self.notify(f"{path}: no such file or folder", severity="warning", markup=False)
             return
-        table = self.query_one(DataTable)
         if self.shown and 0 <= table.cursor_row < len(self.shown):
             self.dismiss(self.shown[table.cursor_row])
 
