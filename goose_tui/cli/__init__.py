@@ -190,7 +190,8 @@ def run_app_from_args(argv: Sequence[str]) -> int:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
     from goose_tui.tui.app import run_app
 
-    run_app(
+    # Non-zero when an error ended the app (the traceback is on the screen): exit 1.
+    code = run_app(
         args.session,
         session_id=args.session_id,
         all_sessions=args.all_sessions,
@@ -204,7 +205,7 @@ def run_app_from_args(argv: Sequence[str]) -> int:
         goose_profile=args.goose_profile,
         settings_problems=problems,
     )
-    return 0
+    return EXIT_FAILED if code else 0
 
 
 def _settings_threshold(args: argparse.Namespace) -> None:

@@ -707,8 +707,10 @@ def run_app(
     keymap: dict[str, str] | None = None,
     goose_profile: GooseProfile = DEFAULT_PROFILE,
     settings_problems: Sequence[str] = (),
-) -> None:
-    GooseTUI(
+) -> int:
+    """Run the app until it ends; its return code: 1 when an error ended it (Textual
+    printed the traceback), else 0."""
+    app = GooseTUI(
         session_path,
         session_id=session_id,
         all_sessions=all_sessions,
@@ -721,10 +723,12 @@ def run_app(
         keymap=keymap,
         goose_profile=goose_profile,
         settings_problems=settings_problems,
-    ).run()
+    )
+    app.run()
+    return app.return_code or 0
 
 
 if __name__ == "__main__":
     import sys
 
-    run_app(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
+    sys.exit(run_app(Path(sys.argv[1]) if len(sys.argv) > 1 else None))

@@ -1,0 +1,41 @@
+"""The command's exit status when the app ends: 0 after a quit, 1 after an error that ended
+the app (the README's "exit 1 when something fails"). The app runs headless, through the
+real entry point (``goose_tui.cli.main``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import goose_tui.tui.app as app_module
+from goose_tui import cli
+from goose_tui.samples import bundled_sample
+
+
+class _EndingApp(app_module.GooseTUI):
+    """The app, headless, running ``ending`` once it is up."""
+
+    CSS_PATH = str(Path(app_module.__file__).with_name("app.tcss"))  # not this folder's
+    ending = "quit"
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.call_after_refresh(self.run_action, self.ending)
+
+    def action_fail(self) -> None:
+        raise RuntimeError("an action of ours failed")
+
+    def run(self, **options: object) -> None:  # type: ignore[override]
+        options["headless"] = True
+        super().run(**options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("ending", "status"), [("quit", 0), ("fail", 1)])
+def test_the_command_exits_1_when_the_app_ended_on_an_error(
+    ending: str, status: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # It exited 0 after the app crashed (a NoMatches in the session picker's action).
+    monkeypatch.setattr(_EndingApp, "ending", ending)
+    monkeypatch.setattr(app_module, "GooseTUI", _EndingApp)
+    assert cli.main([str(bundled_sample())]) == status
