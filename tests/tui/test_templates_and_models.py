@@ -21,7 +21,7 @@ from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 from tests.loopback import LoopbackServer, Reply
 
-from .conftest import MODEL_CALL_SECONDS, REPLY, paste, settle, wait_until
+from .conftest import MODEL_CALL_SECONDS, REPLY, paste, screen_text, settle, wait_until
 
 
 def _bump(path: Path, text: str) -> None:
@@ -319,6 +319,38 @@ async def test_keys_reaching_the_picker_before_its_widgets_or_after_it_closed_do
         await settle(pilot)
         assert chosen == [picker.shown[0]]
         assert app.screen is app.main and app.is_running
+
+
+async def test_a_prompt_template_that_fails_to_render_says_why_in_the_input_pane(
+    session_file: Path, tmp_path: Path
+) -> None:
+    # The modal said "prompt failed: …compaction.md:1: unknown filter: …", and after it was
+    # closed (and after c, which failed the same way) the pane read "building prompt…".
+    prompts = tmp_path / "bad"
+    prompts.mkdir()
+    (prompts / "compaction.md").write_text("{{ messages | upper }}\n", encoding="utf-8")
+    app = GooseTUI(session_file, prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, ErrorModal) and "unknown filter" in modal.message
+        reason = modal.message
+        await pilot.press("escape", "c")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        await pilot.press("escape")
+        await settle(pilot)
+        view = app.main.query_one("#input-view", TextViewer)
+        assert view.placeholder == f"the prompt could not be built: {reason}"
+        shown = " ".join(" ".join(screen_text(app)).replace("\xa0", " ").split())
+        assert "the prompt could not be built:" in shown and "filter upper is unknown" in shown
+        assert "building prompt" not in shown
+        assert "could not be built" in str(app.main.query_one("#pane-input", Pane).border_title)
+        # Mended on disk: the prompt is built and shown.
+        _bump(prompts / "compaction.md", "{{ messages }}\n")
+        await wait_until(pilot, lambda: bool(app.inspector.system_prompt))
+        await settle(pilot)
+        assert "could not be built" not in str(app.main.query_one("#pane-input", Pane).border_title)
 
 
 async def test_the_api_base_survives_switching_to_another_model_and_back(

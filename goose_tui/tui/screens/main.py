@@ -365,6 +365,18 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         request = self.inspector.build_request()
         self.app.call_from_thread(self._show_built_prompt, request)
 
+    def _show_prompt_failed(self, error: BaseException | None) -> None:
+        """The prompt cannot be built (a template that fails to render): the input pane says
+        so and why, in the error modal's words, instead of "building prompt…" for good."""
+        from goose_tui.analysis.failures import failure_text  # only when something failed
+
+        reason = " ".join(failure_text(error).split()) if error is not None else "unknown error"
+        self._shown_request = None
+        self._show_prompt("", "the prompt could not be built")
+        self.query_one("#input-view", TextViewer).placeholder = inert(
+            f"the prompt could not be built: {reason}"
+        )
+
     def _show_built_prompt(self, request: CompactionRequest) -> None:
         self._show_prompt(request.prompt, "as it will be sent")
         self._shown_request = request
@@ -626,6 +638,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
+        if worker.group == "prompt" and event.state == WorkerState.ERROR:
+            self._show_prompt_failed(worker.error)
         if worker.group == "compact":
             status = self.query_one(CompactionStatus)
             if event.state == WorkerState.CANCELLED and status.state == "running":

@@ -310,6 +310,15 @@ def prompt_highlighter(line: str) -> Spans:
     return spans
 
 
+@lru_cache(maxsize=16)
+def placeholder_rows(text: str, width: int) -> list[str]:
+    """The placeholder wrapped at ``width``: a reason (a template's error, with its path) is
+    read to its end, not cut at the pane's edge."""
+    import textwrap
+
+    return textwrap.wrap(text, max(width, 1)) if text else []
+
+
 class TextViewer(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     TextViewer { background: $surface; }
@@ -701,9 +710,10 @@ class TextViewer(ScrollView, can_focus=True):
         base = self.rich_style
         number = scroll_y + y
         if not self._lines:
-            if y == 0 and self._placeholder:
+            rows = placeholder_rows(self._placeholder, width)
+            if y < len(rows):
                 style = base + self.get_component_rich_style("text-viewer--placeholder")
-                return Strip([Segment(self._placeholder, style)]).crop_extend(0, width, base)
+                return Strip([Segment(rows[y], style)]).crop_extend(0, width, base)
             return Strip.blank(width, base)
         if self._wrap:
             self._rewrap()
