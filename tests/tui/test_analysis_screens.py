@@ -364,19 +364,32 @@ async def test_compare_with_the_summary_before_the_last_edit(session_file: Path)
         assert c.right.retention.found < c.left.retention.found
 
 
-async def test_compare_failure_uses_the_error_modal(session_file: Path, tmp_path: Path) -> None:
+async def test_compare_failure_uses_the_error_modal_and_its_screen_says_why(
+    session_file: Path, tmp_path: Path
+) -> None:
+    # A comparison that fails once started (a model that cannot be made is refused by the
+    # dialog: test_compare_refuses_a_model_or_prompts_folder_it_cannot_start_with). Its
+    # screen read "failed" over empty panes once the error modal was closed.
+    from goose_tui.tui.screens.compare_screen import CompareScreen
     from goose_tui.tui.screens.error_modal import ErrorModal
 
+    failing = tmp_path / "failing"
+    failing.mkdir()  # compiles, fails to render: found only once the comparison runs
+    (failing / "compaction.md").write_text("{{ messages | upper }}\n", encoding="utf-8")
+    reason = f"{failing / 'compaction.md'}:1: unknown filter: filter upper is unknown"
     app = GooseTUI(session_file, model="offline")
     async with app.run_test(size=(160, 45)) as pilot:
         await _compact(pilot)
-        await _open_compare(pilot, f"replay:{tmp_path / 'missing.md'}")
+        await _open_compare(pilot, "offline", str(failing))
         assert isinstance(app.screen, ErrorModal)
         assert app.screen.error_title == "Compaction failed"
-        # The message, not "FileNotFoundError: …" (a walk-through): the title says what failed.
-        assert app.screen.message == f"{tmp_path / 'missing.md'}: no such reply file"
+        # The message, not "TemplateError: …" (a walk-through): the title says what failed.
+        assert app.screen.message == reason
         await pilot.press("escape")
-        assert str(app.screen.query_one("#compare-state").render()) == "failed"
+        await settle(pilot)
+        assert isinstance(app.screen, CompareScreen)
+        state = str(app.screen.query_one("#compare-state").render())
+        assert state == f"failed: {reason} · esc: back"
         assert app.is_running
 
 
@@ -438,3 +451,39 @@ async def test_compare_refuses_a_prompts_folder_that_does_not_exist(tmp_path: Pa
         await settle(pilot)
         assert isinstance(app.screen, CompareSetup)  # still asking
         assert any("not a folder" in n.message for n in app._notifications)
+
+
+async def test_compare_refuses_a_model_or_prompts_folder_it_cannot_start_with(
+    tmp_path: Path,
+) -> None:
+    # A walk-through: replay:/nonexistent/file.txt opened the compare screen, whose worker
+    # failed at once: the error modal, and under it an empty "failed" screen needing a
+    # second esc. The dialog now refuses it, says why and keeps what was typed to mend.
+    from goose_tui.tui.screens.compare_screen import CompareScreen, CompareSetup
+    from goose_tui.tui.screens.error_modal import ErrorModal
+
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "compaction.md").write_text("{% for m in messages %}\n", encoding="utf-8")
+    app = GooseTUI(bundled_sample(), model="offline")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _compare_setup(pilot)
+        cases = [
+            ("replay:/nonexistent/file.txt", "", "/nonexistent/file.txt: no such reply file"),
+            ("replay:", "", "replay: needs a file"),
+            ("offline", str(broken), "compaction.md"),
+        ]
+        for spec, folder, reason in cases:
+            setup = app.screen
+            assert isinstance(setup, CompareSetup)
+            setup.query_one("#compare-spec", Input).value = spec
+            setup.query_one("#compare-dir", Input).value = folder
+            setup.query_one("#compare-dir", Input).focus()
+            await pilot.press("enter")
+            await settle(pilot)
+            assert app.screen is setup, spec  # still asking
+            assert any(reason in n.message for n in app._notifications), spec
+            expected = "compare-dir" if folder else "compare-spec"
+            assert app.focused is not None and app.focused.id == expected
+            assert setup.query_one("#compare-spec", Input).value == spec
+        assert not any(isinstance(s, CompareScreen | ErrorModal) for s in app.screen_stack)

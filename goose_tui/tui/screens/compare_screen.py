@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import NamedTuple
 
 from rich.text import Text
 from textual import on, work
@@ -33,7 +34,7 @@ from goose_tui.analysis.compare import (
 from goose_tui.analysis.probes import ProbeReport, format_probe_score
 from goose_tui.analysis.retention import CATEGORY_LABELS, format_score
 from goose_tui.compaction.reply_check import require_usable
-from goose_tui.compaction.templates import Templates
+from goose_tui.compaction.templates import TemplateError, Templates, load_templates
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.llm.spec import ModelSpec
@@ -47,18 +48,29 @@ NARROW_COLUMNS = 120  # below this A and B are stacked
 STATUS_STYLE = {"same": "", "changed": "yellow", "only_left": "red", "only_right": "green"}
 
 
-class CompareSetup(ModalScreen["tuple[str, Path | None] | None"]):
+class CompareChoice(NamedTuple):
+    """What the compare dialog was answered with: a model as typed (or ``previous``), and
+    the prompts folder with the templates read from it (None: the current templates)."""
+
+    spec: str
+    prompts_dir: Path | None = None
+    templates: Templates | None = None
+
+
+class CompareSetup(ModalScreen[CompareChoice | None]):
     """Ask what to compare with: a model spec and an optional prompts folder, or
     ``previous``. Enter in the model field moves on to the prompts folder while that is
-    empty; Enter there (empty or not) answers."""
+    empty; Enter there (empty or not) answers, unless the comparison could not start with
+    the answer (a model that cannot be made, a folder whose templates cannot be read): then
+    it says why and stays on the field to mend."""
 
     DEFAULT_CSS = "CompareSetup { align: center middle; }"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="compare_setup.cancel")]
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: ModelSpec) -> None:
         super().__init__()
         self.model = model
-        self._spec = Input(model, id="compare-spec")
+        self._spec = Input(model.name, id="compare-spec")
         self._folder = Input(
             placeholder="prompts folder (empty: the current templates)", id="compare-dir"
         )
@@ -87,13 +99,42 @@ class CompareSetup(ModalScreen["tuple[str, Path | None] | None"]):
         if event.input is self._spec and not folder and spec != PREVIOUS:
             self._folder.focus()  # the next field is still empty: go there first
             return
+        if spec == PREVIOUS:
+            self.dismiss(CompareChoice(spec))
+            return
+        # Refused here rather than by the compare screen's worker, which left an empty
+        # "failed" screen under the error modal.
+        problem = self._model_problem(spec)
+        if problem is not None:
+            self.notify(problem, severity="error", markup=False)
+            self._spec.focus()
+            return
         prompts_dir = Path(folder).expanduser() if folder else None
-        if prompts_dir is not None and not prompts_dir.is_dir():
+        if prompts_dir is None:
+            self.dismiss(CompareChoice(spec))
+            return
+        if not prompts_dir.is_dir():
             # Else the current templates were used, under a header naming this folder.
             self.notify(f"{folder}: not a folder", severity="error", markup=False)
             self._folder.focus()
             return
-        self.dismiss((spec, prompts_dir))
+        try:
+            templates = load_templates(prompts_dir)
+            templates.compaction.check()  # a syntax error, named with its file and line
+            templates.summary.check()
+        except TemplateError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            self._folder.focus()
+            return
+        self.dismiss(CompareChoice(spec, prompts_dir, templates))
+
+    def _model_problem(self, spec: str) -> str | None:
+        """Why no summarizer could be made for ``spec`` (read as the compare screen reads
+        it), or None."""
+        try:
+            return self.model.with_text(spec).problem()
+        except ValueError as exc:
+            return str(exc)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -202,8 +243,9 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
         right: SummarySide | None = None,
     ) -> None:
         """With ``right`` the two are compared at once; without it ``spec`` (read like
-        ``model`` would read another model typed by the user) and ``prompts_dir`` (else
-        ``templates``) compact the history again for the right side."""
+        ``model`` would read another model typed by the user) and ``templates`` compact the
+        history again for the right side (``prompts_dir``: the folder they were read from,
+        for its label)."""
         super().__init__()
         self.messages = messages
         self.left = left
@@ -272,10 +314,8 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
 
     async def _compact_again(self) -> SummarySide:
         from goose_tui.compaction.summarize import summarize
-        from goose_tui.compaction.templates import load_templates
         from goose_tui.inspector import summarizer_for
 
-        templates = load_templates(self.prompts_dir) if self.prompts_dir else self.templates
         summarizer = summarizer_for(self.model.with_text(self.spec))
         state = self._state
         received = 0
@@ -287,7 +327,7 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
 
         # The side's usage is estimated off the event loop (estimate_tokens), not when read.
         result = await summarize(
-            self.messages, summarizer, templates, on_chunk=on_chunk, estimate_tokens=True
+            self.messages, summarizer, self.templates, on_chunk=on_chunk, estimate_tokens=True
         )
         require_usable(result)
         return side_from_result(self._right_label(), result)
@@ -352,9 +392,14 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
         self.dismiss(None)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        # The error itself reaches the app's error modal (WorkerErrorsUp).
+        # The error reaches the app's error modal (WorkerErrorsUp); once it is closed, the
+        # screen still says why, in one line.
         if event.worker.group == "compare" and event.state == WorkerState.ERROR:
-            self._state.update(Content("failed"))
+            from goose_tui.analysis.failures import failure_text  # only when something failed
+
+            error = event.worker.error
+            reason = " ".join(failure_text(error).split()) if error is not None else "unknown"
+            self._state.update(Content(inert(f"failed: {reason} · esc: back")))
 
 
 def current_side(inspector: Inspector) -> SummarySide:
@@ -378,12 +423,12 @@ def open_compare(screen: Screen[None], inspector: Inspector) -> None:
         return
     messages = session.messages
 
-    def answered(choice: tuple[str, Path | None] | None) -> None:
+    def answered(choice: CompareChoice | None) -> None:
         if choice is None:
             return
-        spec, folder = choice
+        spec, folder = choice.spec, choice.prompts_dir
         left = current_side(inspector)
-        model, templates = inspector.model, inspector.templates
+        model, templates = inspector.model, choice.templates or inspector.templates
         if spec == PREVIOUS:
             previous = inspector.previous_summary
             if previous is None:
@@ -404,4 +449,4 @@ def open_compare(screen: Screen[None], inspector: Inspector) -> None:
             )
         )
 
-    screen.app.push_screen(CompareSetup(inspector.model.name), answered)
+    screen.app.push_screen(CompareSetup(inspector.model), answered)
