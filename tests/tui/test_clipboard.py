@@ -93,3 +93,27 @@ async def test_w_over_the_open_session_is_refused_before_asking_to_replace_it(
         assert isinstance(app.screen, ErrorModal)
         assert "refusing to write over an input file" in app.screen.message
     assert session_file.read_bytes() == before
+
+
+async def test_w_saves_an_error_copied_from_its_dialog(
+    session_file: Path, no_clipboard_tool: None, tmp_path: Path
+) -> None:
+    # The error dialog's copy said "Press W to save it to a file", but W did nothing while
+    # the dialog was open.
+    from goose_tui.tui.screens.error_modal import ErrorModal
+
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        app.show_error("Compaction failed", "the model answered 500")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("W")
+        await settle(pilot)
+        target = tmp_path / "error.txt"
+        app.screen.query_one("#prompt-input").value = str(target)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "the model answered 500" in target.read_text(encoding="utf-8")

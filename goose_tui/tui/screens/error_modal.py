@@ -19,6 +19,8 @@ class ErrorModal(ModalScreen[None]):
         # Enter closes it too, unless a button has the focus (then it presses that button).
         Binding("enter", "dismiss_modal", "Close", show=False, id="error.close_enter"),
         Binding("y", "copy", "Copy error", id="error.copy"),
+        # A copy the terminal dropped says "Press W to save it to a file": here too.
+        Binding("W", "app.save_last_copy", "Save the copy", show=False, id="error.save_copy"),
     ]
 
     def __init__(self, title: str, message: str) -> None:
