@@ -214,6 +214,10 @@ def test_error_line_patterns(line: str, expected: bool) -> None:
 def test_text_scanners() -> None:
     text = "See src/app/main.py, ./run.sh and ~/notes.md at https://x.org/a?b=1. e.g. v1.2"
     assert paths_in_text(text) == ["src/app/main.py", "./run.sh", "~/notes.md"]
+    # The pieces of a sed expression are no files (a walk-through counted "/int" as one);
+    # one name under the root with an extension, or a deeper path, still is.
+    sed = """sed -i 's/int(row["qty"])/Decimal(row["qty"])/' /tmp/csv_import.py /setup.py"""
+    assert paths_in_text(sed) == ["/tmp/csv_import.py", "/setup.py"]
     assert identifiers_in_text("use `load_session` and os.path.join, not TokenCounter") == [
         "load_session",
         "os.path.join",

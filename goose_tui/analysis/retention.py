@@ -170,6 +170,10 @@ def _path_token(token: str) -> str | None:
     if "/" not in token:
         return token if _BARE_FILE.match(token) else None
     last = token.rstrip("/").rsplit("/", 1)[-1]
+    if token.startswith("/") and token.rstrip("/").count("/") == 1 and not _BARE_FILE.match(last):
+        # "/int" of sed's s/int(…)/…/, "/Decimal": one name under the root, no extension,
+        # is a piece of an expression far more often than a file.
+        return None
     if token.startswith(_ROOTED) or token.count("/") >= 2 or _BARE_FILE.match(last):
         return token
     return None
