@@ -241,11 +241,31 @@ def _encoding_pool() -> ThreadPoolExecutor:
 counts_elsewhere: Callable[[Sequence[Text]], list[int] | None] | None = None
 
 
-def count_tokens(text: Text, chunk: int = CHUNK_CHARS) -> int:
+# A text counted with a ``stop`` goes a part of this many characters or so at a time (about a
+# second of the token worker on a slow core): a summary template can write tens of MB, and
+# its count (12 s for 58 MB) kept the app from quitting until it was done.
+STOPPABLE_PART_CHARS = 1 << 22
+
+
+class CountStopped(Exception):
+    """A count given up between two parts because its ``stop`` said so."""
+
+
+def count_tokens(
+    text: Text, chunk: int = CHUNK_CHARS, *, stop: Callable[[], bool] | None = None
+) -> int:
     """Tokens of ``text`` (a str, or the pieces of one: the prompt), special tokens allowed,
     encoded ``chunk`` characters or so at a time at boundaries where the tokenizer splits
     anyway; a long text's chunks are encoded on every core, a few at a time (so only a few
-    chunks' token lists exist at once)."""
+    chunks' token lists exist at once). ``stop``: asked between parts of a long text; when it
+    says so, ``CountStopped`` is raised."""
+    if stop is not None and len(text) > STOPPABLE_PART_CHARS:
+        total = 0
+        for part in _chunks(text, STOPPABLE_PART_CHARS):
+            if stop():
+                raise CountStopped
+            total += count_tokens(part, chunk)
+        return total
     if counts_elsewhere is not None and text and (counted := counts_elsewhere([text])):
         return counted[0]
     if len(text) <= chunk * 2:
@@ -313,8 +333,8 @@ def _tool_request_text(item: dict[str, Any]) -> list[str]:
     return [f"{item.get('id', '')}:{value.get('name', '')}:{arguments}"]
 
 
-def _count_texts(texts: Sequence[str]) -> int:
-    return TOKENS_PER_MESSAGE + sum(count_tokens(text) for text in texts)
+def _count_texts(texts: Sequence[str], stop: Callable[[], bool] | None = None) -> int:
+    return TOKENS_PER_MESSAGE + sum(count_tokens(text, stop=stop) for text in texts)
 
 
 def message_tokens(message: Message) -> int:
@@ -338,12 +358,13 @@ class TokenCounter:
         texts = _token_texts(message)
         return (message.id if message.id is not None else id(message), hash(tuple(texts))), texts
 
-    def count(self, message: Message) -> int:
+    def count(self, message: Message, *, stop: Callable[[], bool] | None = None) -> int:
+        """``stop``: as ``count_tokens``'s (nothing is cached of a stopped count)."""
         key, texts = self._keyed(message)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        tokens = _count_texts(texts)
+        tokens = _count_texts(texts, stop)
         with self._lock:
             self._cache[key] = tokens
             self.recounted += 1
@@ -366,13 +387,20 @@ class TokenCounter:
                 self.recounted += 1
         return [self._cache[key] for key, _ in keyed]
 
-    def total(self, messages: Sequence[Message], counts: Sequence[int] | None = None) -> int:
+    def total(
+        self,
+        messages: Sequence[Message],
+        counts: Sequence[int] | None = None,
+        *,
+        stop: Callable[[], bool] | None = None,
+    ) -> int:
         """Sum over agent-visible messages, +3 reply primer on each (Goose sums one
         count_chat_tokens per message, and each one adds the primer). ``counts``: each
         message's count, when the caller has just made them (not looked up again: a lookup
-        builds the message's texts and hashes them, ~0.1 s for 20,000 messages)."""
+        builds the message's texts and hashes them, ~0.1 s for 20,000 messages). ``stop``: as
+        ``count_tokens``'s."""
         return sum(
-            (self.count(message) if counts is None else counts[number]) + REPLY_PRIMER
+            (self.count(message, stop=stop) if counts is None else counts[number]) + REPLY_PRIMER
             for number, message in enumerate(messages)
             if message.metadata.agent_visible
         )

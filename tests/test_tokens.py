@@ -201,9 +201,9 @@ def test_only_the_edited_message_is_recounted(monkeypatch: pytest.MonkeyPatch) -
     seen: list[str] = []
     real = tokens.count_tokens
 
-    def spy(text: str) -> int:
+    def spy(text: str, **stop: Any) -> int:
         seen.append(text)
-        return real(text)
+        return real(text, **stop)
 
     monkeypatch.setattr(tokens, "count_tokens", spy)
     history = [text_message(f"message number {i}", id=f"m{i}") for i in range(50)]
@@ -464,3 +464,28 @@ def test_real_goose_export_reports_its_usage() -> None:
     assert (u.limit_source, u.model) == ("assumed", "llama3.2:3b")
     estimate = TokenCounter().total(s.messages)
     assert estimate > 0
+
+
+def test_a_stoppable_count_goes_by_parts_and_can_be_given_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A template's 58 MB summary was one 12 s count that quitting the app waited for: with
+    # ``stop`` a long text is counted a part at a time, ``stop`` asked between parts.
+    monkeypatch.setattr(tokens, "STOPPABLE_PART_CHARS", 1_000)
+    text = "the VAT rounding rule, kept: <|endoftext|> 12.5% \n\n  of 1,234.50 € " * 200
+    asked: list[int] = []
+
+    def go_on() -> bool:
+        asked.append(1)
+        return False
+
+    assert tokens.count_tokens(text, stop=go_on) == tokens.count_tokens(text)
+    assert len(asked) >= 10
+    with pytest.raises(tokens.CountStopped):
+        tokens.count_tokens(text, stop=lambda: True)
+    counter = TokenCounter()
+    with pytest.raises(tokens.CountStopped):
+        counter.total([text_message(text, id="s")], stop=lambda: True)
+    assert counter.total([text_message(text, id="s")]) == counter.total(
+        [text_message(text, id="s")], stop=go_on
+    )

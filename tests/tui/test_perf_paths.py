@@ -378,9 +378,9 @@ async def test_tokens_are_never_summed_on_the_event_loop(session_file: Path) -> 
     threads: list[str] = []
     real_total = TokenCounter.total
 
-    def recording(self, messages, *counts):  # type: ignore[no-untyped-def]
+    def recording(self, messages, *counts, **stop):  # type: ignore[no-untyped-def]
         threads.append(threading.current_thread().name)
-        return real_total(self, messages, *counts)
+        return real_total(self, messages, *counts, **stop)
 
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
@@ -433,9 +433,9 @@ async def test_the_projection_reuses_the_gauges_count_of_the_history(session_fil
     summed: list[int] = []
     real_total = TokenCounter.total
 
-    def recording(self, messages, *counts):  # type: ignore[no-untyped-def]
+    def recording(self, messages, *counts, **stop):  # type: ignore[no-untyped-def]
         summed.append(len(messages))
-        return real_total(self, messages, *counts)
+        return real_total(self, messages, *counts, **stop)
 
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:

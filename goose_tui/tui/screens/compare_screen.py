@@ -40,6 +40,7 @@ from goose_tui.inspector import Inspector
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
 from goose_tui.tui.messages import WorkerErrorsUp
+from goose_tui.tui.screens.retention_screen import too_big_to_analyse
 from goose_tui.tui.widgets.compaction_status import compact_key
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 
@@ -421,6 +422,8 @@ def open_compare(screen: Screen[None], inspector: Inspector) -> None:
         key = compact_key(screen.app)
         screen.notify(f"no summary yet: press {key} to compact first")
         return
+    if too_big_to_analyse(screen, inspector.summary_text, "compare"):
+        return
     messages = session.messages
 
     def answered(choice: CompareChoice | None) -> None:
@@ -435,6 +438,8 @@ def open_compare(screen: Screen[None], inspector: Inspector) -> None:
                 screen.notify("no earlier summary: nothing was edited or re-compacted yet")
                 return
             structured, text = previous
+            if too_big_to_analyse(screen, text, "compare"):
+                return
             right = SummarySide(label="before the last edit", summary=text, structured=structured)
             # A: before, B: now, so "added" reads as what the edit added.
             screen.app.push_screen(

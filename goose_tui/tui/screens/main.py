@@ -33,7 +33,13 @@ from goose_tui.inert import inert
 from goose_tui.inspector import Inspector, parses
 from goose_tui.pieces import Text
 from goose_tui.session.models import Session, warnings_note
-from goose_tui.tokens import REPLY_PRIMER, ContextUsage, TokenCounter, not_smaller
+from goose_tui.tokens import (
+    REPLY_PRIMER,
+    ContextUsage,
+    CountStopped,
+    TokenCounter,
+    not_smaller,
+)
 from goose_tui.tui.debounce import debounce
 from goose_tui.tui.messages import (
     GooseProfileRequested,
@@ -565,7 +571,15 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         20,000 cached counts of a 53 MB session is 80 ms: not on the event loop."""
         session = self.inspector.session
         assert session is not None
-        projected = self.token_counter.total([summary_message(summary)])
+        worker = get_current_worker()
+        try:
+            # A template can write tens of MB: counted a part at a time, so a newer summary
+            # or quitting stops it (a thread's work is waited for before the app exits).
+            projected = self.token_counter.total(
+                [summary_message(summary)], stop=lambda: worker.is_cancelled
+            )
+        except CountStopped:
+            return
         known = self._history_tokens
         if known is not None and known[0] is session:
             replaced = known[1]

@@ -217,6 +217,26 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
             self._probes.start()
 
 
+# The longest summary the app checks: indexing one (normalizing, its words) is ~0.2 s a MB
+# of the GIL in long C calls, and ~17 bytes of memory a character (58 MB: 12 s and 1 GB).
+ANALYSIS_CHARS = 4_000_000
+
+
+def too_big_to_analyse(screen: Screen[None], summary: str, command: str) -> bool:
+    """Whether ``summary`` is too long to check here; if so the screen says so, and which
+    command checks it (no screen waits on the command line)."""
+    if len(summary) <= ANALYSIS_CHARS:
+        return False
+    screen.notify(
+        f"the summary is {len(summary):,} characters, too big to check in the app (at most "
+        f"{ANALYSIS_CHARS:,}): save it (s) and run `goose-tui {command}` on it",
+        title="summary too big",
+        severity="warning",
+        markup=False,
+    )
+    return True
+
+
 def open_retention(screen: Screen[None], inspector: Inspector) -> None:
     """Open the report for the inspector's current summary (the last good render)."""
     session, summary = inspector.session, inspector.summary_text
@@ -226,6 +246,8 @@ def open_retention(screen: Screen[None], inspector: Inspector) -> None:
     if not summary:
         key = compact_key(screen.app)
         screen.notify(f"no summary yet: press {key} to compact first")
+        return
+    if too_big_to_analyse(screen, summary, "retention --summary FILE"):
         return
     screen.app.push_screen(
         RetentionScreen(

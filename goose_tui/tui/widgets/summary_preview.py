@@ -17,6 +17,11 @@ Rich renders about 0.5 MB of Markdown a second, on whichever thread calls it. Se
 yet rendered that add up to more than ``SYNC_RENDER_CHARS`` are rendered in a thread, with
 "rendering the summary…" shown meanwhile: the summary of a 53 MB session (1.8 MB) held the
 event loop for 4-5 s.
+
+A summary template can write tens of MB (the engine's output budget is 64 MiB): Rich took
+minutes on 58 MB, its thread holding the GIL (keys answered in ~20 s, ``q`` waited for it) and
+1.4 GB. Both views show the first ``PREVIEW_CHARS`` of a longer summary, with a note giving
+its size; copying and saving take the whole summary (``SummaryPreview.markdown``).
 """
 
 from __future__ import annotations
@@ -31,12 +36,13 @@ from rich.style import Style as RichStyle
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import ContentSwitcher
+from textual.widgets import ContentSwitcher, Static
 
 from goose_tui.inert import inert
 from goose_tui.tui.highlight import lexer_name, markdown_with_languages
@@ -47,6 +53,9 @@ _HEADING = re.compile(r" {0,3}#{1,6}(\s|$)")
 SECTION_CACHE = 64  # sections kept per widget; a summary has about ten
 SYNC_RENDER_CHARS = 32_000  # at most ~60 ms of Rich on the event loop; more goes to a thread
 RENDERING = "rendering the summary…"
+# The most of a summary the views show: a second or two of Rich and pygments on a slow core
+# (in a thread), ~50 pages; nobody reads further in a pane.
+PREVIEW_CHARS = 200_000
 
 # (section, width) -> (lines, whether Rich puts a blank line after the section)
 # A rendered line: Rich segments (a Strip, with its seven caches, is made when it is drawn).
@@ -60,6 +69,15 @@ def _sections_of(text: str) -> list[str]:
     # highlights them; the source view and everything saved keep the text as it is.
     shown = markdown_with_languages(inert(text)) if text.strip() else ""
     return split_sections(shown) if shown else []
+
+
+def preview_head(text: str, limit: int = PREVIEW_CHARS) -> str:
+    """``text``, or its first ``limit`` characters or fewer, ended at a line break when one
+    falls in the second half of them (a 58 MB summary can be a single line)."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", limit // 2, limit)
+    return text[: cut + 1] if cut != -1 else text[:limit]
 
 
 def split_sections(text: str) -> list[str]:
@@ -167,6 +185,11 @@ class MarkdownLines(ScrollView, can_focus=True):
         if self.is_mounted and self._width:
             self._render_lines(self._width)  # now, so the virtual size is right at once
         self.refresh()
+
+    @property
+    def text(self) -> str:
+        """The Markdown shown."""
+        return self._text
 
     @property
     def lines(self) -> list[Strip]:
@@ -285,6 +308,12 @@ class MarkdownLines(ScrollView, can_focus=True):
 
 
 class SummaryPreview(Vertical, can_focus=False):
+    """The summary's two views, and a note over them when they show only its head."""
+
+    DEFAULT_CSS = """
+    SummaryPreview > #preview-note { height: auto; padding: 0 1; background: $boost;
+                                     color: $warning; display: none; }
+    """
     BINDINGS = [
         Binding("m", "toggle_source", "Preview/source", id="preview.toggle_source"),
     ]
@@ -300,14 +329,25 @@ class SummaryPreview(Vertical, can_focus=False):
         return self._markdown
 
     def compose(self) -> ComposeResult:
+        yield Static(id="preview-note")
         with ContentSwitcher(initial="preview-markdown"):
             yield MarkdownLines(id="preview-markdown", placeholder="no summary yet")
             yield TextViewer(id="preview-source", placeholder="no summary yet", syntax="markdown")
 
     def set_markdown(self, text: str) -> None:
         self._markdown = text
-        self.query_one("#preview-markdown", MarkdownLines).set_markdown(text)
-        self.query_one("#preview-source", TextViewer).set_text(text)
+        shown = preview_head(text)
+        note = self.query_one("#preview-note", Static)
+        note.display = len(shown) < len(text)
+        if note.display:
+            note.update(
+                Content(
+                    f"a huge summary: showing the first {len(shown):,} of {len(text):,} "
+                    "characters · copying and saving take all of it"
+                )
+            )
+        self.query_one("#preview-markdown", MarkdownLines).set_markdown(shown)
+        self.query_one("#preview-source", TextViewer).set_text(shown)
 
     def watch_show_source(self, show: bool) -> None:
         switcher = self.query_one(ContentSwitcher)
