@@ -340,19 +340,25 @@ def test_the_prompt_is_the_conversations_own_strings(profile: str) -> None:
     messages[0].content[0]["text"] += " \U0001f600"
     templates = load_templates(None)
     build_request(messages[:2], templates, profile=profile)  # compiled, imported
-    tracemalloc.start()
-    try:
-        request = build_request(messages, templates, profile=profile)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    # tracemalloc sees every thread of the process: another test's thread (a worker's
+    # reader) allocating meanwhile once made the peak 0.16 MB. The least of three: a copy of
+    # the prompt would be in each.
+    peaks = []
+    for _ in range(3):
+        tracemalloc.start()
+        try:
+            request = build_request(messages, templates, profile=profile)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    peak = min(peaks)
     prompt = sys.getsizeof(request.system_prompt)  # joined here, once measured
     assert prompt > 6_000_000
     if profile == "goose-main":
         # That version writes each message as JSON: one new (1-byte) string per message.
         assert peak < prompt * 0.3, f"peak {peak / 1e6:.1f} MB, prompt {prompt / 1e6:.1f} MB"
         return
-    assert peak < prompt * 0.02, f"peak {peak / 1e6:.1f} MB for a {prompt / 1e6:.1f} MB prompt"
+    assert peak < prompt * 0.05, f"peak {peak / 1e6:.1f} MB for a {prompt / 1e6:.1f} MB prompt"
     texts = {id(m.content[0]["text"]) for m in messages}
     assert sum(id(part) in texts for part in request.prompt.parts) == len(messages)
 
