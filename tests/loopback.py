@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-ReplyKind = Literal["auto", "json", "sse", "error", "hang", "malformed_sse", "sse_then_hang"]
+ReplyKind = Literal[
+    "auto", "json", "sse", "error", "hang", "malformed_sse", "sse_then_hang", "html"
+]
 DEFAULT_USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
 
 
@@ -62,6 +64,11 @@ class Reply:
     ) -> Reply:
         body = {"message": message, "type": err_type, "code": code}
         return cls("error", status=status, error=body, headers=headers or {})
+
+    @classmethod
+    def html_page(cls, text: str) -> Reply:
+        """A web page with status 200, as a proxy or a wrong --api-base answers."""
+        return cls("html", text=text)
 
     @classmethod
     def context_length_exceeded(cls) -> Reply:
@@ -239,6 +246,9 @@ def _make_handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
             if reply.usage is not None:
                 payload["usage"] = reply.usage
             self._send_bytes(200, "application/json", json.dumps(payload).encode(), {})
+
+        def _send_html(self, reply: Reply, model: str) -> None:
+            self._send_bytes(200, "text/html; charset=utf-8", reply.text.encode(), {})
 
         def _send_error(self, reply: Reply, model: str) -> None:
             data = json.dumps({"error": reply.error}).encode()

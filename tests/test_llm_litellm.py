@@ -163,6 +163,16 @@ async def test_an_unrelated_400_is_a_model_error() -> None:
             await backend(server).complete(PROMPT)
 
 
+async def test_a_web_page_with_status_200_is_named_not_an_empty_reply() -> None:
+    # A proxy or a wrong --api-base answering 200 with an HTML page: litellm reads no
+    # event of a stream from it, and the compaction said "the model sent an empty reply".
+    page = "<html><body><h1>502 Bad Gateway</h1></body></html>"
+    with LoopbackServer([Reply.html_page(page)]) as server:
+        with pytest.raises(ModelError, match="not an OpenAI-compatible stream") as err:
+            await backend(server).complete(PROMPT)
+    assert "--api-base" in str(err.value)
+
+
 ERRORS = [
     ("401", Reply.unauthorized(), "HTTP 401 authentication failed"),
     ("401-echoing-the-key", Reply.http_error(401, f"Incorrect API key provided: {SECRET}."), "401"),

@@ -215,6 +215,11 @@ class LiteLLMSummarizer:
                 return await _streamed_completion(response, on_chunk)
         except (asyncio.CancelledError, ModelError):
             raise
+        except _NoStream as exc:
+            raise ModelError(
+                f"{self.model}: the server answered with {exc}, not an OpenAI-compatible "
+                "stream (a web page or a proxy's error page answers so): check --api-base"
+            ) from None
         except Exception as exc:  # noqa: BLE001 - every failure becomes one of our two errors
             raise self._translate(exc) from None
 
@@ -244,6 +249,11 @@ class LiteLLMSummarizer:
         )
 
 
+class _NoStream(Exception):
+    """No text came, and the answer was no stream at all (its content type, a web page's):
+    litellm makes up a finish event all the same, so the reply looked merely empty."""
+
+
 async def _streamed_completion(stream: Any, on_chunk: OnChunk | None) -> Completion:
     parts: list[str] = []
     received = 0
@@ -258,6 +268,12 @@ async def _streamed_completion(stream: Any, on_chunk: OnChunk | None) -> Complet
             parts.append(piece)
             if on_chunk is not None:
                 on_chunk(piece)
+    if not parts:
+        hidden = getattr(stream, "_hidden_params", None) or {}
+        headers = hidden.get("additional_headers") or {}
+        kind = str(headers.get("llm_provider-content-type") or "")
+        if kind and "event-stream" not in kind and "json" not in kind:
+            raise _NoStream(kind.split(";")[0].strip())
     return Completion(text="".join(parts), usage=_reported_usage(stream), model=model_name)
 
 
