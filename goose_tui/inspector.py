@@ -205,12 +205,14 @@ class Inspector:
         self.system_prompt, self.prompt_note, self.prompt_tokens = prompt, note, tokens
 
     def prompt_title(self) -> str:
+        # The user's focus first: a narrow pane cuts the title's end, and the focus (the
+        # user's own words, at the prompt's very end) was the part cut off.
+        title = f"input · focus: {self.focus_text}" if self.focus_text else "input"
         note = self.prompt_note
-        title = f"input · {note}" if note else "input"
+        if note:
+            title += f" · {note}"
         if self.prompt_tokens is not None:
             title += f" · {self.prompt_tokens:,} tokens"
-        if self.focus_text:
-            title += f" · focus: {self.focus_text}"
         return title
 
     # -- compaction ------------------------------------------------------------------------

@@ -26,7 +26,7 @@ async def test_focus_is_shown_in_the_input_pane_and_sent(session_file: Path) -> 
         assert app.inspector.focus_text == FOCUS
         assert app.inspector.system_prompt == f"{plain}\n\n{FOCUS_HEADING}\n{FOCUS}"
         title = str(main.query_one("#pane-input", Pane).border_title)
-        assert title.endswith(f"focus: {FOCUS}")
+        assert title.startswith(f"input · focus: {FOCUS} · ")
         await pilot.press("c")
         await settle(pilot)
         assert app.inspector.result is not None and app.inspector.result.focus == FOCUS
