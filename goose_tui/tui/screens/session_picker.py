@@ -22,6 +22,8 @@ from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 def _row(info: SessionInfo, recent: bool = False) -> tuple[Text, ...]:
     updated = info.updated_at.strftime("%Y-%m-%d %H:%M") if info.updated_at else "—"
+    if recent and info.updated_at:  # the recent list keeps when it was opened, not updated
+        updated = f"opened {updated}"
     tokens = f"{info.total_tokens:,}" if info.total_tokens is not None else "—"
     name = inert(info.name or info.description or info.id)
     return (
