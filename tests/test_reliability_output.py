@@ -397,3 +397,20 @@ def test_dev_full_as_stdout(tmp_path: Path) -> None:
         )
     assert out.returncode == 1
     assert one_line(out.stderr) == "goose-tui: cannot write to stdout: No space left on device"
+
+
+def test_checked_stdout_passes_a_write_through_whatever_the_stream_returns() -> None:
+    # A replaced stdout whose write returns None (allowed of a file-like object) made
+    # int(None) fail on every print.
+    from goose_tui.cli.common import CheckedStdout
+
+    class Quiet:
+        def __init__(self) -> None:
+            self.text = ""
+
+        def write(self, text: str) -> None:
+            self.text += text
+
+    quiet = Quiet()
+    assert CheckedStdout(quiet).write("hello\n") == 6
+    assert quiet.text == "hello\n"

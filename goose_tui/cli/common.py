@@ -54,11 +54,12 @@ class CheckedStdout:
 
     def write(self, text: str) -> int:
         try:
-            return int(self._stream.write(text))
+            written = self._stream.write(text)
         except BrokenPipeError:
             raise
         except OSError as exc:
             raise _output_failed(exc) from None
+        return len(text) if written is None else int(written)
 
     def writelines(self, texts: Any) -> None:
         for text in texts:
