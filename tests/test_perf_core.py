@@ -355,8 +355,10 @@ def test_the_prompt_is_the_conversations_own_strings(profile: str) -> None:
     prompt = sys.getsizeof(request.system_prompt)  # joined here, once measured
     assert prompt > 6_000_000
     if profile == "goose-main":
-        # That version writes each message as JSON: one new (1-byte) string per message.
-        assert peak < prompt * 0.3, f"peak {peak / 1e6:.1f} MB, prompt {prompt / 1e6:.1f} MB"
+        # That version writes each message as JSON: one new (1-byte) string per message,
+        # ~0.25x the prompt here (2.1 MB of 6.8 once, against a bound of 0.3x: the other
+        # threads' allocations). A copy of the prompt would be 1x.
+        assert peak < prompt * 0.5, f"peak {peak / 1e6:.1f} MB, prompt {prompt / 1e6:.1f} MB"
         return
     assert peak < prompt * 0.05, f"peak {peak / 1e6:.1f} MB for a {prompt / 1e6:.1f} MB prompt"
     texts = {id(m.content[0]["text"]) for m in messages}
