@@ -430,9 +430,6 @@ def goose_usage(values: Mapping[str, Any], *, streamed: bool) -> TokenUsage:
     )
     if streamed and completion is None:
         return TokenUsage()
-    if total is None:
-        if prompt is not None and completion is not None:
-            total = prompt + completion
-        else:
-            total = prompt if completion is None else completion
+    if total is None and (prompt is not None or completion is not None):
+        total = (prompt or 0) + (completion or 0)  # Usage::new: in + out, or the one there is
     return TokenUsage(input_tokens=prompt, output_tokens=completion, total_tokens=total)
