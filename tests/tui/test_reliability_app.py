@@ -175,13 +175,18 @@ def test_save_default_leaves_a_current_directory_that_ships_with_goose_tui(
     assert default_target(session, "json") == Path.home() / "long_session.summary.json"
 
 
+async def _save_dialog_path(app: GooseTUI, pilot) -> Input:  # type: ignore[no-untyped-def]
+    """Compacted, then the save dialog (s): its path field."""
+    await compacted(pilot)
+    await pilot.press("s")
+    await settle(pilot)
+    return app.screen.query_one("#save-path", Input)
+
+
 async def test_save_dialog_does_not_start_with_its_path_selected(session_file: Path) -> None:
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
-        await compacted(pilot)
-        await pilot.press("s")
-        await settle(pilot)
-        field = app.screen.query_one("#save-path", Input)
+        field = await _save_dialog_path(app, pilot)
         default = field.value
         assert app.focused is field
         await pilot.press("x")  # one key must not wipe the path
@@ -192,10 +197,7 @@ async def test_choosing_the_kind_keeps_a_path_the_user_typed(session_file: Path)
     # Choosing "summary Markdown" after typing a path put the default path back.
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
-        await compacted(pilot)
-        await pilot.press("s")
-        await settle(pilot)
-        field = app.screen.query_one("#save-path", Input)
+        field = await _save_dialog_path(app, pilot)
         app.screen.query_one("#save-markdown", RadioButton).value = True  # untouched: follows
         await settle(pilot)
         assert field.value.endswith(".summary.md")
