@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Input, RadioButton, TabbedContent, TextArea
 
 from goose_tui.inert import inert, restore
@@ -175,7 +176,7 @@ def test_save_default_leaves_a_current_directory_that_ships_with_goose_tui(
     assert default_target(session, "json") == Path.home() / "long_session.summary.json"
 
 
-async def _save_dialog_path(app: GooseTUI, pilot) -> Input:  # type: ignore[no-untyped-def]
+async def _save_dialog_path(app: GooseTUI, pilot: Pilot[None]) -> Input:
     """Compacted, then the save dialog (s): its path field."""
     await compacted(pilot)
     await pilot.press("s")
