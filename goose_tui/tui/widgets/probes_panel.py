@@ -34,7 +34,10 @@ def _one_line(text: str, width: int = CELL) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _bar(score: float | None, width: int = 20) -> str:
+BAR_WIDTH = 20
+
+
+def _bar(score: float | None, width: int = BAR_WIDTH) -> str:
     if score is None:
         return ""
     filled = round(score * width)
@@ -81,7 +84,12 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
 
     def on_mount(self) -> None:
         kinds = self.query_one("#probe-kinds", DataTable)
-        kinds.add_columns("kind", "probes", "score", "")
+        # The columns whose header is narrower than their rows get their rows' width at once:
+        # sized from the rows, the header was once drawn before them and stayed narrow ("kind"
+        # unpadded over "continuation": the probes tab's snapshot failed a fresh-clone run).
+        kinds.add_column("kind", width=max(map(len, [*PROBE_LABELS.values(), "overall"])))
+        kinds.add_columns("probes", "score")
+        kinds.add_column("", width=BAR_WIDTH)
         kinds.can_focus = False  # nothing to select there; focus goes to the probes
         self.query_one("#probe-items", DataTable).add_columns(
             "score", "message", "kind", "question", "expected", "answered"
