@@ -6,8 +6,6 @@ import json
 import subprocess
 import sys
 import time
-import tracemalloc
-from collections.abc import Callable
 
 import pytest
 
@@ -143,22 +141,66 @@ def test_count_of_pieces_equals_the_count_of_their_join(seed: int) -> None:
     assert tokens.count_tokens(Pieces(["   ", "x"]), chunk=1) == tokens._encode_count("   x")
 
 
+# tracemalloc counts every thread of its process. In a test worker, other tests' threads
+# (a background import of litellm that an app test started, a server's thread) allocate
+# during the window: a fresh-clone CI run measured 7.2 MB against a bound of 5.7 MB so,
+# where the count alone peaks at 4.3 MB. Each peak is measured in an interpreter of its
+# own, which runs only the code measured.
+_PEAKS = """
+import json, sys, tracemalloc
+from goose_tui import tokens
+from goose_tui.compaction.summarize import SUMMARIZE_REQUEST
+from goose_tui.pieces import Pieces
+from tests.test_perf_core import _generated_text
+
+def peak_of(count):
+    tracemalloc.start()
+    try:
+        counted = count()
+        return counted, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+tokens.encoder()
+found = {}
+if sys.argv[1] == "long-text":
+    text = _generated_text(99, 40_000) * 15
+    found["expected"], found["whole_peak"] = peak_of(lambda: tokens._encode_count(text))
+    # Small chunks, so that the text is many more chunks than are in flight at once (two per
+    # core): at the default size it is 9, all of them in flight on 5 cores or more.
+    found["counted"], found["peak"] = peak_of(lambda: tokens.count_tokens(text, 1 << 14))
+else:
+    head = (_generated_text(7, 40_000) + " \\U0001f600") * 10
+    chunk = 1 << 14
+    _, found["alone"] = peak_of(lambda: tokens.count_tokens(head, chunk))
+    found["counted"], found["peak"] = peak_of(
+        lambda: tokens.count_tokens(Pieces([head, SUMMARIZE_REQUEST]), chunk)
+    )
+    found["expected"] = tokens._encode_count(head + SUMMARIZE_REQUEST)
+    found["head_size"] = sys.getsizeof(head)
+print(json.dumps(found))
+"""
+
+
+def _in_own_interpreter(script: str, *args: str) -> dict[str, int]:
+    out = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=180,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    found: dict[str, int] = json.loads(out.stdout)
+    return found
+
+
 def test_counting_a_long_text_never_holds_its_whole_token_list() -> None:
     # 2.2M characters, ~0.6M tokens: as one Python list of ints that is ~33 MB.
-    text = _generated_text(99, 40_000) * 15
-    tokens.encoder()
-
-    def peak_of(count: Callable[[], int]) -> tuple[int, int]:
-        tracemalloc.start()
-        try:
-            counted = count()
-            return counted, tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
-
-    expected, whole_peak = peak_of(lambda: tokens._encode_count(text))
-    counted, peak = peak_of(lambda: tokens.count_tokens(text))
-    assert counted == expected
+    found = _in_own_interpreter(_PEAKS, "long-text")
+    peak, whole_peak = found["peak"], found["whole_peak"]
+    assert found["counted"] == found["expected"]
     assert whole_peak > 25_000_000  # what the whole text's token list costs
     # A few chunks' token lists at a time (one per core in flight), never the whole list.
     assert peak < whole_peak / 2, f"peak {peak / 1e6:.1f} MB, whole list {whole_peak / 1e6:.1f} MB"
@@ -356,21 +398,12 @@ def test_the_prompt_is_the_conversations_own_strings(profile: str) -> None:
     at once (188 MB more at the peak for the 53 MB session, and the GIL for each join);
     one join still made one copy, and held the GIL ~0.1 s.
 
-    Measured in an interpreter of its own: tracemalloc counts every thread of a process,
-    and in a test worker another test's threads allocated 0.1-0.4 MB during the window
-    (two fresh-clone runs failed so)."""
+    Measured in an interpreter of its own (_PEAKS): in a test worker another test's threads
+    allocated 0.1-0.4 MB during the window (two fresh-clone runs failed so)."""
     from goose_tui.compaction.profiles import PROFILES
 
     assert profile in PROFILES
-    out = subprocess.run(
-        [sys.executable, "-c", PROMPT_PEAK, profile],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-        check=True,
-    )
-    found = json.loads(out.stdout)
+    found = _in_own_interpreter(PROMPT_PEAK, profile)
     peak, prompt = found["peak"], found["prompt"]
     assert prompt > 6_000_000
     if profile == "goose-main":
@@ -385,27 +418,14 @@ def test_the_prompt_is_the_conversations_own_strings(profile: str) -> None:
 def test_counting_the_prompt_and_the_request_never_copies_the_prompt() -> None:
     # The request is counted as the prompt's pieces and the request's text: a chunk at a
     # time, never a copy of the whole prompt (188 MB for the 53 MB session's).
-    head = (_generated_text(7, 40_000) + " \U0001f600") * 10
-    tail = SUMMARIZE_REQUEST
-    tokens.encoder()
-
-    def peak_of(count: Callable[[], int]) -> tuple[int, int]:
-        tracemalloc.start()
-        try:
-            counted = count()
-            return counted, tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
-
-    # Small chunks: the chunks' token lists in flight at once depend on the threads' timing,
-    # and at the default size one list more (~2 MB) passed the margin on a loaded machine
-    # (a fresh-clone run: 15.2 MB against 11.6 MB). A copy of the prompt is 5.8 MB whatever
-    # the chunk size.
-    chunk = 1 << 14
-    _, alone = peak_of(lambda: tokens.count_tokens(head, chunk))  # the chunks' token lists
-    counted, peak = peak_of(lambda: tokens.count_tokens(Pieces([head, tail]), chunk))
-    assert counted == tokens._encode_count(head + tail)
-    assert peak < alone + sys.getsizeof(head) / 4, f"{peak / 1e6:.1f} MB, {alone / 1e6:.1f} MB"
+    # Small chunks (1 << 14): the chunks' token lists in flight at once depend on the
+    # threads' timing, and at the default size one list more (~2 MB) passed the margin on a
+    # loaded machine (a fresh-clone run: 15.2 MB against 11.6 MB). A copy of the prompt is
+    # 5.8 MB whatever the chunk size.
+    found = _in_own_interpreter(_PEAKS, "prompt-and-request")
+    peak, alone = found["peak"], found["alone"]
+    assert found["counted"] == found["expected"]
+    assert peak < alone + found["head_size"] / 4, f"{peak / 1e6:.1f} MB, {alone / 1e6:.1f} MB"
 
 
 def test_the_encoder_holds_no_python_copy_of_its_rank_map() -> None:
