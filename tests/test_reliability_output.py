@@ -399,6 +399,42 @@ def test_dev_full_as_stdout(tmp_path: Path) -> None:
     assert one_line(out.stderr) == "goose-tui: cannot write to stdout: No space left on device"
 
 
+@pytest.mark.parametrize("args", [("--help",), ("compact", "--help"), ("--version",)])
+def test_help_and_version_to_a_full_disk_fail(args: tuple[str, ...]) -> None:
+    # argparse prints them and ignores an OSError of the write: exit 0, nothing written.
+    with open("/dev/full", "w") as full:
+        out = subprocess.run(
+            [sys.executable, "-m", "goose_tui.cli", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
+    assert (out.returncode, one_line(out.stderr)) == (
+        1,
+        "goose-tui: cannot write to stdout: No space left on device",
+    )
+
+
+def test_help_to_a_closed_pipe_is_quiet() -> None:
+    # `goose-tui --help | head -1`: the reader left, which is no error of ours.
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "goose_tui.cli", "--help"],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert (out.returncode, out.stderr) == (0, "")
+
+
 def test_checked_stdout_passes_a_write_through_whatever_the_stream_returns() -> None:
     # A replaced stdout whose write returns None (allowed of a file-like object) made
     # int(None) fail on every print.

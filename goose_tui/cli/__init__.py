@@ -18,6 +18,7 @@ from goose_tui.cli.common import (
     EXIT_FAILED,
     EXIT_UNUSABLE,
     CliError,
+    Parser,
     add_model_args,
     add_profile_arg,
     add_prompts_dir,
@@ -105,7 +106,7 @@ def settings_epilog() -> str:
 
 
 def build_app_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="goose-tui",
         description=DESCRIPTION,
         epilog=EPILOG + "\n" + settings_epilog(),
@@ -128,7 +129,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     not import what compare, probe and batch need (~85 ms of every run)."""
     import importlib
 
-    p = argparse.ArgumentParser(prog="goose-tui", description=DESCRIPTION)
+    p = Parser(prog="goose-tui", description=DESCRIPTION)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_parser = sub.add_parser
 

@@ -45,6 +45,23 @@ def path_arg(text: str) -> Path:
     return Path(text)
 
 
+class Parser(argparse.ArgumentParser):
+    """The CLI's argument parser. argparse prints ``--help`` and ``--version`` and ignores
+    an error of the write: to a full disk they exited 0 having written nothing. A write to
+    stdout that fails is a ``CliError`` (a broken pipe stays ``BrokenPipeError``)."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if not message:
+            return
+        stream = file or sys.stderr
+        if stream is not sys.stdout:
+            super()._print_message(message, stream)
+            return
+        checked = CheckedStdout(stream)
+        checked.write(message)
+        checked.flush()
+
+
 class CheckedStdout:
     """``sys.stdout`` while a sub-command runs: a write that fails (a full disk, /dev/full;
     a broken pipe stays ``BrokenPipeError``) is a ``CliError`` saying so, not a bug of ours."""

@@ -205,6 +205,9 @@ async def test_a_cancel_before_any_reply_says_no_reply_came(session_file: Path) 
                 str(app.main.query_one("#pane-analysis", Pane).border_title)
                 == "analysis · no reply"
             )
+            # Not "press c to compact", as if nothing had been tried.
+            view = app.main.query_one("#analysis-view", TextViewer)
+            assert view.placeholder == "cancelled before any reply · press c to compact again"
 
 
 async def test_model_error_opens_one_modal_and_edits_survive(session_file: Path) -> None:
@@ -340,6 +343,11 @@ async def test_a_prompt_template_that_fails_to_render_says_why_in_the_input_pane
         assert isinstance(app.screen, ErrorModal)
         await pilot.press("escape")
         await settle(pilot)
+        # The analysis pane said "press c to compact", as if c had not just failed.
+        analysis = app.main.query_one("#analysis-view", TextViewer)
+        assert (
+            analysis.placeholder == "the compaction failed before any reply · press c to try again"
+        )
         view = app.main.query_one("#input-view", TextViewer)
         assert view.placeholder == f"the prompt could not be built: {reason}"
         shown = " ".join(" ".join(screen_text(app)).replace("\xa0", " ").split())

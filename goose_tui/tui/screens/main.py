@@ -286,7 +286,9 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         gauge = self.query_one(ContextGauge)
         gauge.usage = gauge.projected = gauge.replaced = None
         self.query_one("#input-view", TextViewer).set_text("")
-        self.query_one("#analysis-view", TextViewer).set_text("")
+        analysis = self.query_one("#analysis-view", TextViewer)
+        analysis.set_text("")
+        analysis.placeholder = f"press {compact_key(self.app)} to compact"
         self.query_one("#pane-analysis", Pane).set_title("analysis")
         self._reply_editor.load_text(inspector.reply_loaded)
         self._json_editor.load_text(inspector.json_loaded)
@@ -441,6 +443,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         status = self.query_one(CompactionStatus)
         analysis = self.query_one("#analysis-view", TextViewer)
         analysis.set_text("")
+        analysis.placeholder = "waiting for the reply…"
         self._streamed.clear()
         self.query_one("#pane-analysis", Pane).set_title("analysis · reply streaming")
         status.model, status.attempt, status.received_chars, status.note = (
@@ -485,10 +488,16 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             result = await self.inspector.compact(
                 on_chunk=on_chunk, on_attempt=on_attempt, estimate_tokens=True
             )
-        except BaseException:  # failed or cancelled: what streamed in is kept, but say so
+        except BaseException as exc:  # failed or cancelled: what streamed in is kept, say so
             received = bool(self._streamed) or status.received_chars > 0
             self.query_one("#pane-analysis", Pane).set_title(
                 "analysis · partial reply, not used" if received else "analysis · no reply"
+            )
+            key = compact_key(self.app)
+            analysis.placeholder = (
+                f"cancelled before any reply · press {key} to compact again"
+                if isinstance(exc, asyncio.CancelledError)
+                else f"the compaction failed before any reply · press {key} to try again"
             )
             if self.inspector.result is not None:  # the panes still show the one before
                 self.inspector.banner = (PREVIOUS_SUMMARY, "fallback")
