@@ -133,7 +133,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_parser = sub.add_parser
 
-    def add_with_help(name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    def add_with_help(name: str, **kwargs: Any) -> Parser:
         # Each command's --help opens with what it does and ends with the exit codes.
         kwargs.setdefault("description", kwargs.get("help"))
         kwargs.setdefault("epilog", EXIT_CODES)
