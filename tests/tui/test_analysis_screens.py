@@ -393,6 +393,29 @@ async def test_compare_failure_uses_the_error_modal_and_its_screen_says_why(
         assert app.is_running
 
 
+async def test_compare_refuses_a_new_side_too_big_to_check(
+    session_file: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # The current summary was size-checked before the dialog, the one compacted for B was
+    # not: a huge B froze the screen in retention and the diffs (bcb0f69's cap).
+    from goose_tui.tui.screens import retention_screen
+    from goose_tui.tui.screens.compare_screen import CompareScreen
+
+    reply = tmp_path / "big.txt"
+    reply.write_text(json.dumps({"user_intent": ["word " * 2_000]}), encoding="utf-8")
+    app = GooseTUI(session_file, model="offline")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _compact(pilot)
+        monkeypatch.setattr(retention_screen, "ANALYSIS_CHARS", len(app.inspector.summary_text))
+        await _open_compare(pilot, f"replay:{reply}")
+        screen = app.screen
+        assert isinstance(screen, CompareScreen) and screen.comparison is None
+        state = str(screen.query_one("#compare-state").render())
+        assert state.startswith("B's summary is ") and "too big to check in the app" in state
+        assert "run `goose-tui compare` on it" in state and state.endswith("esc: back")
+        assert app.is_running
+
+
 async def test_compare_dialog_enter_moves_to_the_empty_folder_field_first() -> None:
     from goose_tui.tui.screens.compare_screen import CompareScreen, CompareSetup
 

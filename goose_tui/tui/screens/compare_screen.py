@@ -40,7 +40,7 @@ from goose_tui.inspector import Inspector
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
 from goose_tui.tui.messages import WorkerErrorsUp
-from goose_tui.tui.screens.retention_screen import too_big_to_analyse
+from goose_tui.tui.screens.retention_screen import too_big_text, too_big_to_analyse
 from goose_tui.tui.widgets.compaction_status import compact_key
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 
@@ -309,6 +309,11 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
         right = self.right
         if right is None:
             right = await self._compact_again()
+            how = "run `goose-tui compare` on it"
+            if (too_big := too_big_text(right.summary, "B's summary", how)) is not None:
+                self._state.update(Content(inert(f"{too_big} · esc: back")))
+                self.notify(too_big, title="summary too big", severity="warning", markup=False)
+                return
         # Retention and the diffs read the whole history: off the event loop.
         comparison = await asyncio.to_thread(compare_summaries, self.left, right, self.messages)
         self._show(comparison)

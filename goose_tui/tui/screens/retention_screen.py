@@ -222,18 +222,24 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
 ANALYSIS_CHARS = 4_000_000
 
 
+def too_big_text(summary: str, what: str, how: str) -> str | None:
+    """Why ``summary`` (``what``: "the summary") is too long to check here and ``how`` to
+    check it on the command line, or None when it is not (no screen waits on that)."""
+    if len(summary) <= ANALYSIS_CHARS:
+        return None
+    return (
+        f"{what} is {len(summary):,} characters, too big to check in the app (at most "
+        f"{ANALYSIS_CHARS:,}): {how}"
+    )
+
+
 def too_big_to_analyse(screen: Screen[None], summary: str, command: str) -> bool:
     """Whether ``summary`` is too long to check here; if so the screen says so, and which
-    command checks it (no screen waits on the command line)."""
-    if len(summary) <= ANALYSIS_CHARS:
+    command checks it."""
+    text = too_big_text(summary, "the summary", f"save it (s) and run `goose-tui {command}` on it")
+    if text is None:
         return False
-    screen.notify(
-        f"the summary is {len(summary):,} characters, too big to check in the app (at most "
-        f"{ANALYSIS_CHARS:,}): save it (s) and run `goose-tui {command}` on it",
-        title="summary too big",
-        severity="warning",
-        markup=False,
-    )
+    screen.notify(text, title="summary too big", severity="warning", markup=False)
     return True
 
 
