@@ -3,6 +3,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -81,6 +82,18 @@ def _isolated_goose_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch
     monkeypatch.delenv("GOOSE_AUTO_COMPACT_THRESHOLD", raising=False)
     monkeypatch.setenv("HOME", str(home))
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+@pytest.fixture(autouse=True)
+def _litellm_import_ends_with_its_test() -> Iterator[None]:
+    """A background import of litellm that a test started (prepare_litellm) ends within
+    that test. Left running it went on through the worker's next tests, holding the GIL and
+    the collector paused for 5-14 s, and a memory test measured its allocations."""
+    yield
+    backend = sys.modules.get("goose_tui.llm.litellm_backend")
+    thread = getattr(backend, "_prepare_thread", None)
+    if thread is not None and thread.is_alive():
+        thread.join(timeout=120)
 
 
 @contextlib.contextmanager

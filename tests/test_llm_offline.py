@@ -264,10 +264,18 @@ async def test_replay_of_a_missing_file_is_a_model_error(tmp_path: Path) -> None
         await ReplaySummarizer(tmp_path / "gone.txt").complete([])
 
 
-def test_factory() -> None:
+def test_factory(monkeypatch: pytest.MonkeyPatch) -> None:
+    from goose_tui.llm import litellm_backend
+
     assert isinstance(make_summarizer("offline"), OfflineSummarizer)
     assert make_summarizer("offline", offline_context_limit=5).context_limit == 5
+    # A litellm summarizer starts litellm's import in the background. Not here: the import
+    # (5-14 s of CPU) ran on through the worker's next ~60 tests, and its allocations passed
+    # a memory test's bound (tests/test_perf_core.py).
+    started: list[bool] = []
+    monkeypatch.setattr(litellm_backend, "prepare_litellm", lambda: started.append(True))
     remote = make_summarizer("openai/gpt-4o-mini", api_base="http://127.0.0.1:9/v1")
+    assert started == [True]
     assert isinstance(remote, LiteLLMSummarizer)
     assert remote.name == "openai/gpt-4o-mini" and remote.api_base == "http://127.0.0.1:9/v1"
     for bad in ("", "replay:"):

@@ -15,7 +15,7 @@ from goose_tui.compaction.summarize import summarize
 from goose_tui.compaction.templates import load_templates
 from goose_tui.llm.base import ChatMessage, ContextLengthExceeded, ModelError
 from goose_tui.llm.litellm_backend import LiteLLMSummarizer, scrub_secrets
-from tests.conftest import SAMPLES
+from tests.conftest import LITELLM_GROUP, SAMPLES
 from tests.loopback import LoopbackServer, Reply, closed_port
 from tests.test_reliability_output import one_line
 from tests.test_reliability_output import run as run_cli
@@ -26,6 +26,9 @@ SECRET = "sk-secret-test-3f9c2a7d41b0e8"
 MODEL = "openai/gpt-4o-mini"
 THRESHOLD = "GOOSE_AUTO_COMPACT_THRESHOLD"
 PROMPT = [ChatMessage(role="system", content="be brief"), ChatMessage(role="user", content="hi")]
+# The tests that call litellm in the test process run on the worker that has imported it
+# (tests/conftest.py): each other worker paid its 5-14 s import for them.
+IN_PROCESS_LITELLM = pytest.mark.xdist_group(LITELLM_GROUP)
 
 
 def run(*args: str, env: dict[str, str] | None = None, timeout: float = 60):
@@ -53,6 +56,7 @@ OVERFLOWS = [
 ]
 
 
+@IN_PROCESS_LITELLM
 @pytest.mark.parametrize("reply", [o[1] for o in OVERFLOWS], ids=[o[0] for o in OVERFLOWS])
 async def test_other_providers_overflow_errors_are_context_length_errors(reply: Reply) -> None:
     with LoopbackServer([reply]) as server:
@@ -60,6 +64,7 @@ async def test_other_providers_overflow_errors_are_context_length_errors(reply: 
             await backend(server).complete(PROMPT)
 
 
+@IN_PROCESS_LITELLM
 @pytest.mark.parametrize("reply", [o[1] for o in OVERFLOWS], ids=[o[0] for o in OVERFLOWS])
 async def test_other_providers_overflow_errors_run_the_ladder(reply: Reply) -> None:
     with LoopbackServer([reply, reply, Reply.ok("<analysis>a</analysis>the summary")]) as server:
@@ -72,6 +77,7 @@ async def test_other_providers_overflow_errors_run_the_ladder(reply: Reply) -> N
     assert len(server.requests) == 3
 
 
+@IN_PROCESS_LITELLM
 async def test_a_500_that_is_not_about_the_context_is_still_a_model_error() -> None:
     with LoopbackServer([Reply.server_error()]) as server:
         with pytest.raises(ModelError, match="HTTP 500"):
@@ -81,6 +87,7 @@ async def test_a_500_that_is_not_about_the_context_is_still_a_model_error() -> N
 # --- a missing key, a refused connection ------------------------------------------------------
 
 
+@IN_PROCESS_LITELLM
 async def test_a_missing_api_key_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY")
     # No api_base and no key: the openai client refuses before any request is made.
@@ -91,6 +98,7 @@ async def test_a_missing_api_key_says_so(monkeypatch: pytest.MonkeyPatch) -> Non
     assert "HTTP 500" not in message
 
 
+@IN_PROCESS_LITELLM
 async def test_a_connection_error_names_the_url_it_tried() -> None:
     port = closed_port()
     summarizer = LiteLLMSummarizer(MODEL, api_base=f"http://127.0.0.1:{port}/v1")
@@ -114,6 +122,7 @@ async def test_a_connection_error_names_the_url_it_tried() -> None:
     ],
     ids=["as-is", "upper", "no-prefix", "no-prefix-upper", "mixed"],
 )
+@IN_PROCESS_LITELLM
 async def test_a_key_echoed_in_any_case_or_without_its_prefix_is_scrubbed(echo: str) -> None:
     with LoopbackServer([Reply.http_error(401, f"Incorrect API key provided: {echo}.")]) as server:
         with pytest.raises(ModelError) as caught:
@@ -217,6 +226,7 @@ def test_a_fifo_as_the_replay_file_is_refused_at_once(tmp_path: Path) -> None:
     assert "not a regular file" in one_line(out.stderr)
 
 
+@IN_PROCESS_LITELLM
 async def test_a_streamed_reply_over_the_cap_is_cut_off() -> None:
     from goose_tui.llm.base import MAX_REPLY_CHARS
 
@@ -229,6 +239,7 @@ async def test_a_streamed_reply_over_the_cap_is_cut_off() -> None:
     assert sum(received) <= MAX_REPLY_CHARS
 
 
+@IN_PROCESS_LITELLM
 async def test_a_whole_reply_over_the_cap_is_cut_off() -> None:
     from goose_tui.llm.base import MAX_REPLY_CHARS
 
@@ -290,6 +301,7 @@ def test_ctrl_c_during_a_model_call_exits_130_and_leaves_no_worker() -> None:
             time.sleep(0.05)
 
 
+@IN_PROCESS_LITELLM
 async def test_a_missing_key_with_a_server_named_does_not_advise_naming_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
