@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import own_litellm_worker
+from tests.conftest import LITELLM_GROUP, own_litellm_worker
 from tests.loopback import LoopbackServer, Reply
 from tests.tui.conftest import MODEL_CALL_SECONDS, settle, wait_until
 
@@ -131,6 +131,7 @@ async def test_the_app_error_modal_and_logs_never_show_a_key(
     assert_no_key(modal.error_title, modal.message, screenshot, caplog.text, *notes)
 
 
+@pytest.mark.xdist_group(LITELLM_GROUP)  # it calls litellm in the test process
 async def test_a_key_in_the_environment_is_scrubbed_from_backend_errors(keys: None) -> None:
     """The Anthropic key is not the one in use, but a server (or proxy) that echoes every
     credential it saw must not get it shown either."""
