@@ -68,37 +68,49 @@ def test_a_summary_template_that_crashes_fails_the_compaction(tmp_path: Path) ->
 BUDGET_SECONDS = 30  # generous for a loaded 2-core machine; 0.2-1.1 s measured unloaded
 
 
-@pytest.mark.parametrize(
-    ("name", "text", "reason"),
-    [
-        (
-            "nested billion-iteration loops",
-            "{% for a in [0] * 1000000000 %}{% for b in [0] * 1000000000 %}x{% endfor %}"
-            "{% endfor %}",
-            "time budget exhausted",
-        ),
-        (
-            "nested loops printing",
-            "{% for a in messages %}{% for b in messages %}{{ b }}{% endfor %}{% endfor %}",
-            "time budget exhausted",
-        ),
-        (
-            "100 MB strings in a loop",
-            "{% for a in [0] * 1000000000 %}{{ 'x' * 100000000 }}{% endfor %}",
-            "output budget exhausted",
-        ),
-        (
-            "the whole conversation in a nested loop",
-            "{% for a in messages %}{% for b in messages %}{{ messages }}{% endfor %}{% endfor %}",
-            "output budget exhausted",
-        ),
-        (
-            "10 KB of template text in a loop",
-            "{% for a in [0] * 1000000000 %}" + "y" * 10_000 + "{% endfor %}",
-            "time budget exhausted",
-        ),
-    ],
-)
+NEVER_ENDING = [
+    (
+        "nested billion-iteration loops",
+        "{% for a in [0] * 1000000000 %}{% for b in [0] * 1000000000 %}x{% endfor %}{% endfor %}",
+        "time budget exhausted",
+    ),
+    (
+        "nested loops printing",
+        "{% for a in messages %}{% for b in messages %}{{ b }}{% endfor %}{% endfor %}",
+        "time budget exhausted",
+    ),
+    (
+        "100 MB strings in a loop",
+        "{% for a in [0] * 1000000000 %}{{ 'x' * 100000000 }}{% endfor %}",
+        "output budget exhausted",
+    ),
+    (
+        "the whole conversation in a nested loop",
+        "{% for a in messages %}{% for b in messages %}{{ messages }}{% endfor %}{% endfor %}",
+        "output budget exhausted",
+    ),
+    (
+        # It printed without end; the sandbox called it a loop without end.
+        "10 KB of template text in a loop",
+        "{% for a in [0] * 1000000000 %}" + "y" * 10_000 + "{% endfor %}",
+        "output budget exhausted",
+    ),
+    (
+        # Whitespace only and a raw block's text are not counted (engine.count_loop_text):
+        # the instruction budget bounds them.
+        "a loop printing only whitespace",
+        "{% for a in [0] * 1000000000 %}" + " " * 10_000 + "{% endfor %}",
+        "time budget exhausted",
+    ),
+    (
+        "a raw block in a loop",
+        "{% for a in [0] * 1000000000 %}{% raw %}" + "r" * 10_000 + "{% endraw %}{% endfor %}",
+        "time budget exhausted",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "reason"), NEVER_ENDING, ids=[c[0] for c in NEVER_ENDING])
 def test_a_template_that_never_ends_stops_within_the_budget(
     name: str, text: str, reason: str, tmp_path: Path
 ) -> None:
@@ -121,10 +133,18 @@ def test_range_does_not_exist_so_the_billion_loop_of_the_brief_fails_at_once() -
         render("{% for i in range(10**9) %}{% for j in range(10**9) %}{% endfor %}{% endfor %}")
 
 
-def test_static_text_in_loops_lowers_the_instruction_budget() -> None:
+def test_a_long_text_in_a_loop_leaves_the_instruction_budget_whole() -> None:
+    # The text a loop prints is counted as output: a long paragraph in a loop once lowered
+    # the budget for the whole template (2 KB: 33,026 instructions).
     assert Compiled("{{ messages }}").fuel == engine.FUEL
-    big = Compiled("{% for a in messages %}" + "y" * 1_000_000 + "{% endfor %}")
-    assert big.fuel * 1_000_000 <= max(engine.OUTPUT_CAP, 100 * 1_000_000)
+    for body in ("x" * 2_000, " \n  " + "x" * 2_000 + " \n", "é" * 2_000):
+        assert Compiled("{% for m in messages %}" + body + "{% endfor %}").fuel == engine.FUEL
+    items = list(range(10_000))
+    loop = "{% for i in items %}{{ i }}" + "z" * 2_000 + "\n{% endfor %}"
+    assert Compiled(loop).render({"items": items}).count("z" * 2_000) == 10_000
+    # What is not counted still lowers it.
+    for body in (" " * 2_000, "{% raw %}" + "r" * 2_000 + "{% endraw %}"):
+        assert Compiled("{% for m in messages %}" + body + "{% endfor %}").fuel < engine.FUEL
 
 
 # --- the pieces ------------------------------------------------------------------------------

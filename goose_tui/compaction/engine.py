@@ -124,7 +124,10 @@ class Scan:
     tokens: list[Token] = field(default_factory=list)
     # The first thing Goose's build rejects that the binding accepts: (offset, line, reason).
     goose_error: tuple[int, int, str] | None = None
-    max_data_in_loop: int = 0  # longest run of template text inside a for loop, in bytes
+    # The runs of template text inside a for loop (byte ranges), and the longest raw block's
+    # text inside one: what a loop prints without a value passing the finalizer.
+    loop_data: list[tuple[int, int]] = field(default_factory=list)
+    max_raw_in_loop: int = 0
     edits: list[tuple[int, int, bytes]] = field(default_factory=list)
     # Map literals to reorder: the byte range of each pair, and the sorted order.
     maps: list[tuple[list[tuple[int, int]], list[int]]] = field(default_factory=list)
@@ -206,8 +209,8 @@ def scan(text: str) -> Scan:
                 pos = idx
                 break
             pos = idx + 1
-        if loop_depth:
-            result.max_data_in_loop = max(result.max_data_in_loop, pos - start)
+        if loop_depth and pos > start:
+            result.loop_data.append((start, pos))
         if marker is None:
             break
         skip = 2 + (1 if pos + 2 < n and src[pos + 2] in b"-+" else 0)
@@ -226,7 +229,7 @@ def scan(text: str) -> Scan:
                 if endraw is None:
                     return result
                 if loop_depth:
-                    result.max_data_in_loop = max(result.max_data_in_loop, endraw.start() - body)
+                    result.max_raw_in_loop = max(result.max_raw_in_loop, endraw.start() - body)
                 pos = endraw.end()
                 continue
         tokens.append(Token("block_start" if marker == "%" else "var_start", pos, pos + skip))
@@ -570,6 +573,42 @@ def code_fence(code: str) -> str:
     return f"{fence}\n{code.rstrip(chr(10))}\n{fence}"
 
 
+# The counter of a loop's template text (see count_loop_text): a global no template can name.
+_TEXT_COUNTER = f"_goose_tui_text_{os.urandom(8).hex()}"
+# Runs of a loop's text this short are not counted: at one instruction each, the fuel bounds
+# what they print to the output cap (OUTPUT_CAP // FUEL characters a run).
+_UNCOUNTED_TEXT = OUTPUT_CAP // FUEL
+
+
+def count_loop_text(source: str) -> tuple[str, int]:
+    """``source`` with each longer run of template text inside a for loop counted as output,
+    and the longest run left uncounted, in bytes. The finalizer sees only values: a loop's
+    own text (a paragraph in a ``{% for %}``) printed past the output cap unseen, so the
+    instruction budget used to be lowered for it (the output cap over the longest run: 33,026
+    instructions for a 2 KB paragraph, too few for a finite summary of 5,000 items). Each run
+    gets ``{{ counter(chars) }}``, which prints nothing, before its first character that is
+    not whitespace: after the whitespace a tag's ``-``, ``trim_blocks`` or ``lstrip_blocks``
+    may remove, so the output is the same. A run of whitespace only, and a raw block's text,
+    are left to the budget."""
+    found = scan(source)
+    if not found.loop_data:
+        return source, found.max_raw_in_loop
+    src = source.encode("utf-8", "surrogatepass")
+    out: list[bytes] = []
+    at, uncounted = 0, found.max_raw_in_loop
+    for start, end in found.loop_data:
+        run = src[start:end]
+        first = len(run) - len(run.lstrip(b" \t\n\r\x0c"))
+        if first == len(run) or len(run) <= _UNCOUNTED_TEXT:
+            uncounted = max(uncounted, len(run))
+            continue
+        chars = len(run.decode("utf-8", "surrogatepass"))
+        out += [src[at : start + first], b"{{ %s(%d) }}" % (_TEXT_COUNTER.encode(), chars)]
+        at = start + first
+    out.append(src[at:])
+    return b"".join(out).decode("utf-8", "surrogatepass"), uncounted
+
+
 class Compiled:
     """One template compiled in its own environment configured as Goose's."""
 
@@ -577,9 +616,9 @@ class Compiled:
         self.text = text
         self.scan = scan(text)
         self.source = _apply_edits(text, self.scan)
-        loop_data = max(self.scan.max_data_in_loop, 1)
-        # Template text emitted inside loops is not seen by the finalizer; bound it by fuel.
-        self.fuel = max(100, min(FUEL, OUTPUT_CAP // loop_data))
+        self.counted_source, uncounted = count_loop_text(self.source)
+        # What a loop prints that no count sees is bounded by the fuel.
+        self.fuel = max(100, min(FUEL, OUTPUT_CAP // max(uncounted, 1)))
         self._env: Any = None
         self._output = 0
         self.printed_verbatim = printed_verbatim(self.scan)
@@ -604,6 +643,7 @@ class Compiled:
         for name in list(env.globals):
             env.remove_global(name)
         env.add_filter("code_fence", self._code_fence)
+        env.add_global(_TEXT_COUNTER, self._count_text)
         env.finalizer = self._count
         env.fuel = self.fuel
         return env
@@ -622,6 +662,12 @@ class Compiled:
         if self._output > OUTPUT_CAP:
             raise _OutputCapReached()
         return NotImplemented
+
+    def _count_text(self, chars: int) -> str:
+        self._output += chars
+        if self._output > OUTPUT_CAP:
+            raise _OutputCapReached()
+        return ""
 
     def _env_or_error(self) -> Any:
         import minijinja
@@ -646,6 +692,9 @@ class Compiled:
                 raise EngineError(message, line, kind="syntax") from None
         if goose is not None:
             raise EngineError(goose[2], goose[1], kind="syntax")
+        if self.counted_source != self.source:
+            # Compiled as written first: a syntax error's place is the user's text's.
+            env.add_template(TEMPLATE_NAME, self.counted_source)
         self._env = env
         return env
 

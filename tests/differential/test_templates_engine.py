@@ -350,3 +350,73 @@ def test_the_binding_is_the_minijinja_version_compiled_into_the_wheel() -> None:
         found = set(re.findall(rb"minijinja-(\d+\.\d+\.\d+)/", m))
     assert found == {GOOSE_MINIJINJA_VERSION.encode()}
     assert version("minijinja") == GOOSE_MINIJINJA_VERSION
+
+
+def test_a_long_paragraph_in_a_loop_does_not_cut_a_finite_render_short(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    # The sandbox bounded loops' template text by lowering the instruction budget to the
+    # output cap over the longest text in a loop (here 33,026 instructions): this finite
+    # summary failed with "time budget exhausted ... loops without end" (a walk-through).
+    paragraph = "Notes on the file, written out at length. " * 48  # ~2 KB of template text
+    summary = (
+        "{% for e in user_intent %}- {{ e }}\n{% endfor %}"
+        "{% for f in files %}### {{ f.path }}\n" + paragraph + "\n{% endfor %}"
+    )
+    reply = json.dumps(
+        {"user_intent": [f"goal {i}" for i in range(5_000)], "files": [{"path": "a.py"}]}
+    )
+    theirs, mine = summary_both_ways(server, tmp_path, reply, summary)
+    assert theirs.count("- goal ") == 5_000 and paragraph.strip() in theirs
+    assert mine == theirs
+
+
+# --- a loop's own text, counted as output (engine.count_loop_text) --------------------------------
+
+LONG_TEXT = "A paragraph of template text, long enough to be counted. "
+
+
+def loop_text_template(rng: random.Random) -> str:
+    """Loops whose text runs are long enough to get a counter, with whitespace around them
+    and every whitespace control on the tags beside them: the counter must leave the output
+    as it was."""
+
+    def text() -> str:
+        lead = rng.choice(("", "\n", "  ", " \n  ", "\n\n", "\t", "\r\n "))
+        middle = rng.choice(("", "x", LONG_TEXT, LONG_TEXT * 2 + "\n" + LONG_TEXT, "é" * 40))
+        trail = rng.choice(("", "\n", "  ", "\n  ", " \n", "\n\t"))
+        return lead + middle + trail
+
+    def tag(inner: str) -> str:
+        return "{%" + rng.choice(("", "-", "+")) + " " + inner + " " + rng.choice(("", "-")) + "%}"
+
+    def body(depth: int) -> str:
+        parts = [text()]
+        for _ in range(rng.randint(0, 2)):
+            roll = rng.random()
+            if roll < 0.3:
+                parts.append("{{ it }}")
+            elif roll < 0.5:
+                parts.append("{#" + rng.choice(("", "-")) + " c " + rng.choice(("", "-")) + "#}")
+            elif roll < 0.75:
+                parts.append(tag("if it") + text() + tag("else") + text() + tag("endif"))
+            elif depth < 2:
+                parts.append(tag("for it in [1, 'b']") + body(depth + 1) + tag("endfor"))
+            parts.append(text())
+        return "".join(parts)
+
+    return "pre" + text() + tag("for it in [1, 2]") + body(0) + tag("endfor") + text() + "post"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_loops_counted_text_renders_as_the_wheel_does(seed: int, server: ScriptedServer) -> None:
+    rng = random.Random(5000 + seed)
+    templates = [loop_text_template(rng) for _ in range(30)]
+    counted = [t for t in templates if Compiled(t).counted_source != Compiled(t).source]
+    assert len(counted) >= 15  # most of them get a counter
+    mismatches = [
+        (text, theirs, mine)
+        for text in templates
+        if (theirs := wheel_render(server, text)) != (mine := ours(text))
+    ]
+    assert mismatches == []
