@@ -52,14 +52,19 @@ def config_path() -> Path:
 
 
 def threshold_problem(value: float) -> str | None:
-    """Why ``value`` is no compaction threshold, or None: the one rule for ``--threshold``,
-    ``$GOOSE_AUTO_COMPACT_THRESHOLD`` (where the CLI reads it) and this file's ``threshold``."""
-    if 0 < value <= 1:  # NaN fails it too
+    """Why ``value`` is no compaction threshold, or None: the rule for ``--threshold`` and
+    this file's ``threshold``. Goose turns auto compaction off for 0 (its documented way) and
+    1, as for any value outside (0, 1); goose-tui's own options take those two and refuse the
+    rest as mistyped fractions (``threshold = 5``). ``$GOOSE_AUTO_COMPACT_THRESHOLD`` is
+    Goose's and is read as Goose reads it (cli.common.check_limits)."""
+    if 0 <= value <= 1:  # NaN fails it too
         return None
     shown = f"{value:g}"
     if float(shown) != value:  # 1.0000001 is not "1": every digit, as given
         shown = repr(value)
-    return f"{shown}: must be in (0, 1] (a fraction of the window; 1 turns auto compaction off)"
+    return (
+        f"{shown}: must be in [0, 1] (a fraction of the window; 0 or 1 turns auto compaction off)"
+    )
 
 
 def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:

@@ -5,6 +5,7 @@ cut off at once. Special files are made in tmp_path, never written under /dev.""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -149,7 +150,6 @@ def test_scrub_secrets_handles_case_and_prefix_of_an_explicit_key() -> None:
         (("usage", str(SHORT), "--context-limit", "0"), "--context-limit 0"),
         (("usage", str(SHORT), "--context-limit", "-5"), "--context-limit -5"),
         (("timeline", str(SHORT), "--context-limit", "0"), "--context-limit 0"),
-        (("usage", str(SHORT), "--threshold", "0"), "--threshold 0"),
         (("usage", str(SHORT), "--threshold", "-0.5"), "--threshold -0.5"),
         (("usage", str(SHORT), "--threshold", "1.5"), "--threshold 1.5"),
         (("usage", str(SHORT), "--threshold", "nan"), "--threshold nan"),
@@ -171,11 +171,30 @@ def test_unusable_limits_and_thresholds_exit_2_with_one_line(
     assert out.stdout == ""
 
 
-@pytest.mark.parametrize("value", ["eighty", "", "0.8.1", "1.5", "0"])
-def test_an_unusable_threshold_in_the_environment_exits_2(value: str) -> None:
-    out = run("usage", str(SHORT), env={THRESHOLD: value})
-    assert out.returncode == 2
-    assert "GOOSE_AUTO_COMPACT_THRESHOLD" in one_line(out.stderr)
+@pytest.mark.parametrize("value", ["0", "0.0", "1.5", "-1", "1"])
+def test_a_threshold_goose_reads_as_off_is_off(value: str) -> None:
+    # The variable is Goose's: 0 is how its documentation turns auto compaction off, and its
+    # check_if_compaction_needed reads any threshold <= 0 or >= 1 as off (crates/goose/src/
+    # context_mgmt/mod.rs). `usage` and `timeline` refused to run with it set so.
+    for command in ("usage", "timeline"):
+        out = run(command, str(SHORT), env={THRESHOLD: value})
+        assert out.returncode == 0, out.stderr
+        assert out.stderr == ""
+    out = run("usage", str(SHORT), "--json", env={THRESHOLD: value})
+    data = json.loads(out.stdout)
+    assert data["threshold"] == float(value) and data["auto_compact_enabled"] is False
+
+
+@pytest.mark.parametrize("value", ["eighty", "", "0.8.1", "nan", "inf"])
+def test_a_threshold_goose_cannot_read_is_its_default_with_a_warning(value: str) -> None:
+    # Goose ignores a value it cannot parse and uses 0.8; goose-tui does the same and says so.
+    out = run("usage", str(SHORT), "--json", env={THRESHOLD: value})
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["threshold"] == 0.8
+    assert one_line(out.stderr) == (
+        f"goose-tui: $GOOSE_AUTO_COMPACT_THRESHOLD={value!r} is not a number: Goose uses "
+        "0.8 then, and so does goose-tui"
+    )
 
 
 def test_a_usable_threshold_and_limit_still_work() -> None:

@@ -78,10 +78,10 @@ def test_the_app_takes_goose_profile_from_settings_unless_the_flag_says_otherwis
     assert seen == ["goose-sdk-wheel", "goose-main", "goose-sdk-wheel"]
 
 
-THRESHOLD_RULE = "must be in (0, 1] (a fraction of the window; 1 turns auto compaction off)"
+THRESHOLD_RULE = "must be in [0, 1] (a fraction of the window; 0 or 1 turns auto compaction off)"
 
 
-@pytest.mark.parametrize("value", ["5", "0", "-0.5", "1.5", "nan", "inf"])
+@pytest.mark.parametrize("value", ["5", "-0.5", "1.5", "nan", "inf"])
 def test_a_threshold_the_cli_refuses_is_reported_and_ignored(
     tmp_path: Path, value: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -108,9 +108,10 @@ def test_a_bad_setting_is_ignored_alone(tmp_path: Path) -> None:
     assert "model: Input should be a valid string" in problem
     path.write_text("threshold = true\n")
     assert load_settings(path)[1] == f"{path}: threshold: Input should be a valid number"
-    path.write_text("threshold = 1\n")  # 1 turns auto compaction off, as --threshold 1 does
-    assert load_settings(path) == (load_settings(path)[0], None)
-    assert load_settings(path)[0].threshold == 1
+    for off in ("1", "0"):  # auto compaction off, as in Goose and as --threshold takes it
+        path.write_text(f"threshold = {off}\n")
+        assert load_settings(path) == (load_settings(path)[0], None)
+        assert load_settings(path)[0].threshold == float(off)
 
 
 def _write_config(text: str) -> None:
@@ -199,3 +200,32 @@ def test_the_app_shows_settings_problems_itself_not_on_stderr_before_it_starts(
     ]
     [problem] = second["settings_problems"]
     assert problem.startswith(f"{config_path()}: not valid TOML")
+
+
+def test_the_app_shows_an_unreadable_goose_threshold_once_it_is_up(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Printed before the app starts, the warning would be covered by its screen: it goes
+    # with the settings' problems, which the app shows as a toast (tests/tui/
+    # test_settings_app.py), and the app runs with Goose's default.
+    import goose_tui.tui.app as app_module
+    from goose_tui import cli
+
+    seen: list[tuple[list[str], float | None]] = []
+    monkeypatch.setattr(
+        app_module,
+        "run_app",
+        lambda *a, **kw: seen.append((list(kw["settings_problems"]), kw["threshold"])),
+    )
+    monkeypatch.setenv("GOOSE_AUTO_COMPACT_THRESHOLD", "eighty")
+    assert cli.main([str(SAMPLES / "short.jsonl")]) == 0
+    assert seen == [
+        (
+            [
+                "$GOOSE_AUTO_COMPACT_THRESHOLD='eighty' is not a number: Goose uses 0.8 then, "
+                "and so does goose-tui"
+            ],
+            None,
+        )
+    ]
+    assert capsys.readouterr().err == ""

@@ -170,13 +170,13 @@ def run_app_from_args(argv: Sequence[str]) -> int:
     from goose_tui.settings import load_settings
 
     args = build_app_parser().parse_args(argv)
-    check_limits(args)
+    threshold_problem = check_limits(args)
     if args.session is not None and not args.session.exists():
         raise CliError(f"{args.session}: no such file or folder", EXIT_UNUSABLE)
     # What is wrong with the settings file is shown by the app once it is up: printed now,
     # it would be covered by the app's screen before anyone read it.
     settings, problem = load_settings()
-    problems = [problem] if problem else []
+    problems = [p for p in (threshold_problem, problem) if p]
     if args.model is None and args.replay is None and settings.model:
         args.model = settings.model
     if (profile_problem := resolve_profile(args, settings.goose_profile)) is not None:
@@ -250,7 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if argv and argv[0] in SUBCOMMANDS:
                 args = build_parser(argv[0]).parse_args(argv)
                 handler: Callable[[argparse.Namespace], int] = args.handler
-                check_limits(args)
+                if (threshold_problem := check_limits(args)) is not None:
+                    print(f"goose-tui: {threshold_problem}", file=sys.stderr)
                 resolve_profile(args)
                 if wants_settings_threshold(args):
                     _settings_threshold(args)

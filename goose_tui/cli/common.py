@@ -240,12 +240,17 @@ def wants_settings_threshold(args: argparse.Namespace) -> bool:
     return hasattr(args, "threshold") and args.threshold is None and THRESHOLD_ENV not in os.environ
 
 
-def check_limits(args: argparse.Namespace) -> None:
-    """Numbers the parser cannot judge alone: a window of at least one token, a threshold in
-    (0, 1] (1 turns auto compaction off), and a readable $GOOSE_AUTO_COMPACT_THRESHOLD
-    where a threshold is used and --threshold does not override it."""
+def check_limits(args: argparse.Namespace) -> str | None:
+    """Numbers the parser cannot judge alone: a window of at least one token and a
+    ``--threshold`` in [0, 1] (0 or 1 turns auto compaction off). Where a threshold is used
+    and --threshold does not override it, ``$GOOSE_AUTO_COMPACT_THRESHOLD`` is read as Goose
+    reads it: any number (outside (0, 1) auto compaction is off: check_if_compaction_needed,
+    crates/goose/src/context_mgmt/mod.rs), and one it cannot read is its default 0.8: the
+    warning that says so is returned, for the caller to show."""
+    import math
+
     from goose_tui.settings import threshold_problem
-    from goose_tui.tokens import THRESHOLD_ENV
+    from goose_tui.tokens import DEFAULT_THRESHOLD, THRESHOLD_ENV
 
     for flag, value in (
         ("--context-limit", getattr(args, "context_limit", None)),
@@ -254,16 +259,22 @@ def check_limits(args: argparse.Namespace) -> None:
         if value is not None and value <= 0:
             raise CliError(f"{flag} {value}: must be a positive number of tokens", EXIT_UNUSABLE)
     if not hasattr(args, "threshold"):
-        return
-    source, value = "--threshold", args.threshold
-    if value is None and os.environ.get(THRESHOLD_ENV) is not None:
-        source, raw = f"${THRESHOLD_ENV}", os.environ[THRESHOLD_ENV]
+        return None
+    value = args.threshold
+    if value is None and (raw := os.environ.get(THRESHOLD_ENV)) is not None:
         try:
-            value = float(raw)
+            readable = math.isfinite(float(raw))
         except ValueError:
-            raise CliError(f"{source}={raw!r}: not a number", EXIT_UNUSABLE) from None
+            readable = False
+        if readable:
+            return None  # tokens.resolve_threshold reads it so
+        return (
+            f"${THRESHOLD_ENV}={raw!r} is not a number: Goose uses {DEFAULT_THRESHOLD:g} then, "
+            "and so does goose-tui"
+        )
     if value is not None and (problem := threshold_problem(value)) is not None:
-        raise CliError(f"{source} {problem}", EXIT_UNUSABLE)
+        raise CliError(f"--threshold {problem}", EXIT_UNUSABLE)
+    return None
 
 
 # --- loading --------------------------------------------------------------------------------
