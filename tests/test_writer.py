@@ -4,7 +4,8 @@ The shapes checked here are the ones Goose's source defines:
 - the conversation after a compaction: ``compact_messages`` in
   block/goose crates/goose/src/context_mgmt/mod.rs (old messages
   ``metadata.with_agent_invisible()``, the summary ``MessageMetadata::agent_only()`` with
-  role user);
+  role user, then an agent-only assistant message that tells the agent to go on:
+  ``MANUAL_COMPACT_CONTINUATION_TEXT``, a compaction the user asked for, as every save is);
 - a Message: ``struct Message {id: Option<String>, role, created: i64, content,
   metadata}`` with ``MessageMetadata {user_visible, agent_visible}`` renamed camelCase, in
   crates/goose/src/conversation/message.rs;
@@ -73,18 +74,34 @@ def _check_goose_message(obj: dict) -> None:
     assert isinstance(obj["metadata"]["agentVisible"], bool)
 
 
+# crates/goose/src/context_mgmt/mod.rs, MANUAL_COMPACT_CONTINUATION_TEXT (commit 331a842).
+GOOSE_CONTINUATION = (
+    "Your context was compacted at the user's request. The previous message contains a "
+    "summary of the conversation so far.\nDo not mention that you read a summary or that "
+    "conversation summarization occurred.\nJust continue the conversation naturally based "
+    "on the summarized context."
+)
+
+
 def _check_conversation(messages: list[dict], original, summary: str) -> None:
-    assert len(messages) == len(original.messages) + 1
+    # A walk-through: the saved session ended at the summary, without the message Goose
+    # adds after it, so the agent that resumed it read something Goose never leaves.
+    assert len(messages) == len(original.messages) + 2
     for saved, old in zip(messages, original.messages, strict=False):
         _check_goose_message(saved)
         assert saved["metadata"]["agentVisible"] is False
         assert saved["metadata"]["userVisible"] is old.metadata.user_visible
         assert saved["content"] == old.content and saved["role"] == old.role
-    last = messages[-1]
-    _check_goose_message(last)
-    assert last["role"] == "user"
-    assert last["metadata"] == {"userVisible": False, "agentVisible": True}
-    assert last["content"] == [{"type": "text", "text": summary}]
+    summary_message, continuation = messages[-2:]
+    _check_goose_message(summary_message)
+    assert summary_message["role"] == "user"
+    assert summary_message["metadata"] == {"userVisible": False, "agentVisible": True}
+    assert summary_message["content"] == [{"type": "text", "text": summary}]
+    _check_goose_message(continuation)
+    assert continuation["role"] == "assistant"
+    assert continuation["metadata"] == {"userVisible": False, "agentVisible": True}
+    assert continuation["content"] == [{"type": "text", "text": GOOSE_CONTINUATION}]
+    assert continuation["created"] >= summary_message["created"]
 
 
 def test_jsonl_has_the_legacy_shape_goose_reads(sample, tmp_path: Path) -> None:
@@ -131,12 +148,12 @@ def test_reloads_with_the_summary_as_the_one_message_the_agent_sees(
     assert loaded.source_format == ("jsonl" if fmt == "jsonl" else "export")
     assert loaded.warnings == []
     visible = agent_visible(loaded.messages)
-    assert len(visible) == 1
-    assert visible[0].role == "user"
+    assert [m.role for m in visible] == ["user", "assistant"]
     assert visible[0].content == [{"type": "text", "text": summary}]
-    assert visible[0].metadata.user_visible is False
+    assert visible[1].content == [{"type": "text", "text": GOOSE_CONTINUATION}]
+    assert not any(m.metadata.user_visible for m in visible)
     # The history is all there, for the user's eyes, in order.
-    assert [m.content for m in loaded.messages[:-1]] == [m.content for m in session.messages]
+    assert [m.content for m in loaded.messages[:-2]] == [m.content for m in session.messages]
 
 
 def test_compacting_the_saved_session_again_summarizes_only_what_the_agent_sees(
@@ -149,7 +166,7 @@ def test_compacting_the_saved_session_again_summarizes_only_what_the_agent_sees(
     target = save_compacted_session(tmp_path / "out.jsonl", session, summary)
     loaded = load_session(target)
     text = format_messages(agent_visible(loaded.messages))
-    assert text == f"[user]: {summary}"
+    assert text == f"[user]: {summary}\n[assistant]: {GOOSE_CONTINUATION}"
 
 
 def test_created_is_always_an_integer(tmp_path: Path) -> None:
@@ -161,7 +178,8 @@ def test_created_is_always_an_integer(tmp_path: Path) -> None:
     assert all(m.created is None for m in session.messages)
     text = compacted_session_text(session, "summary", "jsonl", now=1_700_000_000)
     lines = [json.loads(line) for line in text.splitlines()[1:]]
-    assert [m["created"] for m in lines] == [1_700_000_000] * 3
+    # The two messages, the summary and Goose's continuation message.
+    assert [m["created"] for m in lines] == [1_700_000_000] * 4
 
 
 def test_refuses_goose_own_folder_and_database(sample, tmp_path: Path, monkeypatch) -> None:
@@ -218,7 +236,7 @@ def test_cli_compact_save_session(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     loaded = load_session(target)
     visible = agent_visible(loaded.messages)
-    assert len(visible) == 1 and visible[0].content[0]["text"] == done.stdout.rstrip("\n")
+    assert len(visible) == 2 and visible[0].content[0]["text"] == done.stdout.rstrip("\n")
     datetime.fromisoformat(json.loads(target.read_text())["created_at"])
 
     again = _cli("compact", str(SAMPLE), "--save-session", str(target))

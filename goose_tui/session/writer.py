@@ -133,16 +133,44 @@ def summary_message(summary_text: str, created: int | None = None) -> Message:
     )
 
 
+# What Goose adds after the summary of a compaction the user asked for (every save here is
+# one): ``MANUAL_COMPACT_CONTINUATION_TEXT`` in crates/goose/src/context_mgmt/mod.rs. It is
+# Goose's session data, not a prompt of ours: a session saved without it is not the one Goose
+# leaves, and its agent would resume from something else.
+GOOSE_CONTINUATION_TEXT = (
+    "Your context was compacted at the user's request. The previous message contains a "
+    "summary of the conversation so far.\nDo not mention that you read a summary or that "
+    "conversation summarization occurred.\nJust continue the conversation naturally based "
+    "on the summarized context."
+)
+
+
+def continuation_message(created: int) -> Message:
+    """The agent-only assistant message Goose puts after the summary."""
+    return Message.model_validate(
+        {
+            "id": f"msg_{uuid.uuid4()}",
+            "role": "assistant",
+            "created": created,
+            "content": [{"type": "text", "text": GOOSE_CONTINUATION_TEXT}],
+            "metadata": {"userVisible": False, "agentVisible": True},
+        }
+    )
+
+
 def compacted_messages(
     messages: Sequence[Message], summary_text: str, created: int | None = None
 ) -> list[Message]:
     """The old messages, each now hidden from the agent (``with_agent_invisible``: user
-    visibility kept), then the summary."""
+    visibility kept), then the summary and Goose's continuation message (``compact_messages``
+    for a manual compaction, which keeps no copy of the last user message)."""
     hidden = [
         m.model_copy(update={"metadata": m.metadata.model_copy(update={"agent_visible": False})})
         for m in messages
     ]
-    return [*hidden, summary_message(summary_text, created)]
+    summary = summary_message(summary_text, created)
+    assert summary.created is not None
+    return [*hidden, summary, continuation_message(summary.created)]
 
 
 def agent_visible(messages: Sequence[Message]) -> list[Message]:

@@ -280,9 +280,9 @@ async def test_save_writes_new_files_and_never_the_input(
             compacted = session_file.with_name(f"small_session.compacted.{suffix}")
             loaded = load_session(compacted)
             visible = [m for m in loaded.messages if m.metadata.agent_visible]
-            assert len(visible) == 1 and visible[0].role == "user"
+            assert [m.role for m in visible] == ["user", "assistant"]  # summary, continuation
             assert visible[0].content[0]["text"] == app.inspector.summary_text
-            assert len(loaded.messages) == len(app.inspector.session.messages) + 1
+            assert len(loaded.messages) == len(app.inspector.session.messages) + 2
 
         # Saving there again asks first; "no" keeps the file as it was.
         before = compacted.read_bytes()
