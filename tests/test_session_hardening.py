@@ -316,3 +316,44 @@ def test_any_json_lines_load_or_fail_cleanly(tmp_path: Path, values: list[object
         assert "\n" not in str(err)
     else:
         assert all(isinstance(m.role, str) for m in session.messages)
+
+
+# A message's role is rmcp's Role, user or assistant (serde, case as written): Goose reads no
+# other message. The sessions.db loader skipped such a message with a warning; JSONL and
+# export files kept it and sent "[system]: …" or "[USER]: …" to the summarizer.
+ODD_ROLES = ["system", "tool", "USER", "developer", ""]
+
+
+@pytest.mark.parametrize("role", ODD_ROLES)
+def test_a_message_of_another_role_is_skipped_with_a_warning_in_every_format(
+    tmp_path: Path, role: str
+) -> None:
+    odd = json.loads(line("odd", role=role))
+    good = json.loads(line("kept"))
+    jsonl = write(tmp_path / "s.jsonl", f"{META}\n{json.dumps(odd)}\n{json.dumps(good)}\n".encode())
+    export = write(
+        tmp_path / "e.json", json.dumps({"id": "x", "conversation": [odd, good]}).encode()
+    )
+    db = tmp_path / "sessions.db"
+    with sqlite3.connect(db) as conn:
+        create_schema(conn)
+        insert_session(conn, {"id": "s1", "name": "n", "working_dir": "/w"}, [odd, good])
+    for path in (jsonl, export, db):
+        session = load_untouched(path)
+        assert [m.content[0]["text"] for m in session.messages] == ["kept"], path
+        [warning] = session.warnings
+        reason = f"role {role!r} is not user or assistant" if role else "message 'role' is empty"
+        assert reason in warning.message and "skipped" in warning.message, warning.message
+
+
+def test_a_null_metadata_is_the_default_with_a_plain_note(tmp_path: Path) -> None:
+    # It was skipped with pydantic's words: "invalid message: Input should be a valid
+    # dictionary or instance of MessageMetadata".
+    message = {**json.loads(line("a")), "metadata": None}
+    path = write(tmp_path / "e.json", json.dumps({"id": "x", "conversation": [message]}).encode())
+    session = load_untouched(path)
+    [kept] = session.messages
+    assert kept.metadata.user_visible and kept.metadata.agent_visible
+    [warning] = session.warnings
+    assert "'metadata' is null, read as visible to both" in warning.message
+    assert "pydantic" not in warning.message.lower() and "instance of" not in warning.message

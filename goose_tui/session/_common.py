@@ -24,8 +24,16 @@ def build_message(obj: object) -> tuple[Message | None, str | None]:
     if not isinstance(obj, dict):
         return None, f"not a JSON object (got {_json_kind(obj)})"
     role = obj.get("role")
-    if not isinstance(role, str) or not role:
-        return None, "message has no 'role'" if role is None else "message 'role' is not a string"
+    if role is None:
+        return None, "message has no 'role'"
+    if not isinstance(role, str):
+        return None, "message 'role' is not a string"
+    if not role:
+        return None, "message 'role' is empty"
+    if role not in ("user", "assistant"):
+        # rmcp's Role, as serde reads it: Goose reads no other message (a system prompt is
+        # not part of its conversation; "User" is not "user").
+        return None, f"role {role!r} is not user or assistant"
     try:
         return _without_compaction_markers(Message.model_validate(obj)), None
     except ValidationError:
@@ -80,7 +88,10 @@ def _repair(obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if "id" in obj and not (obj["id"] is None or isinstance(obj["id"], str)):
         fixed["id"] = str(obj["id"])
     metadata = obj.get("metadata")
-    if metadata is not None and not isinstance(metadata, dict):
+    if "metadata" in obj and metadata is None:
+        fixed.pop("metadata")
+        notes.append("'metadata' is null, read as visible to both the user and the agent")
+    elif metadata is not None and not isinstance(metadata, dict):
         fixed.pop("metadata")
         notes.append("non-object 'metadata' dropped")
     elif isinstance(metadata, dict):

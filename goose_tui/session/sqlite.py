@@ -363,8 +363,6 @@ def _message(
     }
     if isinstance(metadata, dict):
         obj["metadata"] = metadata
-    if obj["role"] not in ("user", "assistant"):
-        return None, f"role {obj['role']!r} is not user or assistant"
     return build_message(obj)
 
 
