@@ -357,3 +357,47 @@ def test_a_null_metadata_is_the_default_with_a_plain_note(tmp_path: Path) -> Non
     [warning] = session.warnings
     assert "'metadata' is null, read as visible to both" in warning.message
     assert "pydantic" not in warning.message.lower() and "instance of" not in warning.message
+
+
+def test_a_folder_takes_the_session_named_with_session(tmp_path: Path) -> None:
+    # Every headless command's help said SESSION may be "a folder", and a folder was always
+    # refused, --session or not ("is a folder, not a session file (list it instead)").
+    import shutil
+
+    from tests.conftest import ROOT, SAMPLES
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    shutil.copy(SAMPLES / "short.jsonl", folder / "short.jsonl")
+    db = folder / "sessions.db"
+    with sqlite3.connect(db) as conn:
+        create_schema(conn)
+        insert_session(
+            conn,
+            {"id": "20251013_1", "name": "in the db", "working_dir": "/w"},
+            [json.loads(line("from the db"))],
+        )
+    assert load_untouched(folder / "short.jsonl").messages == load_session(folder, "short").messages
+    assert [m.content[0]["text"] for m in load_session(folder, "20251013_1").messages] == [
+        "from the db"
+    ]
+    with pytest.raises(SessionLoadError) as caught:
+        load_session(folder)
+    assert caught.value.reason == (
+        "is a folder of sessions: name one with --session ID "
+        f"(`goose-tui sessions {folder}` lists them)"
+    )
+    with pytest.raises(SessionLoadError) as caught:
+        load_session(folder, "nope")
+    assert caught.value.reason == (
+        f"no session 'nope' in this folder (`goose-tui sessions {folder}` lists them)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "goose_tui.cli", "format", str(folder), "--session", "short"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("[user]: ")

@@ -139,15 +139,22 @@ def add_session_args(p: argparse.ArgumentParser, *, optional: bool = False) -> N
         help="a Goose session file, a sessions.db, or a folder",
     )
     p.add_argument(
-        "--session", dest="session_id", metavar="ID", help="which session of a sessions.db"
+        "--session",
+        dest="session_id",
+        metavar="ID",
+        help="which session of a sessions.db or a folder (`goose-tui sessions PATH` lists them)",
     )
     add_all_sessions_flag(p)
 
 
 def add_analysis_session_args(p: argparse.ArgumentParser) -> None:
     """SESSION as the analysis commands take it (required, shorter help)."""
-    p.add_argument("session", metavar="SESSION", type=path_arg, help="a Goose session file or db")
-    p.add_argument("--session", dest="session_id", metavar="ID", help="which session of a db")
+    p.add_argument(
+        "session", metavar="SESSION", type=path_arg, help="a Goose session file, db or folder"
+    )
+    p.add_argument(
+        "--session", dest="session_id", metavar="ID", help="which session of a db or a folder"
+    )
     add_all_sessions_flag(p)
 
 

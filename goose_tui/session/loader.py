@@ -105,6 +105,8 @@ def load_session(
     ``all_sessions``); a single-session file accepts its own id or file stem. Bad lines
     become ``Session.warnings`` and are skipped. Never writes."""
     path = Path(path).expanduser()
+    if path.is_dir():
+        return _load_from_folder(path, session_id)
     kind = detect_format(path)
     if kind == "sqlite":
         return sqlite.load_sqlite(path, session_id, all_sessions=all_sessions)
@@ -124,6 +126,24 @@ def load_session(
             path, f"session {session_id!r} not found (this file holds {session.id!r})"
         )
     return session
+
+
+def _load_from_folder(folder: Path, session_id: str | None) -> Session:
+    """The session ``session_id`` of a folder (what ``list_sessions`` lists there, every
+    session of its databases included): the file named after it, else the one listed so."""
+    listing = f"(`goose-tui sessions {folder}` lists them)"
+    if session_id is None:
+        raise SessionLoadError(
+            folder, f"is a folder of sessions: name one with --session ID {listing}"
+        )
+    for suffix in _SESSION_SUFFIXES:  # found without reading the others
+        candidate = folder / f"{session_id}{suffix}"
+        if candidate.is_file():
+            return load_session(candidate, session_id)
+    for info in _list_folder(folder, all_sessions=True, unreadable=[]):
+        if info.id == session_id:
+            return load_session(info.path, session_id, all_sessions=True)
+    raise SessionLoadError(folder, f"no session {session_id!r} in this folder {listing}")
 
 
 def list_sessions(
