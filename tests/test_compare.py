@@ -17,8 +17,9 @@ from goose_tui.analysis.compare import (
     model_prices,
 )
 from goose_tui.compaction.structured import FIELD_ORDER, FileEntry, StructuredSummary
+from goose_tui.compaction.summarize import summary_message
 from goose_tui.llm.base import TokenUsage
-from goose_tui.tokens import MODEL_MAP_FILE, count_tokens, litellm_package_dir
+from goose_tui.tokens import MODEL_MAP_FILE, TokenCounter, count_tokens, litellm_package_dir
 from tests.test_retention import HISTORY
 
 LEFT = StructuredSummary(
@@ -62,8 +63,12 @@ def test_comparison_sizes_retention_and_markdown_diff() -> None:
         SummarySide(label="b", summary=right_text, structured=RIGHT),
         HISTORY,
     )
-    assert comparison.left.tokens == count_tokens(left_text)
-    assert comparison.right.tokens == count_tokens(right_text)
+    # As batch and the app's gauge count a summary: the message that replaces the history
+    # (a walk-through: compare said 383 where batch said 390 for one summary).
+    counter = TokenCounter()
+    assert comparison.left.tokens == counter.total([summary_message(left_text)])
+    assert comparison.right.tokens == counter.total([summary_message(right_text)])
+    assert comparison.left.tokens > count_tokens(left_text)
     missing_right = {i.text for i in comparison.right.retention.missing("errors")}
     missing_left = {i.text for i in comparison.left.retention.missing("errors")}
     assert "ZeroDivisionError: division by zero" in missing_right - missing_left

@@ -18,9 +18,10 @@ from pydantic import BaseModel, Field
 from goose_tui.analysis.probes import ProbeReport, offline_report
 from goose_tui.analysis.retention import RetentionReport, retention_report
 from goose_tui.compaction.structured import FIELD_ORDER, LIST_FIELDS, StructuredSummary
+from goose_tui.compaction.summarize import summary_message
 from goose_tui.llm.base import TokenUsage
 from goose_tui.session.models import Message
-from goose_tui.tokens import count_tokens, model_map
+from goose_tui.tokens import TokenCounter, model_map
 
 FieldStatus = Literal["same", "changed", "only_left", "only_right"]
 
@@ -182,7 +183,8 @@ def _side_report(
     return SideReport(
         label=side.label,
         model=side.model,
-        tokens=count_tokens(side.summary),
+        # The message that replaces the history, as the history is counted (batch, the gauge).
+        tokens=TokenCounter().total([summary_message(side.summary)]),
         fallback=side.structured is None,
         usage=side.usage,
         cost_usd=cost_usd(side.model, side.usage),
