@@ -174,7 +174,7 @@ async def test_open_another_session_without_restarting(tmp_path: Path) -> None:
         names = [str(table.get_row_at(r)[0]) for r in range(table.row_count)]
         assert names[0].startswith("recent · ") and str(second.resolve()) in names[1]
         # The recent list knows when a session was opened, not when it was updated.
-        assert str(table.get_row_at(0)[1]).startswith("opened ")
+        assert str(table.get_row_at(0)[2]).startswith("opened ")
         await pilot.press("down", "enter")
         await settle(pilot)
         assert app.screen is app.main

@@ -750,3 +750,34 @@ async def test_enter_on_a_question_keeps_things_as_they_are(
         await settle(pilot)
         assert app.screen is app.main
         assert "HANDEDIT" in app.main.query_one("#json-editor", TextArea).text
+
+
+async def test_the_picker_tells_sessions_of_one_name_apart() -> None:
+    # A walk-through: a folder with short.jsonl and the short.compacted.jsonl saved beside it
+    # listed two rows "Makefile uses pinned hugo", with nothing to tell which was which;
+    # `goose-tui sessions` shows their ids.
+    from datetime import UTC, datetime
+
+    from textual.app import App
+    from textual.widgets import DataTable
+
+    from goose_tui.session.models import SessionInfo
+    from goose_tui.tui.screens.session_picker import SessionPicker
+
+    when = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
+    sessions = [
+        SessionInfo(id=stem, name="Makefile uses pinned hugo", updated_at=when, path=Path(stem))
+        for stem in ("short.compacted", "short")
+    ]
+
+    class PickerApp(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(SessionPicker(sessions, "a folder"))
+
+    app = PickerApp()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(DataTable)
+        rows = [" ".join(map(str, table.get_row_at(i))) for i in range(table.row_count)]
+        assert len(rows) == 2 and rows[0] != rows[1]
+        assert "short.compacted" in rows[0] and "short" in rows[1]

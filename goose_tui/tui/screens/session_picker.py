@@ -28,6 +28,9 @@ def _row(info: SessionInfo, recent: bool = False) -> tuple[Text, ...]:
     name = inert(info.name or info.description or info.id)
     return (
         Text(f"recent · {name} · {inert(str(info.path))}" if recent else name),
+        # What tells two sessions of one name apart (a session and its compacted copy), as
+        # `goose-tui sessions` and --session name them.
+        Text(inert(info.id)),
         Text(updated),
         Text(str(info.message_count), justify="right"),
         Text(tokens, justify="right"),
@@ -91,7 +94,7 @@ class SessionPicker(Screen[SessionInfo | Path | None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("name", "updated", "messages", "tokens", "model")
+        table.add_columns("name", "id", "updated", "messages", "tokens", "model")
         self._fill("")
         self.query_one(Input).focus()
 
