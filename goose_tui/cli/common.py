@@ -47,29 +47,36 @@ def path_arg(text: str) -> Path:
 
 class Parser(argparse.ArgumentParser):
     """The CLI's argument parser. argparse prints ``--help`` and ``--version`` and ignores
-    an error of the write: to a full disk they exited 0 having written nothing. A write to
-    stdout that fails is a ``CliError`` (a broken pipe stays ``BrokenPipeError``)."""
+    an error of the write: to a full disk they exited 0 having written nothing, and to a
+    closed stdout they went to stderr. A write to stdout that fails is a ``CliError`` (a
+    broken pipe stays ``BrokenPipeError``)."""
 
     def _print_message(self, message: str, file: Any = None) -> None:
         if not message:
             return
-        stream = file or sys.stderr
-        if stream is not sys.stdout:
-            super()._print_message(message, stream)
+        # argparse passes sys.stdout for help and version, and sys.stdout is None when the
+        # process started with it closed (`>&-`).
+        to_stdout = file is sys.stdout or (file is None and sys.stderr is not None)
+        if not to_stdout:
+            super()._print_message(message, file or sys.stderr)
             return
-        checked = CheckedStdout(stream)
+        checked = CheckedStdout(sys.stdout)
         checked.write(message)
         checked.flush()
 
 
 class CheckedStdout:
     """``sys.stdout`` while a sub-command runs: a write that fails (a full disk, /dev/full;
-    a broken pipe stays ``BrokenPipeError``) is a ``CliError`` saying so, not a bug of ours."""
+    a broken pipe stays ``BrokenPipeError``) is a ``CliError`` saying so, not a bug of ours.
+    ``stream`` is None when the process started with stdout closed (`>&-`): a write fails
+    the same way, and a command that writes nothing there (``compact -o``) succeeds."""
 
     def __init__(self, stream: Any):
         self._stream = stream
 
     def write(self, text: str) -> int:
+        if self._stream is None:
+            raise CliError("cannot write to stdout: it is closed", EXIT_FAILED)
         try:
             written = self._stream.write(text)
         except BrokenPipeError:
@@ -83,6 +90,8 @@ class CheckedStdout:
             self.write(text)
 
     def flush(self) -> None:
+        if self._stream is None:
+            return  # nothing was written (a write would have failed)
         try:
             self._stream.flush()
         except BrokenPipeError:
