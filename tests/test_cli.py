@@ -320,6 +320,9 @@ def test_compaction_failure_exits_1_with_goose_sentence_then_advice() -> None:
         ("parse", "no/such/reply.txt"),
         ("compact", "no/such/file.jsonl"),
         ("no/such/file.jsonl",),
+        # A model string litellm knows no provider for was "the operation failed" (exit 1).
+        ("compact", str(SHORT), "--model", "bogus"),
+        ("compact", str(SHORT), "--model", "REPLAY:reply.txt"),
     ],
 )
 def test_unusable_input_exits_2_with_one_line(args: tuple[str, ...]) -> None:

@@ -378,14 +378,25 @@ def summarizer_of(spec: ModelSpec) -> Summarizer:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
 
 
-def run_compaction(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a compaction coroutine, turning the pipeline's failures into CLI errors (exit 1)."""
-    import asyncio
-
+def compaction_error(exc: BaseException) -> CliError | None:
+    """The CLI error of one of the pipeline's failures (exit 1; a model string litellm knows
+    no provider for is unusable input, exit 2), or None for anything else."""
     from goose_tui.compaction.reply_check import UnusableReply
     from goose_tui.compaction.summarize import CompactionFailed
     from goose_tui.compaction.templates import TemplateError
-    from goose_tui.llm.base import ModelError
+    from goose_tui.llm.base import ModelError, UnknownModel
+
+    if isinstance(exc, UnknownModel):
+        return CliError(str(exc), EXIT_UNUSABLE)
+    if isinstance(exc, (CompactionFailed, ModelError, TemplateError, UnusableReply)):
+        return CliError(str(exc), EXIT_FAILED)
+    return None
+
+
+def run_compaction(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a compaction coroutine, turning the pipeline's failures into CLI errors
+    (``compaction_error``)."""
+    import asyncio
 
     # The result is kept outside the task: on Python 3.11 with the default SIGINT handler,
     # asyncio.Runner formats repr(task) (result included) after the run, and the repr of a
@@ -398,8 +409,11 @@ def run_compaction(coro: Coroutine[Any, Any, T]) -> T:
     try:
         asyncio.run(run())
         return holder[0]
-    except (CompactionFailed, ModelError, TemplateError, UnusableReply) as exc:
-        raise CliError(str(exc), EXIT_FAILED) from exc
+    except Exception as exc:
+        error = compaction_error(exc)
+        if error is None:
+            raise
+        raise error from exc
     # Ctrl-C goes on to main(): "cancelled", exit 130, whenever it comes.
 
 

@@ -39,6 +39,11 @@ class ModelError(Exception):
     fit to show a user. Never contains an API key."""
 
 
+class UnknownModel(ModelError):
+    """The model string names no provider litellm knows: refused before any request, so it
+    is the user's input that is unusable (the CLI's exit 2), not a call that failed."""
+
+
 OnChunk = Callable[[str], None]
 
 # No summary comes near this (a model's whole output limit is a few hundred thousand
