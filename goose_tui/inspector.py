@@ -562,7 +562,7 @@ class Inspector:
             text = (
                 saving.summary_json_text(self.structured)
                 if kind == "json"
-                else self.summary_text + "\n"
+                else saving.summary_file_text(self.summary_text)
             )
             written = saving.save(target, text, inputs, replace=overwrite)
         self.mark_saved()

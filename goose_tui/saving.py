@@ -73,6 +73,13 @@ def default_target(session: Session, kind: SaveKind) -> Path:
     return default_folder(source) / f"{stem}{SUFFIXES[kind]}"
 
 
+def summary_file_text(summary: str) -> str:
+    """The Markdown summary as a file holds it (and as the CLI prints it): its text, with a
+    final newline only when it has none. A rendered summary never ends in one; a raw-text
+    fallback is the reply unchanged (SPEC §6), and one ending in a newline got a second."""
+    return summary if summary.endswith("\n") else summary + "\n"
+
+
 def summary_json_text(summary: StructuredSummary | None) -> str:
     value = summary.to_json_dict() if summary is not None else {}
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"

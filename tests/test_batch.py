@@ -360,3 +360,73 @@ def test_a_bug_in_a_failed_row_keeps_its_type(corpus: Path) -> None:
 
     report = asyncio.run(run_batch(corpus / "export-text.json", Broken()))
     assert report.entries[0].error == "KeyError: 'choices'"
+
+
+@pytest.mark.parametrize(
+    ("given", "json_name", "md_name"),
+    [
+        ("report.md", "report.json", "report.md"),
+        ("report.json", "report.json", "report.md"),
+        ("report", "report", "report.md"),
+    ],
+)
+def test_batch_output_says_where_each_report_file_went(
+    tmp_path: Path, given: str, json_name: str, md_name: str
+) -> None:
+    # A walk-through: `-o report.md` wrote the JSON to report.json and said nothing, where
+    # --help read "write the report as JSON here".
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT, SAMPLES
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    shutil.copy(SAMPLES / "short.jsonl", folder / "short.jsonl")
+    out = tmp_path / "out"
+    out.mkdir()
+    command = [sys.executable, "-m", "goose_tui.cli", "batch", str(folder), "--model", "offline"]
+    done = subprocess.run(
+        [*command, "-o", str(out / given)], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == sorted({json_name, md_name})
+    assert json.loads((out / json_name).read_text())["totals"]["sessions"] == 1
+    assert (out / md_name).read_text().startswith("# Batch compaction")
+    assert done.stderr.splitlines()[-1] == (
+        f"goose-tui: wrote the report as JSON to {out / json_name} "
+        f"and as a Markdown table to {out / md_name}"
+    )
+    # Either file already there refuses the run before any work, naming that file.
+    (out / md_name).unlink()
+    again = subprocess.run(
+        [*command, "-o", str(out / given)], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert again.returncode == 2
+    assert f"{out / json_name}: already exists" in again.stderr
+    assert not (out / md_name).exists()
+    (out / json_name).unlink()
+    (out / md_name).write_text("keep\n")
+    again = subprocess.run(
+        [*command, "-o", str(out / given)], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert again.returncode == 2
+    assert f"{out / md_name}: already exists" in again.stderr
+    assert (out / md_name).read_text() == "keep\n" and not (out / json_name).exists()
+
+
+def test_batch_help_says_which_output_file_is_which() -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    done = subprocess.run(
+        [sys.executable, "-m", "goose_tui.cli", "batch", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    text = " ".join(done.stdout.split())
+    assert "a REPORT ending in .md gets the Markdown table" in text

@@ -249,6 +249,43 @@ def test_compact_with_a_replay_file(tmp_path: Path) -> None:
     assert data["structured"]["current_work"] == "done"
 
 
+@pytest.mark.parametrize(
+    ("reply", "saved"),
+    [
+        # The raw-text fallback keeps the reply unchanged (SPEC §6): a reply ending in a
+        # newline was saved with a second one ("\n\n").
+        ("I could not summarize.\n", "I could not summarize.\n"),
+        ("I could not summarize.\r\n", "I could not summarize.\r\n"),
+        # A text file ends in a newline: one is added where the summary has none.
+        ("I could not summarize.", "I could not summarize.\n"),
+        (GOOD_REPLY, None),  # rendered (never ends in one): its text and a newline
+    ],
+    ids=["raw-newline", "raw-crlf", "raw-no-newline", "rendered"],
+)
+def test_compact_output_holds_the_summary_with_one_final_newline(
+    tmp_path: Path, reply: str, saved: str | None
+) -> None:
+    reply_file = tmp_path / "reply.txt"
+    reply_file.write_bytes(reply.encode("utf-8"))
+    summary = json.loads(run("compact", str(SHORT), "--replay", str(reply_file), "--json").stdout)[
+        "summary"
+    ]
+    expected = (summary + "\n" if saved is None else saved).encode("utf-8")
+    assert not summary.endswith("\n") if saved is None else summary == reply
+    target = tmp_path / "out.md"
+    out = run("compact", str(SHORT), "--replay", str(reply_file), "-o", str(target))
+    assert (out.returncode, out.stdout) == (0, "")
+    assert target.read_bytes() == expected
+    # What stdout gets is the same text (`compact > out.md` and `-o out.md` agree).
+    printed = subprocess.run(
+        [sys.executable, "-m", "goose_tui.cli", "compact", str(SHORT), "--replay", str(reply_file)],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert printed.stdout == expected
+
+
 def test_the_ladder_is_visible_offline() -> None:
     out = run("compact", str(LONG), "--offline-context-limit", "4000", "--json")
     if out.returncode == 0:
@@ -283,6 +320,9 @@ def test_compaction_failure_exits_1_with_goose_sentence_then_advice() -> None:
         ("parse", "no/such/reply.txt"),
         ("compact", "no/such/file.jsonl"),
         ("no/such/file.jsonl",),
+        # A model string litellm knows no provider for was "the operation failed" (exit 1).
+        ("compact", str(SHORT), "--model", "bogus"),
+        ("compact", str(SHORT), "--model", "REPLAY:reply.txt"),
     ],
 )
 def test_unusable_input_exits_2_with_one_line(args: tuple[str, ...]) -> None:

@@ -214,3 +214,63 @@ def test_cli_compare_missing_replay_is_unusable(tmp_path: Path, capsys) -> None:
     argv = ["compare", str(session), "--a", "offline", "--b", f"replay:{tmp_path / 'nope.txt'}"]
     assert run_command(argv) == 2
     assert "nope.txt" in capsys.readouterr().err
+
+
+def _compare(*args: str) -> subprocess.CompletedProcess[str]:
+    from tests.conftest import ROOT, SAMPLES
+
+    return subprocess.run(
+        [sys.executable, "-m", "goose_tui.cli", "compare", str(SAMPLES / "short.jsonl"), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+
+
+def _one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "internal error" not in err, err
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("REPLAY:r.txt", "REPLAY:r.txt: did you mean replay:r.txt? (the prefix is lower case)"),
+        ("offline:x", "offline:x: did you mean offline? (the built-in model takes no argument)"),
+        ("Offline", "Offline: did you mean offline? (the built-in model takes no argument)"),
+        ("replay:", "replay: needs a file, as in replay:reply.txt"),
+        # Was ".: is a folder, not a regular file" (Path("") is ".").
+        ("summary:", "summary: needs a file, as in summary:summary.md"),
+    ],
+)
+def test_compare_an_unusable_side_is_named_and_exits_2(spec: str, message: str) -> None:
+    # A walk-through: REPLAY:r.txt and offline:x went to litellm ("knows no provider", exit
+    # 1), and no message said which side it was.
+    out = _compare("--a", "offline", "--b", spec)
+    assert (out.returncode, _one_line(out.stderr), out.stdout) == (
+        2,
+        f"goose-tui: B: {message}",
+        "",
+    )
+    out = _compare("--a", spec, "--b", "offline")
+    assert (out.returncode, _one_line(out.stderr)) == (2, f"goose-tui: A: {message}")
+
+
+def test_compare_a_model_litellm_does_not_know_is_unusable_input() -> None:
+    out = _compare("--a", "offline", "--b", "bogus")
+    assert out.returncode == 2, out.stderr
+    assert _one_line(out.stderr).startswith(
+        "goose-tui: B: bogus: litellm knows no provider by that name: write the model as"
+    )
+
+
+def test_compare_a_side_that_fails_is_named(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    out = _compare("--a", "offline", "--b", f"replay:{empty}")
+    assert (out.returncode, _one_line(out.stderr)) == (
+        1,
+        "goose-tui: B: the model sent an empty reply: no summary, so the history was not compacted",
+    )

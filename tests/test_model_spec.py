@@ -88,3 +88,20 @@ def test_a_spec_is_frozen_and_hashable() -> None:
     with pytest.raises(ValueError):
         spec.kind = "litellm"  # type: ignore[misc]
     assert {spec, ModelSpec.parse("offline")} == {spec}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("REPLAY:r.txt", "REPLAY:r.txt: did you mean replay:r.txt? (the prefix is lower case)"),
+        ("Replay:", "Replay:: did you mean replay:? (the prefix is lower case)"),
+        ("offline:x", "offline:x: did you mean offline? (the built-in model takes no argument)"),
+        ("OFFLINE", "OFFLINE: did you mean offline? (the built-in model takes no argument)"),
+    ],
+)
+def test_a_near_miss_of_a_built_in_model_is_not_sent_to_litellm(text: str, message: str) -> None:
+    # They were litellm model strings, refused by litellm after its import (seconds) with
+    # "knows no provider by that name".
+    with pytest.raises(ValueError) as caught:
+        ModelSpec.parse(text)
+    assert str(caught.value) == message

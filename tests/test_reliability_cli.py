@@ -245,36 +245,49 @@ def test_a_fifo_as_the_replay_file_is_refused_at_once(tmp_path: Path) -> None:
     assert "not a regular file" in one_line(out.stderr)
 
 
+# Not "was cut off": that read as if the compaction went on with a truncated reply.
+TOO_LONG = (
+    "the reply passed 2,000,000 characters (far more than any summary), "
+    "so the call failed and nothing was produced"
+)
+
+
 @IN_PROCESS_LITELLM
-async def test_a_streamed_reply_over_the_cap_is_cut_off() -> None:
+async def test_a_streamed_reply_over_the_cap_fails_the_compaction() -> None:
     from goose_tui.llm.base import MAX_REPLY_CHARS
 
     endless = "x" * (MAX_REPLY_CHARS + 100_000)
     received: list[int] = []
     with LoopbackServer([Reply.sse(endless, chunk_size=100_000)]) as server:
-        with pytest.raises(ModelError, match="cut off") as caught:
+        with pytest.raises(ModelError) as caught:
             await backend(server).complete(PROMPT, on_chunk=lambda c: received.append(len(c)))
-    assert f"{MAX_REPLY_CHARS:,}" in str(caught.value)
+    assert str(caught.value) == TOO_LONG
     assert sum(received) <= MAX_REPLY_CHARS
 
 
 @IN_PROCESS_LITELLM
-async def test_a_whole_reply_over_the_cap_is_cut_off() -> None:
+async def test_a_whole_reply_over_the_cap_fails_the_compaction() -> None:
     from goose_tui.llm.base import MAX_REPLY_CHARS
 
     with LoopbackServer([Reply.json_body("y" * (MAX_REPLY_CHARS + 1))]) as server:
-        with pytest.raises(ModelError, match="cut off"):
+        with pytest.raises(ModelError) as caught:
             await backend(server, stream=False).complete(PROMPT)
+    assert str(caught.value) == TOO_LONG
 
 
-def test_a_replay_file_over_the_cap_is_cut_off(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shape", ["plain", "summary after the cap"])
+def test_a_replay_file_over_the_cap_fails_the_compaction(tmp_path: Path, shape: str) -> None:
     from goose_tui.llm.base import MAX_REPLY_CHARS
 
     reply = tmp_path / "huge.md"
-    reply.write_text("z" * (MAX_REPLY_CHARS + 1))
+    if shape == "plain":
+        reply.write_text("z" * (MAX_REPLY_CHARS + 1))
+    else:  # a walk-through's reply: a valid summary, past a 5,000,000-character analysis
+        block = '```json\n{"user_intent": ["x"], "current_work": "y"}\n```\n'
+        reply.write_text("<analysis>" + "x" * 5_000_000 + "</analysis>\n" + block)
     out = run("compact", str(SHORT), "--replay", str(reply))
-    assert out.returncode == 1
-    assert "cut off" in one_line(out.stderr)
+    assert (out.returncode, out.stdout) == (1, "")
+    assert one_line(out.stderr) == f"goose-tui: {TOO_LONG}"
 
 
 def test_ctrl_c_during_a_model_call_exits_130_and_leaves_no_worker() -> None:

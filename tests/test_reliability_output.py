@@ -435,6 +435,42 @@ def test_help_to_a_closed_pipe_is_quiet() -> None:
     assert (out.returncode, out.stderr) == (0, "")
 
 
+def _close_stdout() -> None:
+    os.close(1)
+
+
+CLOSED = "goose-tui: cannot write to stdout: it is closed"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("format", str(SHORT)),
+        ("compact", str(SHORT)),
+        ("usage", str(SHORT), "--json"),
+        ("retention", str(SHORT)),
+        ("--help",),
+        ("compact", "--help"),
+        ("--version",),
+    ],
+    ids=["format", "compact", "usage", "retention", "help", "compact-help", "version"],
+)
+def test_a_closed_stdout_is_one_line_naming_it(args: tuple[str, ...]) -> None:
+    # `goose-tui format s.jsonl >&-`: Python starts with sys.stdout None, and the first write
+    # was an AttributeError ("internal error"); help and version went to stderr.
+    out = run(*args, preexec=_close_stdout)
+    assert (out.returncode, one_line(out.stderr)) == (1, CLOSED)
+
+
+def test_a_closed_stdout_fails_no_command_that_prints_nothing_there(tmp_path: Path) -> None:
+    # The summary goes to -o; nothing was to be printed, so nothing failed (it was flushed,
+    # on None, after the file was written: "internal error", exit 1).
+    target = tmp_path / "c.md"
+    out = run("compact", str(SHORT), "-o", str(target), preexec=_close_stdout)
+    assert (out.returncode, out.stderr) == (0, "")
+    assert target.read_text(encoding="utf-8").startswith("# Conversation Summary")
+
+
 def test_checked_stdout_passes_a_write_through_whatever_the_stream_returns() -> None:
     # A replaced stdout whose write returns None (allowed of a file-like object) made
     # int(None) fail on every print.

@@ -22,6 +22,7 @@ from goose_tui.cli.common import (
     EXIT_UNUSABLE,
     CliError,
     add_analysis_session_args,
+    compaction_error,
     load_session_arg,
     load_templates_arg,
     model_arg,
@@ -243,15 +244,42 @@ def cmd_probe(args: argparse.Namespace) -> int:
 # --- compare ------------------------------------------------------------------------------
 
 
-def _side_source(text: str, api_base: str | None) -> str | Summarizer:
+def _side_source(side: str, text: str, api_base: str | None) -> str | Summarizer:
     """A side of ``compare``: a saved summary's text (``summary:FILE``), or a model's
-    summarizer (a missing reply file fails now, before either side calls a model)."""
-    if text.startswith(SUMMARY_PREFIX):
-        return read_text_arg(text[len(SUMMARY_PREFIX) :], "summary")
-    return summarizer_of(parse_model(text, api_base))
+    summarizer (a missing reply file fails now, before either side calls a model). Its
+    errors name the side."""
+    try:
+        if text.startswith(SUMMARY_PREFIX):
+            path = text[len(SUMMARY_PREFIX) :]
+            if not path:  # Path("") is ".": "is a folder"
+                raise CliError(
+                    f"{SUMMARY_PREFIX} needs a file, as in {SUMMARY_PREFIX}summary.md",
+                    EXIT_UNUSABLE,
+                )
+            return read_text_arg(path, "summary")
+        return summarizer_of(parse_model(text, api_base))
+    except CliError as exc:
+        raise CliError(f"{side}: {exc}", exc.exit_code) from exc
 
 
 async def _make_side(
+    side: str,
+    label: str,
+    source: str | Summarizer,
+    messages: list[Message],
+    templates: Templates,
+) -> SummarySide:
+    """One side's summary; a failure is the CLI error of the pipeline's, naming the side."""
+    try:
+        return await _summary_side(label, source, messages, templates)
+    except Exception as exc:
+        error = compaction_error(exc)
+        if error is None:
+            raise
+        raise CliError(f"{side}: {error}", error.exit_code) from exc
+
+
+async def _summary_side(
     label: str, source: str | Summarizer, messages: list[Message], templates: Templates
 ) -> SummarySide:
     from goose_tui.compaction.reply_check import require_usable
@@ -275,8 +303,8 @@ async def _both_sides(
     templates: tuple[Templates, Templates],
 ) -> list[SummarySide]:
     sides = await asyncio.gather(
-        _make_side(args.a, sources[0], messages, templates[0]),
-        _make_side(args.b, sources[1], messages, templates[1]),
+        _make_side("A", args.a, sources[0], messages, templates[0]),
+        _make_side("B", args.b, sources[1], messages, templates[1]),
     )
     # Name the templates too, so that the same model with two prompt folders reads apart.
     for side, folder in zip(sides, (args.a_prompts_dir, args.b_prompts_dir), strict=True):
@@ -346,7 +374,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         load_templates_arg(args.a_prompts_dir, "--a-prompts-dir"),
         load_templates_arg(args.b_prompts_dir, "--b-prompts-dir"),
     )
-    sources = (_side_source(args.a, args.api_base), _side_source(args.b, args.api_base))
+    sources = (
+        _side_source("A", args.a, args.api_base),
+        _side_source("B", args.b, args.api_base),
+    )
     left, right = run_compaction(_both_sides(args, sources, session.messages, templates))
     comparison = compare_summaries(left, right, session.messages, session.working_dir)
     if args.json:

@@ -42,10 +42,12 @@ def register(sub: Any) -> None:
         "--output",
         type=path_arg,
         metavar="REPORT",
-        help="write the report as JSON here and as a Markdown table beside it (.md)",
+        help="write the report as JSON and as a Markdown table, both named on stderr: a "
+        "REPORT ending in .md gets the Markdown table and the JSON goes beside it (.json); "
+        "any other REPORT gets the JSON and the Markdown table goes beside it (.md)",
     )
     s.add_argument(
-        "--overwrite", action="store_true", help="replace existing report files (-o and its .md)"
+        "--overwrite", action="store_true", help="replace existing report files (both of -o's)"
     )
     s.set_defaults(handler=cmd_batch)
 
@@ -113,6 +115,8 @@ def _progress(entry: BatchEntry) -> str:
 
 
 def _report_paths(output: Path) -> tuple[Path, Path]:
+    """(the JSON report, the Markdown table) of ``-o``: the one its suffix names, the other
+    beside it."""
     if output.suffix.lower() == ".md":
         return output.with_suffix(".json"), output
     return output, output.with_suffix(".md")
@@ -165,14 +169,18 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.output is not None:
         json_path, md_path = _report_paths(args.output)
         data = json.dumps(report.to_json_dict(), ensure_ascii=False, indent=2) + "\n"
-        written = json_path
+        writing = json_path
         try:
             # Not over a file made while the models ran, unless --overwrite (checked first).
             atomic_write_text(json_path, data, replace=args.overwrite)
-            written = md_path
+            writing = md_path
             atomic_write_text(md_path, to_markdown(report), replace=args.overwrite)
         except OSError as exc:
-            write_failure = f"{written}: cannot write: {exc.strerror or exc}"
+            write_failure = f"{writing}: cannot write: {exc.strerror or exc}"
+            if writing == md_path:
+                write_failure += f" (the JSON report is in {json_path})"
+        else:
+            say(f"wrote the report as JSON to {json_path} and as a Markdown table to {md_path}")
     if args.json:
         print_json(report)
     else:

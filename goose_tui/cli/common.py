@@ -47,29 +47,36 @@ def path_arg(text: str) -> Path:
 
 class Parser(argparse.ArgumentParser):
     """The CLI's argument parser. argparse prints ``--help`` and ``--version`` and ignores
-    an error of the write: to a full disk they exited 0 having written nothing. A write to
-    stdout that fails is a ``CliError`` (a broken pipe stays ``BrokenPipeError``)."""
+    an error of the write: to a full disk they exited 0 having written nothing, and to a
+    closed stdout they went to stderr. A write to stdout that fails is a ``CliError`` (a
+    broken pipe stays ``BrokenPipeError``)."""
 
     def _print_message(self, message: str, file: Any = None) -> None:
         if not message:
             return
-        stream = file or sys.stderr
-        if stream is not sys.stdout:
-            super()._print_message(message, stream)
+        # argparse passes sys.stdout for help and version, and sys.stdout is None when the
+        # process started with it closed (`>&-`).
+        to_stdout = file is sys.stdout or (file is None and sys.stderr is not None)
+        if not to_stdout:
+            super()._print_message(message, file or sys.stderr)
             return
-        checked = CheckedStdout(stream)
+        checked = CheckedStdout(sys.stdout)
         checked.write(message)
         checked.flush()
 
 
 class CheckedStdout:
     """``sys.stdout`` while a sub-command runs: a write that fails (a full disk, /dev/full;
-    a broken pipe stays ``BrokenPipeError``) is a ``CliError`` saying so, not a bug of ours."""
+    a broken pipe stays ``BrokenPipeError``) is a ``CliError`` saying so, not a bug of ours.
+    ``stream`` is None when the process started with stdout closed (`>&-`): a write fails
+    the same way, and a command that writes nothing there (``compact -o``) succeeds."""
 
     def __init__(self, stream: Any):
         self._stream = stream
 
     def write(self, text: str) -> int:
+        if self._stream is None:
+            raise CliError("cannot write to stdout: it is closed", EXIT_FAILED)
         try:
             written = self._stream.write(text)
         except BrokenPipeError:
@@ -83,6 +90,8 @@ class CheckedStdout:
             self.write(text)
 
     def flush(self) -> None:
+        if self._stream is None:
+            return  # nothing was written (a write would have failed)
         try:
             self._stream.flush()
         except BrokenPipeError:
@@ -387,14 +396,25 @@ def summarizer_of(spec: ModelSpec) -> Summarizer:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
 
 
-def run_compaction(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a compaction coroutine, turning the pipeline's failures into CLI errors (exit 1)."""
-    import asyncio
-
+def compaction_error(exc: BaseException) -> CliError | None:
+    """The CLI error of one of the pipeline's failures (exit 1; a model string litellm knows
+    no provider for is unusable input, exit 2), or None for anything else."""
     from goose_tui.compaction.reply_check import UnusableReply
     from goose_tui.compaction.summarize import CompactionFailed
     from goose_tui.compaction.templates import TemplateError
-    from goose_tui.llm.base import ModelError
+    from goose_tui.llm.base import ModelError, UnknownModel
+
+    if isinstance(exc, UnknownModel):
+        return CliError(str(exc), EXIT_UNUSABLE)
+    if isinstance(exc, (CompactionFailed, ModelError, TemplateError, UnusableReply)):
+        return CliError(str(exc), EXIT_FAILED)
+    return None
+
+
+def run_compaction(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a compaction coroutine, turning the pipeline's failures into CLI errors
+    (``compaction_error``)."""
+    import asyncio
 
     # The result is kept outside the task: on Python 3.11 with the default SIGINT handler,
     # asyncio.Runner formats repr(task) (result included) after the run, and the repr of a
@@ -407,8 +427,11 @@ def run_compaction(coro: Coroutine[Any, Any, T]) -> T:
     try:
         asyncio.run(run())
         return holder[0]
-    except (CompactionFailed, ModelError, TemplateError, UnusableReply) as exc:
-        raise CliError(str(exc), EXIT_FAILED) from exc
+    except Exception as exc:
+        error = compaction_error(exc)
+        if error is None:
+            raise
+        raise error from exc
     # Ctrl-C goes on to main(): "cancelled", exit 130, whenever it comes.
 
 

@@ -177,6 +177,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
     written printed on stdout instead."""
     from goose_tui.cli.progress import CompactProgress, StatusLine
     from goose_tui.files import OverwriteRefused
+    from goose_tui.saving import summary_file_text
 
     choice = prepare(model_arg(args))
     # On a terminal, what is happening from the load to the reply (nothing on a pipe).
@@ -244,7 +245,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
                 f"goose-tui: raw-text fallback: {result.extraction.fallback_reason}",
                 file=sys.stderr,
             )
-        sys.stdout.write(result.summary + "\n")
+        sys.stdout.write(summary_file_text(result.summary))  # as -o would have written it
     if write_failure is not None:
         where = "in the JSON on stdout" if args.json else "printed on stdout instead"
         raise CliError(f"{write_failure}; the summary is {where}", EXIT_FAILED)

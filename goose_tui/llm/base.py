@@ -39,16 +39,24 @@ class ModelError(Exception):
     fit to show a user. Never contains an API key."""
 
 
+class UnknownModel(ModelError):
+    """The model string names no provider litellm knows: refused before any request, so it
+    is the user's input that is unusable (the CLI's exit 2), not a call that failed."""
+
+
 OnChunk = Callable[[str], None]
 
 # No summary comes near this (a model's whole output limit is a few hundred thousand
-# characters); a reply that passes it is a runaway or a hostile server, and is cut off.
+# characters); a reply that passes it is a runaway or a hostile server: reading stops there
+# and the call fails (no part of it is kept as a summary).
 MAX_REPLY_CHARS = 2_000_000
 
 
 def reply_too_long(limit: int = MAX_REPLY_CHARS) -> ModelError:
     return ModelError(
-        f"the reply passed {limit:,} characters (far more than any summary) and was cut off"
+        # Said of the call, not the compaction: a probe's answer meets the same cap.
+        f"the reply passed {limit:,} characters (far more than any summary), "
+        "so the call failed and nothing was produced"
     )
 
 

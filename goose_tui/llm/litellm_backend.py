@@ -22,6 +22,7 @@ from goose_tui.llm.base import (
     ModelError,
     OnChunk,
     TokenUsage,
+    UnknownModel,
     reply_too_long,
 )
 
@@ -237,7 +238,7 @@ class LiteLLMSummarizer:
             return ModelError(f"{self.model}: no API key: {_key_hint(self.model, self.api_base)}")
         if _NO_PROVIDER in raw:
             # litellm's own refusal, before any request: no HTTP status applies.
-            return ModelError(
+            return UnknownModel(
                 f"{self.model}: litellm knows no provider by that name: write the model as "
                 "provider/model (openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.2; "
                 "the list: https://docs.litellm.ai/docs/providers), or use --api-base for an "

@@ -22,7 +22,8 @@ carry:
   request's frames at a time; ``{"cancel": n}`` to stop one;
 - from the worker: ``{"ready": true}`` once litellm is imported, then per request
   ``{"id": n, "chunk": s}`` (pieces gathered for up to 50 ms), then ``{"id": n, "done":
-  completion}`` or ``{"id": n, "error": "context_length" | "model", "message": s}``.
+  completion}`` or ``{"id": n, "error": "context_length" | "unknown_model" | "model", "message":
+  s}``.
 
 The worker is started when a litellm model is chosen (``prepare``). A worker that exits or
 stops answering is killed, its calls fail with a ``ModelError`` saying why, and a fresh one
@@ -45,7 +46,14 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
-from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded, ModelError, OnChunk
+from goose_tui.llm.base import (
+    ChatMessage,
+    Completion,
+    ContextLengthExceeded,
+    ModelError,
+    OnChunk,
+    UnknownModel,
+)
 from goose_tui.pieces import write_frames
 
 # How the app starts a worker; a module attribute so a test can start it through a wrapper.
@@ -64,6 +72,11 @@ _NICENESS_ENV = "GOOSE_TUI_WORKER_NICENESS"
 PARENT_POLL_SECONDS = 0.5
 
 Event = dict[str, Any]
+# An error event's kind, and what the call raises for it.
+_ERRORS: dict[str, type[Exception]] = {
+    "context_length": ContextLengthExceeded,
+    "unknown_model": UnknownModel,
+}
 
 
 class Worker:
@@ -299,9 +312,7 @@ class WorkerLiteLLMSummarizer:
                     elif "done" in event:
                         return Completion.model_validate(event["done"])
                     elif "error" in event:
-                        kind = event["error"]
-                        error = ContextLengthExceeded if kind == "context_length" else ModelError
-                        raise error(event["message"])
+                        raise _ERRORS.get(event["error"], ModelError)(event["message"])
                     else:
                         broken = True
                         raise ModelError(self._exit_message(worker, event.get("exit")))
@@ -398,6 +409,8 @@ async def _serve(
         event: Event = {"done": completion.model_dump(mode="json")}
     except ContextLengthExceeded as exc:
         event = {"error": "context_length", "message": str(exc)}
+    except UnknownModel as exc:
+        event = {"error": "unknown_model", "message": str(exc)}
     except ModelError as exc:
         event = {"error": "model", "message": str(exc)}
     except Exception as exc:  # noqa: BLE001 - reported to the app, which keeps running

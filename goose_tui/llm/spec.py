@@ -67,6 +67,7 @@ class ModelSpec(BaseModel):
             if not path:
                 raise ValueError("replay: needs a file, as in replay:reply.txt")
             return cls(kind="replay", reply_file=Path(path).expanduser(), api_base=api_base)
+        _refuse_a_near_miss(text)
         return cls(
             kind="litellm", model=text, api_base=api_base, in_worker_process=in_worker_process
         )
@@ -206,3 +207,16 @@ class ModelSpec(BaseModel):
         from goose_tui.llm.litellm_backend import litellm_ready
 
         return litellm_ready()
+
+
+def _refuse_a_near_miss(text: str) -> None:
+    """``REPLAY:r.txt``, ``offline:x``, ``Offline``: meant as a built-in model, and no model
+    string litellm would take (it refused them after its import, seconds, as "no provider")."""
+    lower = text.lower()
+    if lower.startswith(REPLAY_PREFIX):
+        raise ValueError(
+            f"{text}: did you mean {REPLAY_PREFIX}{text[len(REPLAY_PREFIX) :]}? "
+            "(the prefix is lower case)"
+        )
+    if lower == OFFLINE or lower.startswith(f"{OFFLINE}:"):
+        raise ValueError(f"{text}: did you mean {OFFLINE}? (the built-in model takes no argument)")
