@@ -486,3 +486,27 @@ def test_checked_stdout_passes_a_write_through_whatever_the_stream_returns() -> 
     quiet = Quiet()
     assert CheckedStdout(quiet).write("hello\n") == 6
     assert quiet.text == "hello\n"
+
+
+def test_a_closed_standard_stream_is_never_the_number_of_a_file_we_open(tmp_path: Path) -> None:
+    # With fd 1 closed, the next file opened took number 1: what the command or a worker it
+    # starts wrote to stdout would have gone into that file (the -o file, a session).
+    # Each closed standard stream is /dev/null for the run (sys.stdout stays None: writing
+    # there still fails, test_a_closed_stdout_is_one_line_naming_it).
+    target = tmp_path / "c.md"
+    probe = (
+        "import os, sys\n"
+        "from goose_tui.cli import main\n"
+        f"code = main(['compact', {str(SHORT)!r}, '-o', {str(target)!r}])\n"
+        "sys.stderr.write(f'{code} {os.readlink(\"/proc/self/fd/1\")} {sys.stdout}')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        preexec_fn=_close_stdout,
+    )
+    assert out.stderr == "0 /dev/null None"
+    assert target.read_text(encoding="utf-8").startswith("# Conversation Summary")

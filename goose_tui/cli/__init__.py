@@ -241,9 +241,21 @@ def _run_checked(handler: Callable[[argparse.Namespace], int], args: argparse.Na
         sys.stdout = real
 
 
+def _hold_closed_standard_fds() -> None:
+    """A standard stream the process started without (``>&-``) is /dev/null for the run:
+    otherwise the next file opened takes its number, and what a worker started later writes
+    to its stdout lands in that file. ``sys.stdout`` stays None (``CheckedStdout``)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from goose_tui.terminal import guarded_streams
 
+    _hold_closed_standard_fds()
     argv = list(sys.argv[1:] if argv is None else argv)
     with guarded_streams(("stderr",)):
         try:
