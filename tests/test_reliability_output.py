@@ -510,3 +510,14 @@ def test_a_closed_standard_stream_is_never_the_number_of_a_file_we_open(tmp_path
     )
     assert out.stderr == "0 /dev/null None"
     assert target.read_text(encoding="utf-8").startswith("# Conversation Summary")
+
+
+def test_probe_refuses_a_summary_and_a_reply_to_compact_together(tmp_path: Path) -> None:
+    # --replay was ignored without a word when --summary was given (a walk-through);
+    # retention and compact refuse the pair.
+    summary = tmp_path / "s.md"
+    summary.write_text("# Conversation Summary\n", encoding="utf-8")
+    for command in ("probe", "retention"):
+        out = run(command, str(SHORT), "--summary", str(summary), "--replay", str(summary))
+        assert out.returncode == 2, (command, out.stderr)
+        assert "argument --replay: not allowed with argument --summary" in out.stderr

@@ -82,14 +82,19 @@ def register(sub: Any) -> None:
 
     s = sub.add_parser("probe", help="can the agent still act from the summary?")
     add_analysis_session_args(s)
-    s.add_argument("--summary", metavar="FILE", help="the summary to probe (default: compact now)")
+    summary_or_reply = s.add_mutually_exclusive_group()
+    summary_or_reply.add_argument(
+        "--summary", metavar="FILE", help="the summary to probe (default: compact now)"
+    )
     s.add_argument(
         "--model",
         metavar="M",
         help="offline (default: probes from the session's structure) or a model that "
         "writes and answers the probes (and compacts, without --summary)",
     )
-    s.add_argument("--replay", type=path_arg, metavar="FILE", help="compact with a saved reply")
+    summary_or_reply.add_argument(
+        "--replay", type=path_arg, metavar="FILE", help="compact with a saved reply"
+    )
     s.add_argument("--judge", metavar="M", help="the model that scores answers (default --model)")
     _prompts_dir(s, "--prompts-dir")
     s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
