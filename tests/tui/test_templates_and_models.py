@@ -109,6 +109,82 @@ async def test_edit_template_in_app_and_save_override(
         assert "Mine" not in builtin.read_text()
 
 
+async def test_saving_over_an_override_that_changed_on_disk_asks_about_that(
+    session_file: Path, tmp_path: Path
+) -> None:
+    # A walk-through: the second ctrl+s asked the generic "Save this template as an
+    # override?" and replaced the file another program had written meanwhile.
+    target = Path(os.environ["XDG_CONFIG_HOME"]) / "goose" / "prompts" / "compaction.md"
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+
+        async def edit_and_save(text: str) -> ConfirmScreen:
+            await pilot.press("T")
+            assert isinstance(app.screen, TemplateEditor)
+            app.screen.query_one("#template-text").select_all()
+            await paste(pilot, text)
+            await settle(pilot)
+            await pilot.press("ctrl+s")
+            assert isinstance(app.screen, ConfirmScreen)
+            return app.screen
+
+        first = await edit_and_save("FIRST\n{{ messages }}")
+        assert first.question.startswith("Save this template as an override?")
+        await pilot.press("y")
+        await settle(pilot)
+        assert target.read_text() == "FIRST\n{{ messages }}"
+
+        await pilot.press("T")
+        editor = app.screen
+        assert isinstance(editor, TemplateEditor)
+        _bump(target, "OUTSIDE\n{{ messages }}")  # another program writes it meanwhile
+        editor.query_one("#template-text").select_all()
+        await paste(pilot, "SECOND\n{{ messages }}")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        question = app.screen
+        assert isinstance(question, ConfirmScreen)
+        assert question.question.startswith(
+            "compaction.md changed on disk since you opened it; replace it?"
+        )
+        await pilot.press("escape")  # No: both stay, the file and the edit
+        assert app.screen is editor and editor.text == "SECOND\n{{ messages }}"
+        assert target.read_text() == "OUTSIDE\n{{ messages }}"
+        await pilot.press("ctrl+s")
+        await pilot.press("y")
+        await settle(pilot)
+        assert target.read_text() == "SECOND\n{{ messages }}"
+        assert app.screen is app.main
+
+
+async def test_saving_where_an_override_appeared_since_the_editor_opened_asks_about_that(
+    session_file: Path, tmp_path: Path
+) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    app = GooseTUI(session_file, prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("t")
+        editor = app.screen
+        assert isinstance(editor, TemplateEditor)
+        target = prompts / "compaction_summary.md"
+        target.write_text("OUTSIDE", encoding="utf-8")
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.question.startswith(
+            "compaction_summary.md was created on disk since you opened the editor; replace it?"
+        )
+        await pilot.press("escape")
+        assert target.read_text() == "OUTSIDE" and app.screen is editor
+        await pilot.press("ctrl+s")
+        target.write_text("OUTSIDE AGAIN", encoding="utf-8")  # while the question is up
+        await pilot.press("y")
+        assert isinstance(app.screen, ConfirmScreen)  # asked again, nothing written
+        assert target.read_text() == "OUTSIDE AGAIN"
+
+
 async def test_a_summary_template_is_checked_before_there_is_a_summary(
     session_file: Path, reply_file: Path, tmp_path: Path
 ) -> None:
