@@ -85,6 +85,45 @@ async def test_expand_message_shows_full_tool_output(session_file: Path) -> None
         assert any("1 failed in 0.12s" in r for r in rows)
 
 
+async def test_a_text_that_is_null_shows_what_the_summarizer_gets(tmp_path: Path) -> None:
+    # A walk-through: `"text": null` showed as "None" (collapsed and expanded); the format
+    # command writes "" for it, and leaves a tool output whose text is null out.
+    import json
+
+    from goose_tui.compaction.format import format_messages
+
+    lines = [
+        {"description": "x"},
+        {"role": "user", "content": [{"type": "text", "text": None}]},
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "toolResponse",
+                    "id": "c1",
+                    "toolResult": {
+                        "status": "success",
+                        "value": {"content": [{"type": "text", "text": None}]},
+                    },
+                }
+            ],
+        },
+    ]
+    session = tmp_path / "s.jsonl"
+    session.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    assert "None" not in format_messages(load_session(session).messages)
+    app = GooseTUI(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = app.main.query_one(ConversationView)
+        view.focus()
+        await pilot.press("enter", "down", "down", "enter")
+        await settle(pilot)
+        rows = [view.row_text(i) for i in range(view.row_count)]
+        assert not any("None" in row for row in rows), rows
+        assert "▸ tool response (success, 0 chars)" in "\n".join(rows)
+
+
 async def test_compact_offline_fills_every_pane(session_file: Path) -> None:
     app = GooseTUI(session_file, model="offline")
     async with app.run_test(size=(200, 50)) as pilot:
