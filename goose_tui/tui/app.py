@@ -26,7 +26,7 @@ from goose_tui.compaction.templates import (
     Templates,
     render_summary,
 )
-from goose_tui.files import OverwriteRefused
+from goose_tui.files import OverwriteRefused, write_error
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.llm.spec import REPLAY_PREFIX, ModelSpec
@@ -583,7 +583,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 try:
                     written = inspector.save(kind, checked, overwrite=exists)
                 except (OverwriteRefused, SaveRefused, OSError) as exc:
-                    self.show_error("Not saved", str(exc))
+                    self._not_saved(checked, exc)
                     return
                 # Saved in place of a JSON edit that does not parse (asked first): say so.
                 note = " (the last good summary; the JSON edit is not in it)" if last_good else ""
@@ -592,7 +592,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             try:
                 checked = inspector.check_save(kind, target)
             except (OverwriteRefused, SaveRefused, OSError) as exc:
-                self.show_error("Not saved", str(exc))
+                self._not_saved(target, exc)
                 return
             # A compacted session replaces a file only after a yes; a summary also a link.
             exists = checked.exists() or (not session_kind and checked.is_symlink())
@@ -608,6 +608,13 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
         defaults = {kind: saving.default_target(session, kind) for kind in saving.SUFFIXES}
         self.push_screen(SaveDialog(defaults), answered)
+
+    def _not_saved(self, target: Path, exc: Exception) -> None:
+        # A refusal names its path; an OSError may name only the temporary file, and says
+        # "[Errno N]": it is said as the CLI says it.
+        self.show_error(
+            "Not saved", write_error(target, exc) if isinstance(exc, OSError) else str(exc)
+        )
 
     def action_save_last_copy(self) -> None:
         """Write the last copied text to a file (when the clipboard could not be reached)."""
@@ -630,7 +637,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                     # Not over a file made since the question (or since no question).
                     written = self.inspector.save_text(target, text, replace=exists)
                 except (OverwriteRefused, OSError) as exc:
-                    self.show_error("Not saved", str(exc))
+                    self._not_saved(target, exc)
                     return
                 self.notify(f"saved the copy to {written}", markup=False)
 

@@ -184,6 +184,32 @@ async def _save_dialog_path(app: GooseTUI, pilot: Pilot[None]) -> Input:
     return app.screen.query_one("#save-path", Input)
 
 
+async def test_a_failed_save_names_the_path_and_why_not_the_temporary_file(
+    session_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A walk-through, saving to /proc/x.json: "Not saved · [Errno 2] No such file or
+    # directory: '/proc/.goose-tui-789fe3ead71f.tmp'".
+    from goose_tui import files
+
+    def refused(target: Path) -> tuple[int, Path]:
+        tmp = target.with_name(".goose-tui-789fe3ead71f.tmp")
+        raise FileNotFoundError(2, "No such file or directory", str(tmp))
+
+    monkeypatch.setattr(files, "_temp_beside", refused)
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        field = await _save_dialog_path(app, pilot)
+        target = session_file.with_name("x.json")
+        field.value = inert(str(target))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        assert app.screen.message == (
+            f"{target}: cannot write: No such file or directory (no file can be created in "
+            f"{target.parent})"
+        )
+
+
 async def test_save_dialog_does_not_start_with_its_path_selected(session_file: Path) -> None:
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:

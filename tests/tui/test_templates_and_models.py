@@ -185,6 +185,29 @@ async def test_saving_where_an_override_appeared_since_the_editor_opened_asks_ab
         assert target.read_text() == "OUTSIDE AGAIN"
 
 
+async def test_an_override_that_cannot_be_written_names_it_not_the_temporary_file(
+    session_file: Path, tmp_path: Path, monkeypatch
+) -> None:
+    from goose_tui import files
+
+    def refused(target: Path) -> tuple[int, Path]:
+        raise PermissionError(13, "Permission denied", str(target.with_name(".goose-tui-1.tmp")))
+
+    monkeypatch.setattr(files, "_temp_beside", refused)
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    app = GooseTUI(session_file, prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("t", "ctrl+s", "y")
+        target = prompts / "compaction_summary.md"
+        assert [n.message for n in app._notifications] == [
+            f"not saved: {target}: cannot write: Permission denied (no file can be created in "
+            f"{prompts})"
+        ]
+        assert isinstance(app.screen, TemplateEditor)
+
+
 async def test_a_summary_template_is_checked_before_there_is_a_summary(
     session_file: Path, reply_file: Path, tmp_path: Path
 ) -> None:

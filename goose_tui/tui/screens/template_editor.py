@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
 from goose_tui.compaction.templates import Template
-from goose_tui.files import atomic_write_text, open_regular
+from goose_tui.files import atomic_write_text, open_regular, write_error
 from goose_tui.inert import inert, restore
 from goose_tui.inspector import describe_source
 from goose_tui.tui.debounce import debounce
@@ -128,7 +128,8 @@ class TemplateEditor(Screen[None]):
             try:
                 atomic_write_text(self.override_path, self.text)
             except OSError as exc:
-                self.notify(f"could not save: {exc}", severity="error")
+                message = f"not saved: {write_error(self.override_path, exc)}"
+                self.notify(message, severity="error", markup=False)
                 return
             self.notify(f"saved override {self.override_path}", markup=False)
             self.on_saved(self.override_path)
