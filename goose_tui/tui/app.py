@@ -51,7 +51,7 @@ from goose_tui.tui.screens.main import MainScreen
 from goose_tui.tui.screens.save_dialog import SaveDialog
 from goose_tui.tui.screens.session_picker import SessionPicker, lists_sessions
 from goose_tui.tui.screens.template_editor import TemplateEditor
-from goose_tui.tui.widgets.compaction_status import compact_key
+from goose_tui.tui.widgets.compaction_status import OPEN_BINDING, compact_key
 
 POLL_SECONDS = 1.0
 
@@ -106,7 +106,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("f1", "help", "Help", id="app.help_f1", show=False),
         Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("o", "open_session", "Open session", id="app.open", show=False),
+        OPEN_BINDING,
         Binding("W", "save_last_copy", "Save last copy", id="app.save_copy", show=False),
     ]
 
@@ -547,6 +547,11 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             self.notify("no session loaded yet")
             return
         if not inspector.has_summary():
+            if self.main.compacting:
+                self.notify(
+                    "no summary yet: a compaction is running (wait for it, or escape cancels it)"
+                )
+                return
             key = compact_key(self)
             self.notify(f"no summary yet: press {key} to compact (or type one in the JSON editor)")
             return

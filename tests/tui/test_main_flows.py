@@ -574,6 +574,33 @@ async def test_a_session_that_cannot_be_opened_leaves_no_loading_screen_behind(
         assert "counting" not in gauge and "no session" in gauge
 
 
+@pytest.mark.parametrize(
+    "content", [b"", b"\x00\x01\xff binary", b"this is not json\n"], ids=["empty", "binary", "text"]
+)
+async def test_with_no_session_the_hints_say_how_to_open_one(
+    tmp_path: Path, content: bytes
+) -> None:
+    # A walk-through: the status line and the analysis pane said "press c to compact", and c
+    # then answered "no session loaded yet".
+    broken = tmp_path / "not-a-session.jsonl"
+    broken.write_bytes(content)
+    app = GooseTUI(broken)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape")  # the error modal
+        await settle(pilot)
+        status = app.main.query_one(CompactionStatus).render_line(0).text
+        analysis = app.main.query_one("#analysis-view", TextViewer)
+        assert "to compact" not in status and "to compact" not in analysis.placeholder
+        assert status.startswith("no session open · press o to open one"), status
+        assert analysis.placeholder == "no session open · press o to open one"
+        app.load_session(Path(__file__).parent / "data" / "small_session.jsonl", None)
+        await settle(pilot)  # a session opened: the hints are the compact key's again
+        status = app.main.query_one(CompactionStatus).render_line(0).text
+        assert status.startswith("press c to compact") and "no session" not in status, status
+        assert analysis.placeholder == "press c to compact"
+
+
 async def test_lines_too_long_for_a_narrow_terminal_end_in_an_ellipsis(
     session_file: Path, reply_file: Path
 ) -> None:

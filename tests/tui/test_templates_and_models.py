@@ -309,6 +309,26 @@ async def test_a_cancel_before_any_reply_says_no_reply_came(session_file: Path) 
             assert view.placeholder == "cancelled before any reply · press c to compact again"
 
 
+async def test_save_while_the_first_compaction_runs_says_it_is_running(
+    session_file: Path,
+) -> None:
+    # A walk-through: s said "no summary yet: press c to compact" while c's compaction ran.
+    with LoopbackServer([Reply.hang()]) as server:
+        app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
+        async with app.run_test(size=(200, 50)) as pilot:
+            await settle(pilot)
+            await pilot.press("c")
+            await wait_until(pilot, lambda: bool(server.requests), timeout=MODEL_CALL_SECONDS)
+            await pilot.press("s")
+            await pilot.pause()
+            assert [str(n.message) for n in app._notifications][-1] == (
+                "no summary yet: a compaction is running (wait for it, or escape cancels it)"
+            )
+            await pilot.press("escape")
+            status = app.main.query_one(CompactionStatus)
+            await wait_until(pilot, lambda: status.state == "cancelled")
+
+
 async def test_model_error_opens_one_modal_and_edits_survive(session_file: Path) -> None:
     with LoopbackServer([Reply.server_error()]) as server:
         app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
