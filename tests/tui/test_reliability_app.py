@@ -220,6 +220,22 @@ async def test_save_dialog_does_not_start_with_its_path_selected(session_file: P
         assert field.value == default + "x"
 
 
+async def test_enter_on_an_empty_save_path_says_a_path_is_needed(session_file: Path) -> None:
+    # A walk-through: enter did nothing and said nothing.
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        field = await _save_dialog_path(app, pilot)
+        field.value = "  "
+        await pilot.press("enter")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, SaveDialog)
+        note = dialog.query_one("#save-note")
+        assert str(note.render()) == "type a path to save to (escape cancels)"
+        await pilot.press("x")  # typing a path: the note has been read
+        assert str(note.render()) == ""
+
+
 async def test_choosing_the_kind_keeps_a_path_the_user_typed(session_file: Path) -> None:
     # Choosing "summary Markdown" after typing a path put the default path back.
     app = GooseTUI(session_file)
