@@ -131,10 +131,15 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         # From the settings file (goose_tui/settings.py): user keymaps by binding id, and the
         # theme; a theme picked later is saved back there. What was wrong with the file is
         # shown once the app is up (before it, the app's screen would cover it).
-        if keymap:
-            self.set_keymap(keymap)
-        self._initial_theme = theme
         self._settings_problems = list(settings_problems)
+        if keymap:
+            from goose_tui.settings import config_path
+            from goose_tui.tui.keymap import unknown_ids_problem
+
+            self.set_keymap(keymap)
+            if (problem := unknown_ids_problem(keymap)) is not None:
+                self._settings_problems.append(f"{config_path()}: {problem}")
+        self._initial_theme = theme
         self._save_theme = False
         self.session_path = session_path
         self.session_id = session_id
