@@ -159,7 +159,11 @@ def atomic_write_bytes(target: Path, data: bytes, *, replace: bool = True) -> No
     if existing is not None and not stat.S_ISREG(existing.st_mode):
         raise OSError(errno.EINVAL, f"is {_kind(existing.st_mode)}", str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _temp_beside(target)
+    try:
+        fd, tmp = _temp_beside(target)
+    except OSError as exc:  # it names the temporary file, which the user never asked for
+        reason = f"{exc.strerror or exc} (no file can be created in {target.parent})"
+        raise OSError(exc.errno, reason, str(target)) from exc
     try:
         with os.fdopen(fd, "wb") as fh:
             if existing is not None:
@@ -171,9 +175,17 @@ def atomic_write_bytes(target: Path, data: bytes, *, replace: bool = True) -> No
             os.replace(tmp, target)
         else:
             _rename_new(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename in (str(tmp), None):  # a failed rename
+            raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from exc
         raise
+
+
+def write_error(target: Path, exc: OSError) -> str:
+    """Why writing ``target`` failed, in one line naming it: "PATH: cannot write: REASON",
+    without Python's "[Errno N]" (the app's save and the CLI's -o say it alike)."""
+    return f"{target}: cannot write: {exc.strerror or exc}"
 
 
 def _rename_new(tmp: Path, target: Path) -> None:

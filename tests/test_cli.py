@@ -332,6 +332,14 @@ def test_unusable_input_exits_2_with_one_line(args: tuple[str, ...]) -> None:
     assert len(lines) == 1 and lines[0].startswith("goose-tui: ")
 
 
+def test_a_template_that_is_a_folder_is_unusable_input(tmp_path: Path) -> None:
+    # It exited 0 with the built-in template, saying nothing.
+    (tmp_path / "compaction.md").mkdir()
+    out = run("prompt", str(SHORT), "--prompts-dir", str(tmp_path))
+    assert out.returncode == 2
+    assert out.stderr == (f"goose-tui: {tmp_path / 'compaction.md'}: is a folder, not a file\n")
+
+
 def test_a_broken_line_is_reported_and_skipped(tmp_path: Path) -> None:
     good = {"role": "user", "created": 1, "content": [{"type": "text", "text": "keep me"}]}
     session = tmp_path / "broken.jsonl"

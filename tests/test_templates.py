@@ -292,6 +292,18 @@ def test_unreadable_override_raises_or_falls_back(tmp_path: Path) -> None:
     assert load_templates(tmp_path, fallback=True).compaction.source.origin == "built-in"
 
 
+def test_an_override_that_is_a_folder_raises_or_falls_back_with_a_warning(tmp_path: Path) -> None:
+    # A compaction.md that is a folder was passed over in silence, the built-in used.
+    tmp_path.joinpath("compaction.md").mkdir()
+    with pytest.raises(TemplateError, match="is a folder, not a file"):
+        load_templates(tmp_path)
+    loaded = load_templates(tmp_path, fallback=True)
+    assert loaded.compaction.source.origin == "built-in"
+    assert loaded.warnings == [
+        f"{tmp_path / 'compaction.md'}: is a folder, not a file (override skipped)"
+    ]
+
+
 # --- edits, caching, speed -----------------------------------------------------------------------
 
 

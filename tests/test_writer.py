@@ -361,6 +361,47 @@ def test_a_session_save_that_fails_after_the_compaction_still_prints_the_summary
     assert "cannot write" in err and "Permission denied" in err and "internal error" not in err
 
 
+def _no_file_can_be_created(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Creating the temporary file fails as it does in /proc (as root, who passes the
+    access check): the error names the temporary file."""
+    from goose_tui import files
+
+    def refused(target: Path) -> tuple[int, Path]:
+        tmp = target.with_name(".goose-tui-789fe3ead71f.tmp")
+        raise FileNotFoundError(2, "No such file or directory", str(tmp))
+
+    monkeypatch.setattr(files, "_temp_beside", refused)
+
+
+def test_a_failed_write_names_the_target_not_the_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goose_tui.files import atomic_write_text, write_error
+
+    _no_file_can_be_created(monkeypatch)
+    target = tmp_path / "x.json"
+    with pytest.raises(FileNotFoundError) as raised:
+        atomic_write_text(target, "{}")
+    assert raised.value.filename == str(target) and ".goose-tui-" not in str(raised.value)
+    assert write_error(target, raised.value) == (
+        f"{target}: cannot write: No such file or directory (no file can be created in {tmp_path})"
+    )
+
+
+def test_cli_compact_o_that_fails_names_the_target_and_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from goose_tui.cli import main
+
+    _no_file_can_be_created(monkeypatch)
+    target = tmp_path / "x.md"
+    assert main(["compact", str(SAMPLE), "-o", str(target)]) == 1
+    assert capsys.readouterr().err == (
+        f"goose-tui: {target}: cannot write: No such file or directory (no file can be "
+        f"created in {tmp_path}); the summary is printed on stdout instead\n"
+    )
+
+
 # --- a file that appears while the model runs is never replaced without --overwrite -----------
 
 

@@ -24,6 +24,7 @@ from goose_tui.cli.common import (
     add_prompts_dir,
     add_session_args,
     check_limits,
+    check_prompts_dir,
     resolve_profile,
     run_compaction,
     wants_settings_threshold,
@@ -173,6 +174,7 @@ def run_app_from_args(argv: Sequence[str]) -> int:
     threshold_problem = check_limits(args)
     if args.session is not None and not args.session.exists():
         raise CliError(f"{args.session}: no such file or folder", EXIT_UNUSABLE)
+    check_prompts_dir(args.prompts_dir)
     # What is wrong with the settings file is shown by the app once it is up: printed now,
     # it would be covered by the app's screen before anyone read it.
     settings, problem = load_settings()

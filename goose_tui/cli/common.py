@@ -316,12 +316,17 @@ def load_session_arg(args: argparse.Namespace, status: StatusLine | None = None)
     return session
 
 
+def check_prompts_dir(prompts_dir: Path | None, flag: str = "--prompts-dir") -> None:
+    """A prompts-dir option that is no folder is unusable input (exit 2), for the app too."""
+    if prompts_dir is not None and not prompts_dir.is_dir():
+        raise CliError(f"{flag} {prompts_dir}: not a folder", EXIT_UNUSABLE)
+
+
 def load_templates_arg(prompts_dir: Path | None, flag: str = "--prompts-dir") -> Templates:
     """The templates for a prompts-dir option, as CLI errors (exit 2) when unusable."""
     from goose_tui.compaction.templates import TemplateError, load_templates
 
-    if prompts_dir is not None and not prompts_dir.is_dir():
-        raise CliError(f"{flag} {prompts_dir}: not a folder", EXIT_UNUSABLE)
+    check_prompts_dir(prompts_dir, flag)
     try:
         templates = load_templates(prompts_dir)
         # Compiled now: a syntax error is unusable input (exit 2) before any work, not a

@@ -25,7 +25,7 @@ DROPPED_TYPES = frozenset(
 )
 
 
-def _text(value: Any) -> str:
+def field_text(value: Any) -> str:
     """A field that should be a string, shown as one whatever a file put there."""
     if isinstance(value, str):
         return value
@@ -53,13 +53,13 @@ def _tool_request(item: ContentItem) -> str:
         arguments = compact_json(call.get("arguments"))
     except (TypeError, ValueError):
         arguments = INVALID_JSON
-    return f"tool_request({_text(call.get('name'))}): {arguments}"
+    return f"tool_request({field_text(call.get('name'))}): {arguments}"
 
 
 def _document(item: ContentItem) -> str:
-    mime = _text(_first(item, "mimeType", "mime_type"))
+    mime = field_text(_first(item, "mimeType", "mime_type"))
     name = item.get("name")
-    return f"[document: {_text(name)} ({mime})]" if name is not None else f"[document: {mime}]"
+    return f"[document: {field_text(name)} ({mime})]" if name is not None else f"[document: {mime}]"
 
 
 # Goose tags action data with camelCase names; snake_case accepted for hand-written files.
@@ -75,30 +75,30 @@ _ACTIONS |= {label: (label, keys) for label, keys in _ACTIONS.values()}
 def _action_required(item: ContentItem) -> str:
     data = item.get("data")
     data = data if isinstance(data, dict) else {}
-    kind = _text(_first(data, "actionType", "action_type"))
+    kind = field_text(_first(data, "actionType", "action_type"))
     label, keys = _ACTIONS.get(kind, (kind or "unknown", ("id",)))
-    return f"action_required({label}): {_text(_first(data, *keys))}"
+    return f"action_required({label}): {field_text(_first(data, *keys))}"
 
 
 def _frontend_tool_request(item: ContentItem) -> str:
     ok, call = ok_value(item.get("toolCall"))
     if not ok or not isinstance(call, dict):
         return "frontend_tool_request: [error]"
-    return f"frontend_tool_request: {_text(call.get('name'))}"
+    return f"frontend_tool_request: {field_text(call.get('name'))}"
 
 
 _FORMATTERS: dict[str, Callable[[ContentItem], str]] = {
-    "text": lambda item: _text(item.get("text")),
-    "image": lambda item: f"[image: {_text(_first(item, 'mimeType', 'mime_type'))}]",
+    "text": lambda item: field_text(item.get("text")),
+    "image": lambda item: f"[image: {field_text(_first(item, 'mimeType', 'mime_type'))}]",
     "document": _document,
     "toolRequest": _tool_request,
     "toolConfirmationRequest": lambda item: (
-        f"tool_confirmation_request: {_text(_first(item, 'toolName', 'tool_name'))}"
+        f"tool_confirmation_request: {field_text(_first(item, 'toolName', 'tool_name'))}"
     ),
     "actionRequired": _action_required,
     "frontendToolRequest": _frontend_tool_request,
-    "systemNotification": lambda item: f"system_notification: {_text(item.get('msg'))}",
-    "error": lambda item: f"error: {_text(_first(item, 'message', 'msg', 'error'))}",
+    "systemNotification": lambda item: f"system_notification: {field_text(item.get('msg'))}",
+    "error": lambda item: f"error: {field_text(_first(item, 'message', 'msg', 'error'))}",
 }
 
 

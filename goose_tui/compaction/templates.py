@@ -134,9 +134,12 @@ def load_template(
     warnings: list[str] = []
     for origin, directory in override_dirs(prompts_dir):
         path = directory / name
-        if not path.is_file():
+        if not path.exists():
             continue
         try:
+            if not path.is_file():  # a folder (or a FIFO, which would block the read)
+                reason = "is a folder, not a file" if path.is_dir() else "is not a regular file"
+                raise TemplateError(reason, name=name, path=path, line=None)
             template = _read(name, origin, path)
             if fallback and origin != "built-in":
                 template.check()

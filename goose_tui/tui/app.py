@@ -26,7 +26,7 @@ from goose_tui.compaction.templates import (
     Templates,
     render_summary,
 )
-from goose_tui.files import OverwriteRefused
+from goose_tui.files import OverwriteRefused, write_error
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.llm.spec import REPLAY_PREFIX, ModelSpec
@@ -51,7 +51,7 @@ from goose_tui.tui.screens.main import MainScreen
 from goose_tui.tui.screens.save_dialog import SaveDialog
 from goose_tui.tui.screens.session_picker import SessionPicker, lists_sessions
 from goose_tui.tui.screens.template_editor import TemplateEditor
-from goose_tui.tui.widgets.compaction_status import compact_key
+from goose_tui.tui.widgets.compaction_status import OPEN_BINDING, compact_key
 
 POLL_SECONDS = 1.0
 
@@ -106,7 +106,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("f1", "help", "Help", id="app.help_f1", show=False),
         Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("o", "open_session", "Open session", id="app.open", show=False),
+        OPEN_BINDING,
         Binding("W", "save_last_copy", "Save last copy", id="app.save_copy", show=False),
     ]
 
@@ -131,10 +131,15 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         # From the settings file (goose_tui/settings.py): user keymaps by binding id, and the
         # theme; a theme picked later is saved back there. What was wrong with the file is
         # shown once the app is up (before it, the app's screen would cover it).
-        if keymap:
-            self.set_keymap(keymap)
-        self._initial_theme = theme
         self._settings_problems = list(settings_problems)
+        if keymap:
+            from goose_tui.settings import config_path
+            from goose_tui.tui.keymap import unknown_ids_problem
+
+            self.set_keymap(keymap)
+            if (problem := unknown_ids_problem(keymap)) is not None:
+                self._settings_problems.append(f"{config_path()}: {problem}")
+        self._initial_theme = theme
         self._save_theme = False
         self.session_path = session_path
         self.session_id = session_id
@@ -547,6 +552,11 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             self.notify("no session loaded yet")
             return
         if not inspector.has_summary():
+            if self.main.compacting:
+                self.notify(
+                    "no summary yet: a compaction is running (wait for it, or escape cancels it)"
+                )
+                return
             key = compact_key(self)
             self.notify(f"no summary yet: press {key} to compact (or type one in the JSON editor)")
             return
@@ -583,7 +593,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 try:
                     written = inspector.save(kind, checked, overwrite=exists)
                 except (OverwriteRefused, SaveRefused, OSError) as exc:
-                    self.show_error("Not saved", str(exc))
+                    self._not_saved(checked, exc)
                     return
                 # Saved in place of a JSON edit that does not parse (asked first): say so.
                 note = " (the last good summary; the JSON edit is not in it)" if last_good else ""
@@ -592,7 +602,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             try:
                 checked = inspector.check_save(kind, target)
             except (OverwriteRefused, SaveRefused, OSError) as exc:
-                self.show_error("Not saved", str(exc))
+                self._not_saved(target, exc)
                 return
             # A compacted session replaces a file only after a yes; a summary also a link.
             exists = checked.exists() or (not session_kind and checked.is_symlink())
@@ -608,6 +618,13 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
         defaults = {kind: saving.default_target(session, kind) for kind in saving.SUFFIXES}
         self.push_screen(SaveDialog(defaults), answered)
+
+    def _not_saved(self, target: Path, exc: Exception) -> None:
+        # A refusal names its path; an OSError may name only the temporary file, and says
+        # "[Errno N]": it is said as the CLI says it.
+        self.show_error(
+            "Not saved", write_error(target, exc) if isinstance(exc, OSError) else str(exc)
+        )
 
     def action_save_last_copy(self) -> None:
         """Write the last copied text to a file (when the clipboard could not be reached)."""
@@ -630,7 +647,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                     # Not over a file made since the question (or since no question).
                     written = self.inspector.save_text(target, text, replace=exists)
                 except (OverwriteRefused, OSError) as exc:
-                    self.show_error("Not saved", str(exc))
+                    self._not_saved(target, exc)
                     return
                 self.notify(f"saved the copy to {written}", markup=False)
 

@@ -39,3 +39,20 @@ def test_the_command_exits_1_when_the_app_ended_on_an_error(
     monkeypatch.setattr(_EndingApp, "ending", ending)
     monkeypatch.setattr(app_module, "GooseTUI", _EndingApp)
     assert cli.main([str(bundled_sample())]) == status
+
+
+@pytest.mark.parametrize("kind", ["missing", "file"])
+def test_a_prompts_dir_that_is_no_folder_is_refused_before_the_app_opens(
+    kind: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The app opened with the built-in templates and said nothing; the CLI refuses it.
+    prompts = tmp_path / "prompts"
+    if kind == "file":
+        prompts.write_text("not a folder")
+
+    def run_app(*args: object, **kwargs: object) -> int:
+        raise AssertionError("the app opened")
+
+    monkeypatch.setattr(app_module, "run_app", run_app)
+    assert cli.main(["--prompts-dir", str(prompts), str(bundled_sample())]) == 2
+    assert capsys.readouterr().err == f"goose-tui: --prompts-dir {prompts}: not a folder\n"

@@ -85,6 +85,45 @@ async def test_expand_message_shows_full_tool_output(session_file: Path) -> None
         assert any("1 failed in 0.12s" in r for r in rows)
 
 
+async def test_a_text_that_is_null_shows_what_the_summarizer_gets(tmp_path: Path) -> None:
+    # A walk-through: `"text": null` showed as "None" (collapsed and expanded); the format
+    # command writes "" for it, and leaves a tool output whose text is null out.
+    import json
+
+    from goose_tui.compaction.format import format_messages
+
+    lines = [
+        {"description": "x"},
+        {"role": "user", "content": [{"type": "text", "text": None}]},
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "toolResponse",
+                    "id": "c1",
+                    "toolResult": {
+                        "status": "success",
+                        "value": {"content": [{"type": "text", "text": None}]},
+                    },
+                }
+            ],
+        },
+    ]
+    session = tmp_path / "s.jsonl"
+    session.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    assert "None" not in format_messages(load_session(session).messages)
+    app = GooseTUI(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = app.main.query_one(ConversationView)
+        view.focus()
+        await pilot.press("enter", "down", "down", "enter")
+        await settle(pilot)
+        rows = [view.row_text(i) for i in range(view.row_count)]
+        assert not any("None" in row for row in rows), rows
+        assert "▸ tool response (success, 0 chars)" in "\n".join(rows)
+
+
 async def test_compact_offline_fills_every_pane(session_file: Path) -> None:
     app = GooseTUI(session_file, model="offline")
     async with app.run_test(size=(200, 50)) as pilot:
@@ -533,6 +572,33 @@ async def test_a_session_that_cannot_be_opened_leaves_no_loading_screen_behind(
         assert "loading" not in title and "no session open" in title and "o opens one" in title
         gauge = str(app.main.query_one(ContextGauge).render())
         assert "counting" not in gauge and "no session" in gauge
+
+
+@pytest.mark.parametrize(
+    "content", [b"", b"\x00\x01\xff binary", b"this is not json\n"], ids=["empty", "binary", "text"]
+)
+async def test_with_no_session_the_hints_say_how_to_open_one(
+    tmp_path: Path, content: bytes
+) -> None:
+    # A walk-through: the status line and the analysis pane said "press c to compact", and c
+    # then answered "no session loaded yet".
+    broken = tmp_path / "not-a-session.jsonl"
+    broken.write_bytes(content)
+    app = GooseTUI(broken)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape")  # the error modal
+        await settle(pilot)
+        status = app.main.query_one(CompactionStatus).render_line(0).text
+        analysis = app.main.query_one("#analysis-view", TextViewer)
+        assert "to compact" not in status and "to compact" not in analysis.placeholder
+        assert status.startswith("no session open · press o to open one"), status
+        assert analysis.placeholder == "no session open · press o to open one"
+        app.load_session(Path(__file__).parent / "data" / "small_session.jsonl", None)
+        await settle(pilot)  # a session opened: the hints are the compact key's again
+        status = app.main.query_one(CompactionStatus).render_line(0).text
+        assert status.startswith("press c to compact") and "no session" not in status, status
+        assert analysis.placeholder == "press c to compact"
 
 
 async def test_lines_too_long_for_a_narrow_terminal_end_in_an_ellipsis(

@@ -109,6 +109,24 @@ async def test_broken_override_at_start_uses_builtin_and_says_so_in_the_border(
         assert "[user]: The test test_parse_dates" in prompt  # built by the built-in
 
 
+async def test_an_override_that_is_a_folder_is_reported_as_broken(
+    session_file: Path, tmp_path: Path
+) -> None:
+    # It was passed over in silence: the built-in was used, no toast.
+    folder = tmp_path / "prompts" / "compaction.md"
+    folder.mkdir(parents=True)
+    app = GooseTUI(session_file, prompts_dir=folder.parent)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        assert app.inspector.templates.compaction.source.origin == "built-in"
+        border = str(app.main.query_one("#pane-input", Pane).border_subtitle)
+        assert border == f"compaction.md: built-in (override broken: {folder})"
+        toasts = [n for n in app._notifications if n.title == "template override broken"]
+        assert [n.message for n in toasts] == [
+            f"{folder}: is a folder, not a file (override skipped); using the next template in line"
+        ]
+
+
 async def test_override_that_appears_broken_falls_back_then_is_used_once_fixed(
     session_file: Path, tmp_path: Path
 ) -> None:

@@ -184,6 +184,32 @@ async def _save_dialog_path(app: GooseTUI, pilot: Pilot[None]) -> Input:
     return app.screen.query_one("#save-path", Input)
 
 
+async def test_a_failed_save_names_the_path_and_why_not_the_temporary_file(
+    session_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A walk-through, saving to /proc/x.json: "Not saved · [Errno 2] No such file or
+    # directory: '/proc/.goose-tui-789fe3ead71f.tmp'".
+    from goose_tui import files
+
+    def refused(target: Path) -> tuple[int, Path]:
+        tmp = target.with_name(".goose-tui-789fe3ead71f.tmp")
+        raise FileNotFoundError(2, "No such file or directory", str(tmp))
+
+    monkeypatch.setattr(files, "_temp_beside", refused)
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        field = await _save_dialog_path(app, pilot)
+        target = session_file.with_name("x.json")
+        field.value = inert(str(target))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        assert app.screen.message == (
+            f"{target}: cannot write: No such file or directory (no file can be created in "
+            f"{target.parent})"
+        )
+
+
 async def test_save_dialog_does_not_start_with_its_path_selected(session_file: Path) -> None:
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
@@ -192,6 +218,22 @@ async def test_save_dialog_does_not_start_with_its_path_selected(session_file: P
         assert app.focused is field
         await pilot.press("x")  # one key must not wipe the path
         assert field.value == default + "x"
+
+
+async def test_enter_on_an_empty_save_path_says_a_path_is_needed(session_file: Path) -> None:
+    # A walk-through: enter did nothing and said nothing.
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        field = await _save_dialog_path(app, pilot)
+        field.value = "  "
+        await pilot.press("enter")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, SaveDialog)
+        note = dialog.query_one("#save-note")
+        assert str(note.render()) == "type a path to save to (escape cancels)"
+        await pilot.press("x")  # typing a path: the note has been read
+        assert str(note.render()) == ""
 
 
 async def test_choosing_the_kind_keeps_a_path_the_user_typed(session_file: Path) -> None:

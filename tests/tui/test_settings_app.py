@@ -45,6 +45,23 @@ async def test_a_settings_problem_is_shown_once_the_app_is_up(session_file: Path
         assert "[x]" in str(toast.message)  # the text as written, never markup
 
 
+async def test_a_keymap_id_no_binding_has_is_named_once_the_app_is_up(
+    session_file: Path,
+) -> None:
+    # A walk-through: "bogus.binding" = "z" was ignored in silence, while a bad threshold or
+    # theme is named. The ids of screens not opened yet (the timeline's) are known too.
+    keymap = {"bogus.binding": "z", "main.compact": "C", "timeline.zoom": "Z", "main.compcat": "q"}
+    app = GooseTUI(session_file, keymap=keymap)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        [toast] = [n for n in app._notifications if n.title == "settings ignored"]
+        assert toast.message == (
+            f"{config_path()}: [keymap]: no binding has the id 'bogus.binding', "
+            "'main.compcat' (did you mean 'main.compact'?)"
+        )
+        assert toast.severity == "warning"
+
+
 async def test_a_rebound_key_keeps_its_place_in_the_footer(session_file: Path) -> None:
     # Found by a walk-through: with "main.compact" = "x", Compact left the footer (Textual
     # moves a rebound key to the end of its screen's keys, past what fits).

@@ -109,6 +109,105 @@ async def test_edit_template_in_app_and_save_override(
         assert "Mine" not in builtin.read_text()
 
 
+async def test_saving_over_an_override_that_changed_on_disk_asks_about_that(
+    session_file: Path, tmp_path: Path
+) -> None:
+    # A walk-through: the second ctrl+s asked the generic "Save this template as an
+    # override?" and replaced the file another program had written meanwhile.
+    target = Path(os.environ["XDG_CONFIG_HOME"]) / "goose" / "prompts" / "compaction.md"
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+
+        async def edit_and_save(text: str) -> ConfirmScreen:
+            await pilot.press("T")
+            assert isinstance(app.screen, TemplateEditor)
+            app.screen.query_one("#template-text").select_all()
+            await paste(pilot, text)
+            await settle(pilot)
+            await pilot.press("ctrl+s")
+            assert isinstance(app.screen, ConfirmScreen)
+            return app.screen
+
+        first = await edit_and_save("FIRST\n{{ messages }}")
+        assert first.question.startswith("Save this template as an override?")
+        await pilot.press("y")
+        await settle(pilot)
+        assert target.read_text() == "FIRST\n{{ messages }}"
+
+        await pilot.press("T")
+        editor = app.screen
+        assert isinstance(editor, TemplateEditor)
+        _bump(target, "OUTSIDE\n{{ messages }}")  # another program writes it meanwhile
+        editor.query_one("#template-text").select_all()
+        await paste(pilot, "SECOND\n{{ messages }}")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        question = app.screen
+        assert isinstance(question, ConfirmScreen)
+        assert question.question.startswith(
+            "compaction.md changed on disk since you opened it; replace it?"
+        )
+        await pilot.press("escape")  # No: both stay, the file and the edit
+        assert app.screen is editor and editor.text == "SECOND\n{{ messages }}"
+        assert target.read_text() == "OUTSIDE\n{{ messages }}"
+        await pilot.press("ctrl+s")
+        await pilot.press("y")
+        await settle(pilot)
+        assert target.read_text() == "SECOND\n{{ messages }}"
+        assert app.screen is app.main
+
+
+async def test_saving_where_an_override_appeared_since_the_editor_opened_asks_about_that(
+    session_file: Path, tmp_path: Path
+) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    app = GooseTUI(session_file, prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("t")
+        editor = app.screen
+        assert isinstance(editor, TemplateEditor)
+        target = prompts / "compaction_summary.md"
+        target.write_text("OUTSIDE", encoding="utf-8")
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.question.startswith(
+            "compaction_summary.md was created on disk since you opened the editor; replace it?"
+        )
+        await pilot.press("escape")
+        assert target.read_text() == "OUTSIDE" and app.screen is editor
+        await pilot.press("ctrl+s")
+        target.write_text("OUTSIDE AGAIN", encoding="utf-8")  # while the question is up
+        await pilot.press("y")
+        assert isinstance(app.screen, ConfirmScreen)  # asked again, nothing written
+        assert target.read_text() == "OUTSIDE AGAIN"
+
+
+async def test_an_override_that_cannot_be_written_names_it_not_the_temporary_file(
+    session_file: Path, tmp_path: Path, monkeypatch
+) -> None:
+    from goose_tui import files
+
+    def refused(target: Path) -> tuple[int, Path]:
+        raise PermissionError(13, "Permission denied", str(target.with_name(".goose-tui-1.tmp")))
+
+    monkeypatch.setattr(files, "_temp_beside", refused)
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    app = GooseTUI(session_file, prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("t", "ctrl+s", "y")
+        target = prompts / "compaction_summary.md"
+        assert [n.message for n in app._notifications] == [
+            f"not saved: {target}: cannot write: Permission denied (no file can be created in "
+            f"{prompts})"
+        ]
+        assert isinstance(app.screen, TemplateEditor)
+
+
 async def test_a_summary_template_is_checked_before_there_is_a_summary(
     session_file: Path, reply_file: Path, tmp_path: Path
 ) -> None:
@@ -208,6 +307,26 @@ async def test_a_cancel_before_any_reply_says_no_reply_came(session_file: Path) 
             # Not "press c to compact", as if nothing had been tried.
             view = app.main.query_one("#analysis-view", TextViewer)
             assert view.placeholder == "cancelled before any reply · press c to compact again"
+
+
+async def test_save_while_the_first_compaction_runs_says_it_is_running(
+    session_file: Path,
+) -> None:
+    # A walk-through: s said "no summary yet: press c to compact" while c's compaction ran.
+    with LoopbackServer([Reply.hang()]) as server:
+        app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
+        async with app.run_test(size=(200, 50)) as pilot:
+            await settle(pilot)
+            await pilot.press("c")
+            await wait_until(pilot, lambda: bool(server.requests), timeout=MODEL_CALL_SECONDS)
+            await pilot.press("s")
+            await pilot.pause()
+            assert [str(n.message) for n in app._notifications][-1] == (
+                "no summary yet: a compaction is running (wait for it, or escape cancels it)"
+            )
+            await pilot.press("escape")
+            status = app.main.query_one(CompactionStatus)
+            await wait_until(pilot, lambda: status.state == "cancelled")
 
 
 async def test_model_error_opens_one_modal_and_edits_survive(session_file: Path) -> None:

@@ -49,7 +49,13 @@ from goose_tui.tui.messages import (
 )
 from goose_tui.tui.screens.confirm import confirm_then
 from goose_tui.tui.widgets.code_editor import CodeEditor
-from goose_tui.tui.widgets.compaction_status import COMPACT_BINDING, CompactionStatus, compact_key
+from goose_tui.tui.widgets.compaction_status import (
+    COMPACT_BINDING,
+    CompactionStatus,
+    compact_key,
+    no_session_hint,
+    open_key,
+)
 from goose_tui.tui.widgets.context_gauge import ContextGauge
 from goose_tui.tui.widgets.conversation_view import ConversationView
 from goose_tui.tui.widgets.fields_tree import FieldsTree
@@ -242,11 +248,19 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         for ever."""
         if self.inspector.session is not None:
             return  # another session failed to open: the one shown stays
+        hint = no_session_hint(self.app)
         self.query_one("#session-title", Static).update(
-            Content("goose-tui · no session open (it could not be read) · o opens one")
+            Content(
+                inert(
+                    "goose-tui · no session open (it could not be read) · "
+                    f"{open_key(self.app)} opens one"
+                )
+            )
         )
         self.query_one(ContextGauge).waiting = "no session"
         self.query_one("#input-view", TextViewer).placeholder = "no session"
+        self.query_one(CompactionStatus).no_session = hint
+        self.query_one("#analysis-view", TextViewer).placeholder = hint
 
     def show_session(self, session: Session) -> None:
         # Nothing of the last session's compaction carries over: a compaction still running
@@ -259,6 +273,11 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.inspector.load(session)
         if not first:  # (the first one has nothing to clear, and may come before the panes)
             self._show_no_summary()
+        elif self.query_one(CompactionStatus).no_session:  # after one that could not be read
+            self.query_one(CompactionStatus).no_session = ""
+            self.query_one(
+                "#analysis-view", TextViewer
+            ).placeholder = f"press {compact_key(self.app)} to compact"
         title = f"{session.title} · {len(session.messages):,} messages"
         if session.warnings:
             # Before the path, which a narrow terminal cuts first; and said once as a toast,
@@ -424,11 +443,15 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     # -- compaction ------------------------------------------------------------------------
 
+    @property
+    def compacting(self) -> bool:
+        return any(w.group == "compact" and w.is_running for w in self.workers)
+
     def action_compact(self) -> None:
         if self.inspector.session is None:
             self.notify("no session loaded yet")
             return
-        if any(w.group == "compact" and w.is_running for w in self.workers):
+        if self.compacting:
             self.notify("a compaction is already running; escape cancels it")
             return
         lost = self.inspector.unsaved_summary_edits()

@@ -69,6 +69,14 @@ class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):
         value = restore(event.value.strip())  # the path as it is on disk, not as shown
         if value:
             self.dismiss((self.kind, Path(value)))
+        else:  # enter did nothing, and said nothing
+            self._note("type a path to save to (escape cancels)")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._note("")
+
+    def _note(self, text: str) -> None:
+        self.query_one("#save-note", Static).update(Content(inert(text)))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

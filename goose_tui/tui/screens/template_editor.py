@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
 from goose_tui.compaction.templates import Template
-from goose_tui.files import atomic_write_text
+from goose_tui.files import atomic_write_text, open_regular, write_error
 from goose_tui.inert import inert, restore
 from goose_tui.inspector import describe_source
 from goose_tui.tui.debounce import debounce
@@ -25,6 +25,15 @@ from goose_tui.tui.widgets.pane import Banner
 # (file and line), or None when it rendered, and whether the session's summary is what rendered
 # (False: there is none yet, and an empty summary was rendered to check the template).
 ApplyEdit = Callable[[str, Callable[[str | None, bool], None]], None]
+
+
+def _on_disk(path: Path) -> bytes | None:
+    """What the override file holds now; None when there is none (or it is no file)."""
+    try:
+        with open_regular(path) as fh:
+            return fh.read()
+    except OSError:
+        return None
 
 
 class TemplateEditor(Screen[None]):
@@ -48,6 +57,9 @@ class TemplateEditor(Screen[None]):
         self.goose_reads = goose_reads  # the override's folder is Goose's own prompts folder
         self.apply_edit = apply_edit
         self.on_saved = on_saved
+        # The override file as the editor found it: a save over a file that changed since
+        # (another editor, Goose's own config tooling) asks about that first.
+        self._found = _on_disk(override_path)
         self._applied = template.text  # the text the panes render with
         self._tried = template.text  # the text last applied, and why it did not render
         self._error: str | None = None
@@ -105,26 +117,39 @@ class TemplateEditor(Screen[None]):
         return self._error if self.unapplied() and self.text == self._tried else None
 
     def action_save_override(self) -> None:
+        current = _on_disk(self.override_path)
+
         def answered(yes: bool | None) -> None:
             if not yes:
+                return
+            if _on_disk(self.override_path) != current:  # changed again while asked
+                self.action_save_override()
                 return
             try:
                 atomic_write_text(self.override_path, self.text)
             except OSError as exc:
-                self.notify(f"could not save: {exc}", severity="error")
+                message = f"not saved: {write_error(self.override_path, exc)}"
+                self.notify(message, severity="error", markup=False)
                 return
-            self.notify(f"saved override {self.override_path}")
+            self.notify(f"saved override {self.override_path}", markup=False)
             self.on_saved(self.override_path)
             self.dismiss(None)
 
         # An override in Goose's prompts folder is Goose's template too: one that does not
         # render is not saved there without saying so.
         problem = self.render_error
-        question = (
-            f"This edit does not render ({problem}). Save it as an override anyway?"
-            if problem is not None
-            else "Save this template as an override?"
-        )
+        anyway = " anyway" if problem is not None else ""
+        name = self.override_path.name
+        if current is not None and self._found is None:
+            question = (
+                f"{name} was created on disk since you opened the editor; replace it{anyway}?"
+            )
+        elif current is not None and current != self._found:
+            question = f"{name} changed on disk since you opened it; replace it{anyway}?"
+        else:
+            question = f"Save {'it' if problem else 'this template'} as an override{anyway}?"
+        if problem is not None:
+            question = f"This edit does not render ({problem}). {question}"
         self.app.push_screen(
             ConfirmScreen(
                 f"{question}\n\n{self.override_path}"

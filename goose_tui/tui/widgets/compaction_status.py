@@ -18,11 +18,23 @@ from goose_tui.tui.widgets.goose_footer import bound_key
 # The main screen's compact key, declared here so the hints that name it (this line, the
 # analysis pane, toasts) name the key a keymap may have rebound it to.
 COMPACT_BINDING = Binding("c", "compact", "Compact", id="main.compact")
+# The app's key that opens a session, for the hints shown when none is open.
+OPEN_BINDING = Binding("o", "open_session", "Open session", id="app.open", show=False)
 
 
 def compact_key(app: App[Any]) -> str:
     """The key that compacts, as the footer shows it."""
     return bound_key(app, COMPACT_BINDING)
+
+
+def open_key(app: App[Any]) -> str:
+    """The key that opens a session, as the footer shows it."""
+    return bound_key(app, OPEN_BINDING)
+
+
+def no_session_hint(app: App[Any]) -> str:
+    """What the compact hints say while no session is open (one could not be read)."""
+    return f"no session open · press {open_key(app)} to open one"
 
 
 class CompactionStatus(Widget):
@@ -49,6 +61,7 @@ class CompactionStatus(Widget):
     received_chars: reactive[int] = reactive(0)
     note: reactive[str] = reactive("")
     compact_key: reactive[str] = reactive("c")  # the key the user compacts with (a keymap's)
+    no_session: reactive[str] = reactive("")  # said instead of the compact hint, when set
 
     def watch_state(self, state: str) -> None:
         self.remove_class("-running", "-failed", "-done")
@@ -69,7 +82,7 @@ class CompactionStatus(Widget):
         # model's name and the rung were never seen).
         parts = []
         if self.state == "idle":
-            parts.append(f"press {self.compact_key} to compact")
+            parts.append(self.no_session or f"press {self.compact_key} to compact")
         else:
             parts += [self.state, f"{self.elapsed:.1f}s"]
             attempt = self.attempt

@@ -23,6 +23,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from goose_tui.compaction.format import field_text
 from goose_tui.compaction.visibility import hidden_item_indices
 from goose_tui.inert import inert
 from goose_tui.session.models import Message, content_type
@@ -58,7 +59,7 @@ def _result_chars(result: Any) -> int:
     items = value.get("content") if isinstance(value, dict) else value
     if not isinstance(items, list):
         return 0
-    return sum(len(str(i.get("text", ""))) for i in items if isinstance(i, dict))
+    return sum(len(t) for i in items if isinstance(i, dict) and isinstance(t := i.get("text"), str))
 
 
 def _item_summary(item: Any) -> tuple[str, str]:
@@ -67,7 +68,7 @@ def _item_summary(item: Any) -> tuple[str, str]:
     if not isinstance(item, dict):
         return "conversation--other", f"[not an object] {item!r}"
     if kind == "text":
-        line, more = _first_line(str(item.get("text", "")))
+        line, more = _first_line(field_text(item.get("text")))  # as the summarizer gets it
         return "conversation--text", line + (f"  … (+{more} lines)" if more else "")
     if kind == "toolRequest":
         call = item.get("toolCall") or {}
@@ -101,8 +102,9 @@ def _tool_output_pieces(result: Any) -> list[tuple[str, str | None]]:
         return [(_pretty(value), "json")]
     pieces: list[tuple[str, str | None]] = []
     for piece in items:
-        if isinstance(piece, dict) and content_type(piece) == "text":
-            text = str(piece.get("text", ""))
+        text = piece.get("text") if isinstance(piece, dict) else None
+        # A text piece that is no string (null) is not sent to the summarizer: its JSON.
+        if isinstance(text, str) and content_type(piece) == "text":
             pretty = pretty_json(text)
             pieces.append((pretty, "json") if pretty is not None else (text, None))
         else:
@@ -121,7 +123,7 @@ def _item_full(item: Any) -> tuple[str, str | None, list[tuple[str, str | None]]
     kind = content_type(item)
     style, head = _item_summary(item)
     if kind == "text":
-        return style, None, [(str(item.get("text", "")), None)]
+        return style, None, [(field_text(item.get("text")), None)]
     if kind in ("thinking", "redactedThinking", "reasoning"):
         body = str(item.get("thinking", "") or item.get("data", ""))
         return style, "thinking (dropped from summarizer input):", [(body, None)]
