@@ -243,3 +243,35 @@ async def test_the_picker_says_which_session_files_it_left_out(tmp_path: Path) -
             and str(tmp_path / "sessions.db") in t
             for t in toasts
         ), toasts
+
+
+async def test_help_on_another_screen_says_what_that_screen_shows(session_file: Path) -> None:
+    # A walk-through: `?` on the compare, retention, timeline and context screens began with
+    # "… then four panes … Press c to compact", which none of them has.
+    from textual.widgets import Static
+
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        main_intro = str(app.screen.query_one("#help-intro", Static).render())
+        assert "four panes" in main_intro
+        await pilot.press("escape")
+        await pilot.press("c")
+        await settle(pilot)
+        for key, words in (("l", "retention"), ("g", "timeline"), ("u", "fills the context")):
+            await pilot.press(key)
+            await settle(pilot)
+            under = app.screen
+            assert under is not app.main, key
+            await pilot.press("question_mark")
+            await settle(pilot)
+            assert isinstance(app.screen, HelpScreen)
+            intro = str(app.screen.query_one("#help-intro", Static).render())
+            assert words in intro.lower() and "four panes" not in intro, (key, intro)
+            keys = str(app.screen.query_one("#help-keys", Static).render())
+            assert keys.startswith("Keys")
+            await pilot.press("escape", "escape")
+            await settle(pilot)
+            assert app.screen is app.main, key

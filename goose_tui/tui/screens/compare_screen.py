@@ -206,6 +206,15 @@ def field_lines(diff: FieldDiff, side: str) -> str:
 
 
 class CompareScreen(WorkerErrorsUp, Screen[None]):
+    HELP = (  # what `?` says this screen shows (screens/help.py)
+        "Compare: the current summary (A) beside a second one (B), made by another model or "
+        "prompts folder, or the summary before the last edit.\n\n"
+        "Top: size in tokens, retention, probe scores and cost per side. Middle: the fields, "
+        "same, changed or only on one side, with the list items added and removed. Bottom: "
+        "the selected field's items side by side; d switches to the unified diff of the "
+        "rendered Markdown."
+    )
+
     DEFAULT_CSS = """
     CompareScreen #compare-title { height: 1; padding: 0 1; background: $primary-background; }
     CompareScreen #compare-state { height: 1; padding: 0 1; color: $text-muted; }

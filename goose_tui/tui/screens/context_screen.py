@@ -33,6 +33,13 @@ def _right(text: str, style: str = "") -> Text:
 
 
 class ContextScreen(WorkerErrorsUp, Screen[None]):
+    HELP = (  # what `?` says this screen shows (screens/help.py)
+        "The gauge's detail: what fills the context, by kind of content, and the heaviest "
+        "messages.\n\n"
+        "enter on a category goes back to the conversation with that category's messages "
+        "highlighted (n and N move between them there); enter on a message selects it."
+    )
+
     DEFAULT_CSS = """
     ContextScreen #context-title { height: 1; padding: 0 1; background: $primary-background; }
     ContextScreen #context-categories { height: auto; max-height: 12; margin: 1 0 0 0; }

@@ -50,8 +50,10 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="help-dialog"):
             with VerticalScroll():
+                # A screen of its own says what it shows (HELP); the inspector, the rest.
+                own: str | None = getattr(self.under, "HELP", None)
+                text = own or INTRO.format(compact=compact_key(self.app))  # as bound
                 # The intro's paragraphs are wrapped in the source: let the dialog wrap them.
-                text = INTRO.format(compact=compact_key(self.app))  # as the keymap binds it
                 intro = "\n\n".join(p.replace("\n", " ") for p in text.split("\n\n"))
                 yield Static(Content(intro), id="help-intro")
                 keys = "\n".join(binding_lines(self.under))

@@ -69,6 +69,14 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
     """``summary`` is checked against ``messages``; ``label`` says where the summary came
     from (a model, or a hand edit)."""
 
+    HELP = (  # what `?` says this screen shows (screens/help.py)
+        "What was lost: the retention report of the current summary against the history it "
+        "replaces (what of the history the summary still names), and in the Probes tab "
+        "whether the agent could still act from it.\n\n"
+        "Scores per category on top, the items below, missing first; enter on an item goes "
+        "back to the conversation with its source message selected."
+    )
+
     DEFAULT_CSS = """
     RetentionScreen #retention-title { height: 1; padding: 0 1; background: $primary-background; }
     RetentionScreen #retention-scores { height: auto; max-height: 9; margin: 1 0 0 0; }

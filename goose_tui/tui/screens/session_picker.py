@@ -66,6 +66,13 @@ def matches(info: SessionInfo, query: str) -> bool:
 class SessionPicker(Screen[SessionInfo | Path | None]):
     """Dismissed with the chosen session, a typed path to open, or None."""
 
+    HELP = (  # what `?` says this screen shows (screens/help.py)
+        "Pick a session: the sessions of a sessions.db or a folder, filtered as you type. A "
+        "path typed instead (starting with /, ~ or ., or ending like a session file or "
+        "database) is opened on enter: a file as a session, a folder or a .db as a new "
+        "listing."
+    )
+
     BINDINGS = [
         Binding("escape", "cancel", "Quit picker", id="picker.cancel"),
         Binding("enter", "choose", "Open session", id="picker.choose", priority=True),

@@ -37,6 +37,12 @@ def _on_disk(path: Path) -> bytes | None:
 
 
 class TemplateEditor(Screen[None]):
+    HELP = (  # what `?` says this screen shows (screens/help.py)
+        "The template editor: every pause in typing renders the panes again with the edited "
+        "text, in memory only; ctrl+s saves it as an override file, after asking (Goose reads "
+        "that file too)."
+    )
+
     BINDINGS = [
         Binding("escape", "back", "Back to the inspector", id="template.back"),
         Binding("ctrl+s", "save_override", "Save as override", id="template.save"),

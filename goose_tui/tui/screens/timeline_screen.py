@@ -40,6 +40,15 @@ def message_preview(message: Message, width: int = PREVIEW) -> str:
 
 
 class TimelineScreen(WorkerErrorsUp, Screen[None]):
+    HELP = (  # what `?` says this screen shows (screens/help.py)
+        "The timeline: how the context grew message by message, where compaction would "
+        "trigger (the chosen threshold, 0.8, 0.9, the window less 13k) and the compactions "
+        "already in the session.\n\n"
+        "left and right move along the plot; the line under it shows the message at the "
+        "cursor; enter goes back to the conversation with that message selected. Selecting a "
+        "trigger or a compaction in the tables below puts the cursor on its message."
+    )
+
     DEFAULT_CSS = """
     TimelineScreen #timeline-title { height: 1; padding: 0 1; background: $primary-background; }
     TimelineScreen #timeline-summary { height: 1; padding: 0 1; }
