@@ -243,6 +243,8 @@ def _one_line(err: str) -> str:
         ("replay:", "replay: needs a file, as in replay:reply.txt"),
         # Was ".: is a folder, not a regular file" (Path("") is ".").
         ("summary:", "summary: needs a file, as in summary:summary.md"),
+        # Went to litellm ("knows no provider") where REPLAY:x was asked about.
+        ("SUMMARY:s.md", "SUMMARY:s.md: did you mean summary:s.md? (the prefix is lower case)"),
     ],
 )
 def test_compare_an_unusable_side_is_named_and_exits_2(spec: str, message: str) -> None:

@@ -254,6 +254,12 @@ def _side_source(side: str, text: str, api_base: str | None) -> str | Summarizer
     summarizer (a missing reply file fails now, before either side calls a model). Its
     errors name the side."""
     try:
+        if text.lower().startswith(SUMMARY_PREFIX) and not text.startswith(SUMMARY_PREFIX):
+            raise CliError(
+                f"{text}: did you mean {SUMMARY_PREFIX}{text[len(SUMMARY_PREFIX) :]}? "
+                "(the prefix is lower case)",
+                EXIT_UNUSABLE,
+            )
         if text.startswith(SUMMARY_PREFIX):
             path = text[len(SUMMARY_PREFIX) :]
             if not path:  # Path("") is ".": "is a folder"

@@ -63,3 +63,15 @@ async def test_after_compaction_follows_a_hand_edit_of_the_summary() -> None:
         assert first is not None and edited > first + 200
         assert gauge.projected == edited
         assert f"after compaction: {edited:,} tokens" in str(gauge.render())
+
+
+async def test_the_gauge_draws_no_threshold_marker_it_names_when_auto_compaction_is_off() -> None:
+    # A walk-through: with GOOSE_AUTO_COMPACT_THRESHOLD=0 the details read "threshold 0% (┃)"
+    # while no ┃ was drawn (there is none to draw when auto compaction is off).
+    for threshold, shown in ((0.0, "threshold 0 (off)"), (0.5, "threshold 50% (┃)")):
+        app = GooseTUI(SAMPLES / "short.jsonl", threshold=threshold)
+        async with app.run_test(size=(200, 50)) as pilot:
+            await settle(pilot)
+            text = str(app.main.query_one(ContextGauge).render())
+            assert shown in text, text
+            assert ("┃" in text.split("\n")[0]) is (threshold == 0.5)

@@ -98,7 +98,10 @@ class ContextGauge(Widget):
             (state, "bold reverse" if usage.compaction_due else "bold"),
         )
         details = f"used: {usage.used_source} · limit {limit_source_text(usage.limit_source)}"
-        details += f" · threshold {usage.threshold:.0%} (┃)"
+        if usage.auto_compact_enabled:
+            details += f" · threshold {usage.threshold:.0%} (┃)"
+        else:  # no marker is drawn: 0, 1 or any value outside (0, 1) turns it off
+            details += f" · threshold {usage.threshold:g} (off)"
         if self.projected is not None:
             after = self.projected / usage.limit if usage.limit else 0.0
             details += f" · after compaction: {self.projected:,} tokens ({after:.1%})"
