@@ -134,11 +134,13 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         self._settings_problems = list(settings_problems)
         if keymap:
             from goose_tui.settings import config_path
-            from goose_tui.tui.keymap import unknown_ids_problem
+            from goose_tui.tui.keymap import checked_keymap, unknown_ids_problem
 
+            keymap, keys_problem = checked_keymap(keymap)
             self.set_keymap(keymap)
-            if (problem := unknown_ids_problem(keymap)) is not None:
-                self._settings_problems.append(f"{config_path()}: {problem}")
+            for problem in (keys_problem, unknown_ids_problem(keymap)):
+                if problem is not None:
+                    self._settings_problems.append(f"{config_path()}: {problem}")
         self._initial_theme = theme
         self._save_theme = False
         self.session_path = session_path

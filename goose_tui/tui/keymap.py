@@ -1,5 +1,6 @@
-"""The ``[keymap]`` of the settings file checked against the app's binding ids: Textual
-ignores an id no binding has, so a typo there would rebind nothing and say nothing."""
+"""The ``[keymap]`` of the settings file checked against the app's binding ids and Textual's
+key names: Textual ignores an id no binding has, so a typo there would rebind nothing and
+say nothing, and takes any text as keys, so a typo in a key unbound the action."""
 
 from __future__ import annotations
 
@@ -47,3 +48,39 @@ def unknown_ids_problem(keymap: Mapping[str, str]) -> str | None:
         close = difflib.get_close_matches(name, known, n=1)
         named.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     return f"[keymap]: no binding has the id {', '.join(named)}"
+
+
+_MODIFIERS = frozenset(("ctrl", "shift", "alt", "meta", "super", "hyper"))
+
+
+def _is_key(name: str) -> bool:
+    from textual.keys import Keys, key_to_character
+
+    return len(name) == 1 or name in {k.value for k in Keys} or key_to_character(name) is not None
+
+
+def key_problem(keys: str) -> str | None:
+    """Why ``keys`` (a binding's keys as Textual reads them: ``"ctrl+s,f5"``) binds nothing
+    it should, or None."""
+    if not keys.strip():
+        return "no key"
+    for key in keys.split(","):
+        *modifiers, name = key.strip().split("+")
+        if bad := [m for m in modifiers if m not in _MODIFIERS]:
+            return f"{bad[0]!r} is no modifier"
+        if not _is_key(name):
+            return f"{name!r} is no key" if name else f"{key.strip()!r} names no key"
+    return None
+
+
+def checked_keymap(keymap: Mapping[str, str]) -> tuple[dict[str, str], str | None]:
+    """(the entries to apply, what to report of the others or None): an entry whose keys
+    are no keys is left out, so its action keeps its own key."""
+    good: dict[str, str] = {}
+    bad: list[str] = []
+    for binding_id, keys in keymap.items():
+        if (problem := key_problem(keys)) is None:
+            good[binding_id] = keys
+        else:
+            bad.append(f"{binding_id!r} = {keys!r} ({problem})")
+    return good, f"[keymap]: {'; '.join(bad)}" if bad else None

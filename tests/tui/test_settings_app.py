@@ -62,6 +62,37 @@ async def test_a_keymap_id_no_binding_has_is_named_once_the_app_is_up(
         assert toast.severity == "warning"
 
 
+async def test_a_keymap_value_that_is_no_key_is_named_and_the_default_kept(
+    session_file: Path,
+) -> None:
+    # A walk-through: "main.compact" = "ctrl+shift+alt+nonsense" was taken: c no longer
+    # compacted and the footer offered "shift+alt+^nonsense Compact"; "main.save" = "" was
+    # ignored in silence.
+    from goose_tui.tui.widgets.compaction_status import compact_key
+
+    keymap = {
+        "main.compact": "ctrl+shift+alt+nonsense",
+        "main.save": "",
+        "main.timeline": "G,f5",
+        "main.context": "hyper+x",
+    }
+    app = GooseTUI(session_file, keymap=keymap)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        [toast] = [n for n in app._notifications if n.title == "settings ignored"]
+        assert toast.message == (
+            f"{config_path()}: [keymap]: 'main.compact' = 'ctrl+shift+alt+nonsense' "
+            "('nonsense' is no key); 'main.save' = '' (no key)"
+        )
+        assert compact_key(app) == "c"  # the default kept
+        await pilot.press("c")
+        await settle(pilot)
+        assert app.inspector.result is not None  # c still compacts
+        await pilot.press("f5")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "TimelineScreen"  # the good entries apply
+
+
 async def test_a_rebound_key_keeps_its_place_in_the_footer(session_file: Path) -> None:
     # Found by a walk-through: with "main.compact" = "x", Compact left the footer (Textual
     # moves a rebound key to the end of its screen's keys, past what fits).
