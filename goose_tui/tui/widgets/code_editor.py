@@ -6,11 +6,13 @@ theme's ``syntax_styles``; this fills them from ``goose_tui.tui.highlight`` and 
 TextArea theme whose styles come from the app theme's variables, rebuilt when the theme
 changes.
 
-Two things a big text (the summary JSON and the reply of a 53 MB session) made slow on the
-event loop are done differently: a text loaded while the editor is not displayed (its tab
-is not the current one) waits until the editor is shown, focused or edited, and the
-bracket at the cursor is matched by a regex scan of the lines, not a Python step per
-character.
+What a big text (the summary JSON and the reply of a 53 MB session) made slow on the event
+loop is done differently: a text loaded while the editor is not displayed (its tab is not
+the current one) waits until the editor is shown, focused or edited; a text of over
+``SYNC_WRAP_LINES`` lines is split and soft-wrapped in a thread (``tui/wrapping.py``), when
+loaded and when the width changes, and keys that would edit it wait for none of that: they
+are refused, with a bell, until the text is in; the bracket at the cursor is matched by a
+regex scan of the lines, not a Python step per character.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from typing import Any
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
-from textual.widgets.text_area import Location, TextAreaTheme
+from textual.widgets.text_area import Document, DocumentNavigator, Location, TextAreaTheme
 
 from goose_tui.tui.highlight import highlight_lines, rich_syntax_styles
 from goose_tui.tui.widgets.text_viewer import SYNC_HIGHLIGHT_CHARS
+from goose_tui.tui.wrapping import FastWrappedDocument, Rows, wrap_rows
 
 Highlight = tuple[int, int | None, str]  # TextArea's: start byte, end byte, name
 
@@ -33,6 +36,10 @@ THEME_NAME = "goose-tui-syntax"
 _OPENING = {"{": "}", "[": "]", "(": ")"}
 _CLOSING = {closing: opening for opening, closing in _OPENING.items()}
 _BRACKET = re.compile(r"[][(){}]")
+
+# ~10 ms of wrapping on the 2-core VM; a text with more lines is split and wrapped in a
+# thread (the summary JSON of 50,000 items froze the app 2.5-4 s on its first ``e``).
+SYNC_WRAP_LINES = 2_000
 
 
 class CodeEditor(TextArea):
@@ -45,6 +52,8 @@ class CodeEditor(TextArea):
         # bracket at the cursor took ~0.5 s of the loop after compacting a 53 MB session,
         # for an editor in a tab nobody was looking at.
         self._pending: str | None = None
+        self._wrap_request = 0  # bumped per wrap asked for: older threads' rows are dropped
+        self._preparing: str | None = None  # the text a thread splits and wraps now
         super().__init__(text, **kwargs)
 
     # -- a text loaded while hidden waits -----------------------------------------------
@@ -59,41 +68,193 @@ class CodeEditor(TextArea):
         self.load_text(value)
 
     def load_text(self, text: str) -> None:
-        if self.is_mounted and not self._displayed():
+        big = _lines_over(text, SYNC_WRAP_LINES)
+        if self.is_mounted and (big or not self._displayed()):
             self._pending = text
             super().load_text("")  # posts Changed, with ``text`` already the new text
+            self._prepare_pending()
             return
         self._pending = None
         super().load_text(text)
 
     def load_pending(self) -> None:
-        """Load the text that waited while the editor was hidden (if any)."""
+        """Load the text that waits (while the editor was hidden, or in a thread) at once."""
         if self._pending is not None:
             text, self._pending = self._pending, None
             super().load_text(text)
 
+    @property
+    def getting_ready(self) -> bool:
+        """A text is loaded but not in the editor yet (being split and wrapped)."""
+        return self._pending is not None
+
+    def _prepare_pending(self) -> None:
+        """Load the waiting text if the editor is displayed: a small one at once, a big one
+        split and wrapped in a thread, at the width it will be shown at."""
+        text = self._pending
+        if text is None or text is self._preparing or not self._displayed():
+            return  # shown and focused at once: prepared once
+        if not _lines_over(text, SYNC_WRAP_LINES):
+            self.load_pending()
+            return
+        if not self.size.width:  # shown this frame: its size comes with the next layout
+            self.call_after_refresh(self._prepare_pending)
+            return
+        width, tab_width = self._wrap_width_for(text.count("\n") + 1), self.indent_width
+        self._preparing = text
+
+        def work() -> None:
+            document = Document(text)
+            wrapped = FastWrappedDocument(document, width, tab_width)
+            self.post_message(self.Prepared(text, document, wrapped))
+
+        self.run_worker(work, thread=True, group="code-editor-load", exclusive=True)
+
+    def _wrap_width_for(self, line_count: int) -> int:
+        """The wrap width once a text of ``line_count`` lines is in: without the vertical
+        scroll bar it will need (which would wrap it once more)."""
+        width, styles = self.wrap_width, self.styles
+        if (
+            width
+            and styles.overflow_y == "auto"
+            and not self.scrollbar_size_vertical  # not there, nor kept a place
+            and line_count > self.scrollable_content_region.height
+        ):
+            width = max(0, width - styles.scrollbar_size_vertical)
+        return width
+
+    class Prepared(Message):
+        """Posted by the loading thread: a text split and wrapped."""
+
+        def __init__(self, text: str, document: Document, wrapped: FastWrappedDocument) -> None:
+            super().__init__()
+            self.text, self.document, self.wrapped = text, document, wrapped
+
+    def on_code_editor_prepared(self, message: Prepared) -> None:
+        message.stop()
+        if message.text is self._preparing:
+            self._preparing = None
+        if message.text is not self._pending:  # another text since, or loaded at once
+            return
+        self._pending = None
+        self.history.clear()
+        self._use_document(message.document, message.wrapped)
+        # Checked after the next layout, with the scroll bar it needs: a width not the one
+        # foreseen wraps it again (in a thread).
+        self.call_after_refresh(self._rewrap_and_refresh_virtual_size)
+        self.post_message(self.Changed(self).set_sender(self))
+        self.update_suggestion()
+
     async def _on_key(self, event: events.Key) -> None:
-        if self.read_only and event.is_printable:
-            # Typed into an editor that takes nothing now (a compaction runs): the letters
-            # are not the screen's shortcuts either ("EDIT" opened the template editor).
+        if (self.read_only and event.is_printable) or (
+            self.getting_ready
+            and (
+                event.is_printable
+                or event.key == "enter"
+                or event.key in self._bindings.key_to_bindings  # delete, undo, moves
+            )
+        ):
+            # Typed into an editor that takes nothing now (a compaction runs, or its text is
+            # still being loaded): the letters are not the screen's shortcuts either ("EDIT"
+            # opened the template editor), nor are they typed once the text is in.
             event.stop()
             event.prevent_default()
             self.app.bell()
             return
         await super()._on_key(event)
 
+    async def _on_paste(self, event: events.Paste) -> None:
+        # TextArea's own handler runs after this one (Textual calls each class's), unless
+        # prevented.
+        if self.getting_ready:
+            event.stop()
+            event.prevent_default()
+            self.app.bell()
+
     def _displayed(self) -> bool:
         return all(node.display for node in self.ancestors_with_self)
 
     def on_show(self) -> None:
-        self.load_pending()
+        self._prepare_pending()
 
     def on_focus(self) -> None:
-        self.load_pending()
+        self._prepare_pending()
 
     def edit(self, edit: Any) -> Any:
         self.load_pending()  # an edit applies to the text the user sees
         return super().edit(edit)
+
+    # -- the document and its soft wrapping -------------------------------------------------
+
+    def _set_document(self, text: str, language: str | None) -> None:
+        if language:  # a tree-sitter document (not installed): TextArea's own
+            super()._set_document(text, language)
+            return
+        document = Document(text)
+        self._use_document(document, FastWrappedDocument(document, tab_width=self.indent_width))
+        self._rewrap_and_refresh_virtual_size()
+
+    def _use_document(self, document: Document, wrapped: FastWrappedDocument) -> None:
+        """What TextArea's ``_set_document`` does once the document is made and wrapped."""
+        self._highlight_query = None
+        self.document = document
+        self.wrapped_document = wrapped
+        self.navigator = DocumentNavigator(wrapped)
+        self._build_highlight_map()
+        self.move_cursor((0, 0))
+        self._line_cache.clear()
+        self._refresh_size()
+
+    def _rewrap_and_refresh_virtual_size(self) -> None:
+        # TextArea wraps the whole text again on each call (a resize, the scroll bar coming,
+        # a new text): not when it is wrapped at that width already, and a big text in a
+        # thread, keeping the rows it has (edits keep them right) until the new ones come.
+        wrapped = self.wrapped_document
+        if not isinstance(wrapped, FastWrappedDocument):
+            super()._rewrap_and_refresh_virtual_size()
+            return
+        self._wrap_request += 1
+        width, tab_width = self.wrap_width, self.indent_width
+        if not wrapped.wrapped_for(width, tab_width):
+            lines = self.document.lines
+            if len(lines) > SYNC_WRAP_LINES and self.is_attached:
+                self._wrap_in_thread(list(lines), width, tab_width)
+                return
+            wrapped.wrap(width, tab_width)
+        self._line_cache.clear()
+        self._refresh_size()
+
+    def _wrap_in_thread(self, lines: list[str], width: int, tab_width: int) -> None:
+        request = self._wrap_request
+
+        def work() -> None:
+            rows = wrap_rows(lines, width, tab_width)
+            self.post_message(self.Rewrapped(request, lines, width, tab_width, rows))
+
+        self.run_worker(work, thread=True, group="code-editor-wrap", exclusive=True)
+
+    class Rewrapped(Message):
+        """Posted by the wrapping thread: the rows of ``lines`` at ``width``."""
+
+        def __init__(
+            self, request: int, lines: list[str], width: int, tab_width: int, rows: Rows
+        ) -> None:
+            super().__init__()
+            self.request, self.lines, self.rows = request, lines, rows
+            self.width, self.tab_width = width, tab_width
+
+    def on_code_editor_rewrapped(self, message: Rewrapped) -> None:
+        message.stop()
+        wrapped = self.wrapped_document
+        if message.request != self._wrap_request or not isinstance(wrapped, FastWrappedDocument):
+            return  # another width, or another text, asked for since
+        if self.document.lines != message.lines:  # edited meanwhile: wrapped again
+            self._rewrap_and_refresh_virtual_size()
+            return
+        wrapped.use_rows(message.width, message.tab_width, message.rows)
+        self._line_cache.clear()
+        self._refresh_size()
+        self.refresh()
 
     # -- bracket matching -------------------------------------------------------------------
 
@@ -151,10 +312,10 @@ class CodeEditor(TextArea):
         # until the new ones arrive (for the text they were computed for), and keys go on.
         self._line_cache.clear()
         self._highlight_generation += 1
-        if not self.syntax:
+        text = self.document.text  # what is shown (not a text waiting while hidden or wrapped)
+        if not self.syntax or not text:
             self._highlights.clear()
             return
-        text = self.document.text  # what is shown (not a text waiting while hidden)
         if len(text) <= SYNC_HIGHLIGHT_CHARS or not self.is_attached:
             self._use_highlights(_byte_highlights(text, self.syntax))
             return
@@ -184,6 +345,11 @@ class CodeEditor(TextArea):
         highlights = self._highlights
         highlights.clear()
         highlights.update(found)
+
+
+def _lines_over(text: str, count: int) -> bool:
+    """Whether ``text`` has over ``count`` lines."""
+    return len(text) > count and text.count("\n") >= count
 
 
 def _byte_highlights(text: str, syntax: str) -> dict[int, list[Highlight]]:

@@ -1,0 +1,176 @@
+"""A big summary JSON in the editor: the first ``e`` after compacting a reply of 50,000
+``user_intent`` items froze the app 2.5-4 s (a tmux walk-through): TextArea split the text
+and soft-wrapped all of it three times on the event loop (the text, its width once shown,
+the scroll bar), and a key pressed meanwhile was typed into the JSON. The text is now split
+and wrapped in a thread, keys that would edit it are refused until it is in, and a new width
+wraps it in a thread too."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets.text_area import Document, WrappedDocument
+
+from goose_tui.tui import wrapping
+from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.widgets import code_editor
+from goose_tui.tui.widgets.code_editor import SYNC_WRAP_LINES, CodeEditor
+from goose_tui.tui.wrapping import FastWrappedDocument, wrap_rows
+
+from .conftest import settle, wait_until
+
+LINES = [
+    "",
+    "a",
+    "abc def",
+    "x" * 40,
+    "word " * 20,
+    "\tindented\tx",
+    "日本語テキスト" * 5,
+    "日本",
+    "  trailing   ",
+    "a\t" * 30,
+    "é" * 10,
+    " " * 50,
+]
+
+
+@pytest.mark.parametrize("width", [0, 1, 3, 5, 10, 39, 40, 41, 80])
+@pytest.mark.parametrize("tab_width", [4, 8])
+def test_the_rows_are_textuals(width: int, tab_width: int) -> None:
+    document = Document("\n".join(LINES))
+    theirs = WrappedDocument(document, width, tab_width)
+    ours = FastWrappedDocument(Document("\n".join(LINES)), width, tab_width)
+    assert wrap_rows(document.lines, width, tab_width) == (
+        theirs._wrap_offsets,
+        theirs._offset_to_line_info,
+        theirs._line_index_to_offsets,
+        theirs._tab_width_cache,
+    )
+    assert ours.height == theirs.height
+    # Kept by an edit as Textual keeps its own.
+    for wrapped in (theirs, ours):
+        wrapped.document.replace_range((2, 1), (5, 3), "new\nlines\tand " * 3)
+        wrapped.wrap_range((2, 1), (5, 3), wrapped.document.end)
+    assert ours.document.text == theirs.document.text
+    assert ours._offset_to_line_info == theirs._offset_to_line_info
+    assert ours.height == theirs.height
+
+
+def _big_reply(tmp_path: Path, items: int) -> Path:
+    summary = {"user_intent": [f"goal number {i} of the session" for i in range(items)]}
+    reply = tmp_path / "huge_reply.txt"
+    reply.write_text("<analysis>a</analysis>\n" + json.dumps(summary), encoding="utf-8")
+    return reply
+
+
+async def test_e_on_a_big_summary_wraps_it_in_a_thread_and_keys_meanwhile_are_not_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wrapped_on: list[tuple[str, int]] = []  # (thread, lines) of every wrap of the text
+    gate = threading.Event()
+    real_wrap, real_rows = WrappedDocument.wrap, wrapping.wrap_rows
+
+    def recording_wrap(self, width, tab_width=None):  # type: ignore[no-untyped-def]
+        wrapped_on.append((threading.current_thread().name, self.document.line_count))
+        real_wrap(self, width, tab_width)
+
+    def recording_rows(lines, width, tab_width):  # type: ignore[no-untyped-def]
+        wrapped_on.append((threading.current_thread().name, len(lines)))
+        if threading.current_thread() is not threading.main_thread():
+            assert gate.wait(60)  # the editor is getting ready until the gate opens
+        return real_rows(lines, width, tab_width)
+
+    monkeypatch.setattr(WrappedDocument, "wrap", recording_wrap)
+    monkeypatch.setattr(wrapping, "wrap_rows", recording_rows)
+    monkeypatch.setattr(code_editor, "wrap_rows", recording_rows)
+    reply = _big_reply(tmp_path, SYNC_WRAP_LINES + 1000)
+    app = GooseTUI(Path("sample_sessions/short.jsonl"), model=f"replay:{reply}")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        main = app.main
+        editor = main.query_one("#json-editor", CodeEditor)
+        loaded = app.inspector.json_loaded
+        assert loaded.count("\n") > SYNC_WRAP_LINES
+        bells: list[bool] = []
+        monkeypatch.setattr(app, "bell", lambda: bells.append(True))
+        wrapped_on.clear()
+        await pilot.press("e")
+        assert app.focused is editor
+        # Pressed while it gets ready: refused, not typed into the JSON once it is in.
+        await pilot.press("x", "enter", "backspace")
+        await paste_into(pilot, "pasted")
+        assert editor.text == loaded and app.inspector.json_text == loaded
+        assert editor.getting_ready and len(bells) == 4
+        gate.set()
+        await settle(pilot)
+        await wait_until(pilot, lambda: not editor.getting_ready)
+        assert editor.document.text == loaded == editor.text
+        assert app.inspector.json_text == loaded and app.inspector.json_state != "invalid"
+        big = [thread for thread, lines in wrapped_on if lines > SYNC_WRAP_LINES]
+        assert big and threading.main_thread().name not in big
+        # Wrapped at the width it is shown at (the scroll bar foreseen): once.
+        assert len(big) == 1
+        assert editor.wrapped_document._width == editor.wrap_width > 0
+        # Then it is an editor as before: typing, undo.
+        editor.move_cursor((1, 0))
+        await pilot.press("z")
+        assert editor.text != loaded and editor.document[1].startswith("z")
+        await pilot.press("ctrl+z")
+        assert editor.text == loaded
+        await settle(pilot)
+
+
+async def paste_into(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
+    from textual import events
+
+    pilot.app.focused.post_message(events.Paste(text))
+    await pilot.pause()
+
+
+async def test_a_new_width_wraps_a_big_text_in_a_thread_and_keeps_edits_made_meanwhile(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class EditorApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield CodeEditor(id="editor")
+
+    threads: list[str] = []
+    gate = threading.Event()
+    real_rows = wrapping.wrap_rows
+
+    def recording_rows(lines, width, tab_width):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread().name)
+        if threading.current_thread() is not threading.main_thread():
+            assert gate.wait(60)
+        return real_rows(lines, width, tab_width)
+
+    text = "\n".join(f"line {n} " + "word " * (n % 30) for n in range(SYNC_WRAP_LINES * 2))
+    app = EditorApp()
+    async with app.run_test(size=(90, 30)) as pilot:
+        editor = app.query_one(CodeEditor)
+        editor.load_text(text)
+        await settle(pilot)
+        assert editor.text == text and not editor.getting_ready
+        monkeypatch.setattr(wrapping, "wrap_rows", recording_rows)
+        monkeypatch.setattr(code_editor, "wrap_rows", recording_rows)
+        threads.clear()
+        await pilot.resize_terminal(70, 30)
+        await pilot.pause()
+        editor.insert("edited while wrapping ", (5, 0))  # its rows: the old width's, kept
+        gate.set()
+        await settle(pilot)
+        assert threads and threading.main_thread().name not in threads
+        assert editor.document[5].startswith("edited while wrapping")
+        wrapped = editor.wrapped_document
+        fresh = WrappedDocument(editor.document, editor.wrap_width, editor.indent_width)
+        assert wrapped._width == editor.wrap_width
+        assert wrapped._offset_to_line_info == fresh._offset_to_line_info
+        assert wrapped._wrap_offsets == fresh._wrap_offsets
+        assert editor.virtual_size.height == fresh.height
