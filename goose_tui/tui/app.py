@@ -51,7 +51,7 @@ from goose_tui.tui.screens.main import MainScreen
 from goose_tui.tui.screens.save_dialog import SaveDialog
 from goose_tui.tui.screens.session_picker import SessionPicker, lists_sessions
 from goose_tui.tui.screens.template_editor import TemplateEditor
-from goose_tui.tui.widgets.compaction_status import OPEN_BINDING, compact_key
+from goose_tui.tui.widgets.compaction_status import OPEN_BINDING, compact_key, no_session_hint
 
 POLL_SECONDS = 1.0
 
@@ -551,7 +551,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         inspector = self.inspector
         session = inspector.session
         if session is None:
-            self.notify("no session loaded yet")
+            self.notify(no_session_hint(self))
             return
         if not inspector.has_summary():
             if self.main.compacting:

@@ -594,6 +594,14 @@ async def test_with_no_session_the_hints_say_how_to_open_one(
         assert "to compact" not in status and "to compact" not in analysis.placeholder
         assert status.startswith("no session open · press o to open one"), status
         assert analysis.placeholder == "no session open · press o to open one"
+        # The keys that need a session say the same, not "no session loaded yet".
+        for key in ("c", "l", "g", "u", "v"):
+            app.clear_notifications()
+            await pilot.press(key)
+            await settle(pilot)
+            assert [n.message for n in app._notifications] == [
+                "no session open · press o to open one"
+            ], key
         app.load_session(Path(__file__).parent / "data" / "small_session.jsonl", None)
         await settle(pilot)  # a session opened: the hints are the compact key's again
         status = app.main.query_one(CompactionStatus).render_line(0).text

@@ -41,7 +41,7 @@ from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
 from goose_tui.tui.messages import WorkerErrorsUp
 from goose_tui.tui.screens.retention_screen import too_big_text, too_big_to_analyse
-from goose_tui.tui.widgets.compaction_status import compact_key
+from goose_tui.tui.widgets.compaction_status import compact_key, no_session_hint
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 PREVIOUS = "previous"
@@ -430,7 +430,7 @@ def current_side(inspector: Inspector) -> SummarySide:
 def open_compare(screen: Screen[None], inspector: Inspector) -> None:
     session = inspector.session
     if session is None:
-        screen.notify("no session loaded yet")
+        screen.notify(no_session_hint(screen.app))
         return
     if not inspector.summary_text:
         key = compact_key(screen.app)

@@ -25,6 +25,7 @@ from goose_tui.inspector import Inspector
 from goose_tui.session.models import Session
 from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
 from goose_tui.tui.screens.retention_screen import score_bar
+from goose_tui.tui.widgets.compaction_status import no_session_hint
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 
@@ -146,6 +147,6 @@ class ContextScreen(WorkerErrorsUp, Screen[None]):
 def open_context(screen: Screen[None], inspector: Inspector) -> None:
     session = inspector.session
     if session is None:
-        screen.notify("no session loaded yet")
+        screen.notify(no_session_hint(screen.app))
         return
     screen.app.push_screen(ContextScreen(session))

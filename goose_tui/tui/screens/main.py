@@ -449,7 +449,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def action_compact(self) -> None:
         if self.inspector.session is None:
-            self.notify("no session loaded yet")
+            self.notify(no_session_hint(self.app))
             return
         if self.compacting:
             self.notify("a compaction is already running; escape cancels it")

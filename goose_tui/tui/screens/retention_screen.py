@@ -31,7 +31,7 @@ from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.session.models import Message
 from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
-from goose_tui.tui.widgets.compaction_status import compact_key
+from goose_tui.tui.widgets.compaction_status import compact_key, no_session_hint
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.probes_panel import ProbesPanel
 
@@ -255,7 +255,7 @@ def open_retention(screen: Screen[None], inspector: Inspector) -> None:
     """Open the report for the inspector's current summary (the last good render)."""
     session, summary = inspector.session, inspector.summary_text
     if session is None:
-        screen.notify("no session loaded yet")
+        screen.notify(no_session_hint(screen.app))
         return
     if not summary:
         key = compact_key(screen.app)

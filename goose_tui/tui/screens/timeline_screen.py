@@ -23,6 +23,7 @@ from goose_tui.inspector import Inspector
 from goose_tui.session.models import Message, Session, content_type
 from goose_tui.tokens import limit_source_text
 from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
+from goose_tui.tui.widgets.compaction_status import no_session_hint
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.timeline_plot import TimelinePlot
 
@@ -201,7 +202,7 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
 def open_timeline(screen: Screen[None], inspector: Inspector) -> None:
     session = inspector.session
     if session is None:
-        screen.notify("no session loaded yet")
+        screen.notify(no_session_hint(screen.app))
         return
     screen.app.push_screen(
         TimelineScreen(
