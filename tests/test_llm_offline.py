@@ -383,3 +383,20 @@ async def test_goose_mains_records_are_read_under_a_template_of_ones_own(tmp_pat
         m.role for m in parse_conversation(wheel.prompt)
     ]
     assert len(parse_conversation(main.prompt)) == len(summarizer_messages(messages))
+
+
+async def test_goose_continuation_message_is_not_read_as_the_conversations_last_reply(
+    templates: Templates, tmp_path: Path
+) -> None:
+    # A saved compacted session ends, as Goose leaves one, with the agent-only "Your context
+    # was compacted…" message after the summary. Compacting it again, the offline model took
+    # that for the assistant's last reply ("Last reply: Your context was compacted…").
+    from goose_tui.session.writer import GOOSE_CONTINUATION_TEXT, save_compacted_session
+    from tests.conftest import SAMPLES
+
+    session = load_session(SAMPLES / "short.jsonl")
+    first = await summarize(session.messages, OfflineSummarizer(), templates)
+    saved = save_compacted_session(tmp_path / "c.jsonl", session, first.summary, "jsonl")
+    again = await summarize(load_session(saved).messages, OfflineSummarizer(), templates)
+    assert GOOSE_CONTINUATION_TEXT in again.request.system_prompt  # Goose sends it: so do we
+    assert "Your context was compacted" not in again.summary

@@ -348,6 +348,11 @@ class _Facts:
     messages: int = 0
 
 
+# How each message Goose adds after a compaction's summary begins (its compact_messages,
+# crates/goose/src/context_mgmt/mod.rs: the *_CONTINUATION_TEXT constants).
+GOOSE_CONTINUATION = "Your context was compacted"
+
+
 def _gather(messages: Iterable[ParsedMessage]) -> _Facts:
     """The facts of the conversation, read once in order: no message is kept."""
     facts = _Facts()
@@ -362,6 +367,8 @@ def _gather(messages: Iterable[ParsedMessage]) -> _Facts:
             facts.user_texts.append(text)
             answered = False
         elif text and message.role == "assistant":
+            if text.startswith(GOOSE_CONTINUATION):
+                continue  # Goose's own word to the agent after a compaction, no reply
             facts.assistant_texts.append(text)
             answered = True
         for part in message.parts:
