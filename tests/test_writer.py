@@ -504,3 +504,18 @@ def test_cli_output_names_that_cannot_be_are_refused_for_what_they_are(
     err = capsys.readouterr().err
     assert code == 2
     assert says in err and "symbolic link" not in err and "folder" not in err
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json"])
+def test_the_saved_session_keeps_its_model_and_window(tmp_path: Path, fmt: str) -> None:
+    # A walk-through: the JSONL header lost provider_name and model_config, so the saved
+    # session reopened with "limit 128,000 tokens (assumed)", "model unknown", where the
+    # original had ollama's 16,384-token window.
+    from tests.conftest import SAMPLES
+
+    session = load_session(SAMPLES / "long_session.jsonl")
+    assert session.model_config_.context_limit == 16384 and session.provider_name == "ollama"
+    target = save_compacted_session(tmp_path / f"out.{fmt}", session, "the summary", fmt)  # type: ignore[arg-type]
+    loaded = load_session(target)
+    assert loaded.provider_name == "ollama"
+    assert loaded.model_config_ == session.model_config_

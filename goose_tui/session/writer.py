@@ -225,6 +225,7 @@ def jsonl_text(session: Session, messages: Sequence[Message], now: int | None = 
         "accumulated_input_tokens": acc.input_tokens,
         "accumulated_output_tokens": acc.output_tokens,
     }
+    metadata.update(_model_fields(session))
     lines = [json.dumps(metadata, ensure_ascii=False)]
     lines += [json.dumps(m, ensure_ascii=False) for m in _message_dicts(messages, now)]
     return "\n".join(lines) + "\n"
@@ -273,12 +274,20 @@ def export_dict(
         "message_count": len(messages),
         "conversation": _message_dicts(messages, now),
     }
+    data.update(_model_fields(session))
+    return data
+
+
+def _model_fields(session: Session) -> dict[str, Any]:
+    """The session's provider and model (its context window with it), as both formats
+    carry them: without them the saved session reopens with an assumed window."""
+    fields: dict[str, Any] = {}
     if session.provider_name:
-        data["provider_name"] = session.provider_name
+        fields["provider_name"] = session.provider_name
     model_config = session.model_config_.model_dump(mode="json", exclude_none=True)
     if model_config:
-        data["model_config"] = model_config
-    return data
+        fields["model_config"] = model_config
+    return fields
 
 
 def compacted_session_text(
