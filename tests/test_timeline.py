@@ -69,6 +69,14 @@ def test_trigger_is_the_first_message_whose_fraction_is_over_the_threshold() -> 
     assert "window - 13k" not in by_label
 
 
+@pytest.mark.parametrize("threshold", [0.0, 1.0, 1.5, -1.0])
+def test_a_threshold_that_turns_auto_compaction_off_triggers_nothing(threshold: float) -> None:
+    # A walk-through: with GOOSE_AUTO_COMPACT_THRESHOLD=0 the gauge said "auto-compaction
+    # off" and the timeline "threshold 0 … first over #1"; Goose never compacts then.
+    timeline = build_timeline(grow(8), 1000, threshold=threshold, counter=TokenCounter())
+    assert [t.label for t in timeline.triggers] == ["0.8", "0.9"]
+
+
 def test_window_minus_headroom_trigger() -> None:
     messages = grow(4)
     counter = TokenCounter()
@@ -260,3 +268,14 @@ def test_marker_sits_under_its_sparkline_column() -> None:
     line = sparkline(values, width=64)
     column = marker_line({43: "S"}, len(values), len(line)).index("S")
     assert line[column] == "█" and line[column + 1] == "▁"
+
+
+def test_the_cli_timeline_says_auto_compaction_is_off_and_marks_no_first_crossing() -> None:
+    from goose_tui.cli.timeline import timeline_lines
+
+    off = timeline_lines(build_timeline(grow(8), 1000, threshold=0.0, counter=TokenCounter()))
+    assert off[0].endswith("threshold 0 (auto compaction off: needs 0 < T < 1)")
+    assert not any("first over the threshold" in line for line in off)
+    on = timeline_lines(build_timeline(grow(8), 1000, threshold=0.5, counter=TokenCounter()))
+    assert on[0].endswith("threshold 0.5")
+    assert any("^ first over the threshold" in line for line in on)

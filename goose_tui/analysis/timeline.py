@@ -69,6 +69,13 @@ class Timeline(BaseModel):
     threshold: float
     peak: int
 
+    @property
+    def chosen(self) -> Trigger | None:
+        """The chosen threshold's trigger (the first), or None when that threshold turns
+        auto compaction off."""
+        first = self.triggers[0] if self.triggers else None
+        return first if first is not None and first.label.startswith("threshold ") else None
+
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
@@ -106,7 +113,8 @@ def _preview(message: Message, width: int = 70) -> str:
 
 
 def _trigger_fractions(threshold: float, limit: int) -> list[tuple[str, float]]:
-    wanted = [(f"threshold {threshold:g}", threshold)]
+    # A threshold outside (0, 1) turns auto compaction off (SPEC §8): it triggers nothing.
+    wanted = [(f"threshold {threshold:g}", threshold)] if 0 < threshold < 1 else []
     for label, value in (("0.8", 0.8), ("0.9", 0.9)):
         if abs(value - threshold) > 1e-9:
             wanted.append((label, value))

@@ -40,13 +40,14 @@ def timeline_lines(t: Timeline) -> list[str]:
     values = [p.cumulative for p in t.points]
     spark = sparkline(values, width=SPARK_WIDTH)
     marks = {e.index: "S" for e in t.events if e.kind == "summary"}
-    first = t.triggers[0].first_index if t.triggers else None
+    first = t.chosen.first_index if t.chosen is not None else None
     if first is not None:
         marks.setdefault(first, "^")
+    off = "" if t.chosen is not None else " (auto compaction off: needs 0 < T < 1)"
     peak_share = t.peak / t.context_limit if t.context_limit else 0.0
     lines = [
         f"window   {t.context_limit:,} tokens ({limit_source_text(t.limit_source)}), "
-        f"threshold {t.threshold:g}",
+        f"threshold {t.threshold:g}{off}",
         f"peak     {t.peak:,} tokens ({peak_share:.1%} of the window)",
         "",
         f"context  {spark}",
@@ -54,7 +55,10 @@ def timeline_lines(t: Timeline) -> list[str]:
     under = marker_line(marks, len(values), len(spark))
     if under:
         lines.append(f"         {under}")
-    lines.append("         ^ first over the threshold   S summary message")
+    legend = ["^ first over the threshold"] if first is not None else []
+    legend += ["S summary message"] if marks.keys() - {first} else []
+    if legend:
+        lines.append("         " + "   ".join(legend))
     lines.append("")
     rows = [["TRIGGER", "FRACTION", "TOKENS", "FIRST OVER", "CROSSINGS"]]
     for trig in t.triggers:

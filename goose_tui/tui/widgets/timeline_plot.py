@@ -129,13 +129,13 @@ class TimelinePlot(Widget, can_focus=True):
         t = self.timeline
         assert t is not None
         rows: dict[int, tuple[str, bool]] = {}
-        for n, trigger in enumerate(t.triggers):
+        for trigger in t.triggers:
             level = trigger.tokens / self.top * self.plot_rows
             if level > self.plot_rows:
                 continue
             row = self.plot_rows - 1 - min(self.plot_rows - 1, int(level))
             label = trigger.label.replace("threshold ", "").replace("window - 13k", "w-13k")
-            rows.setdefault(row, (label, n == 0))
+            rows.setdefault(row, (label, trigger is t.chosen))
         return rows
 
     # -- drawing ---------------------------------------------------------------------------
@@ -154,7 +154,8 @@ class TimelinePlot(Widget, can_focus=True):
         columns = self._columns()
         if y >= self.plot_rows:
             events = {e.index for e in self.timeline.events}
-            first = self.timeline.triggers[0].first_index if self.timeline.triggers else None
+            trigger = self.timeline.chosen
+            first = trigger.first_index if trigger is not None else None
             cells += [(c, self._style("axis")) for c in f"{'':>{GUTTER - 1}}└"]
             for c, (_, _, _, members) in enumerate(columns):
                 mark = "S" if members & events else ("^" if first in members else "─")
