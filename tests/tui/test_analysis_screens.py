@@ -245,7 +245,14 @@ async def test_timeline_lists_the_sessions_compaction_with_before_and_after(
         assert _cells(events, 3)[0] == f"{after:,}"
         plot = screen.query_one(TimelinePlot)
         start, _ = plot.column_span(summary_at)
-        assert plot.render_line(plot.size.height - 1).text[9 + start] == "S"
+        marks = plot.render_line(plot.size.height - 1).text
+        assert marks[9 + start] == "S"
+        # One compaction: its summary and Goose's continuation message were counted as two
+        # ("2 compaction event(s)") and both marked S, where the CLI marks the summary only.
+        continuation, _ = plot.column_span(summary_at + 1)
+        if continuation != start:
+            assert marks[9 + continuation] != "S"
+        assert str(screen.query_one("#timeline-summary").render()).endswith("1 compaction")
         events.focus()
         await pilot.press("enter")
         await pilot.pause()

@@ -117,10 +117,12 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
     def _show(self, t: Timeline) -> None:
         self.timeline = t
         share = t.peak / t.context_limit if t.context_limit else 0.0
+        # A compaction's summary, not the continuation message Goose puts after it.
+        compactions = sum(e.kind != "continuation" for e in t.events)
         summary = (
             f"window {t.context_limit:,} tokens ({limit_source_text(t.limit_source)}) · threshold "
             f"{t.threshold:g} · peak {t.peak:,} tokens ({share:.1%} of the window) · "
-            f"{len(t.events)} compaction event(s)"
+            f"{compactions} compaction{'' if compactions == 1 else 's'}"
         )
         self._summary.update(Content(inert(summary)))
         triggers = self._triggers

@@ -153,7 +153,8 @@ class TimelinePlot(Widget, can_focus=True):
         cells: list[tuple[str, Style]] = []
         columns = self._columns()
         if y >= self.plot_rows:
-            events = {e.index for e in self.timeline.events}
+            # The summaries, as the CLI marks them: not Goose's continuation messages.
+            events = {e.index for e in self.timeline.events if e.kind == "summary"}
             trigger = self.timeline.chosen
             first = trigger.first_index if trigger is not None else None
             cells += [(c, self._style("axis")) for c in f"{'':>{GUTTER - 1}}└"]
