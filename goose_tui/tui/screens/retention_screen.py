@@ -87,7 +87,7 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
     """
     BINDINGS = [
         Binding("escape", "back", "Back", id="retention.back"),
-        Binding("a", "toggle_found", "Show found too", id="retention.toggle_found"),
+        Binding("a", "toggle_found", "Found items", id="retention.toggle_found"),
         Binding("y", "copy_missing", "Copy missing", id="retention.copy"),
         Binding("p", "switch_tab", "Probes/Retention", id="retention.probes"),
     ]
@@ -184,7 +184,8 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
         shown = "all items" if self.show_found else "missing items"
         hint = (
             f"{len(missing)} of {report.total} items missing · showing {shown} · "
-            "enter: go to the message · a: show found items too"
+            "enter: go to the message · a: "
+            + ("missing items only" if self.show_found else "show found items too")
             if report.total
             else "the history has no checkable items"
         )
