@@ -74,7 +74,8 @@ async def test_choosing_another_kind_puts_the_cursor_at_the_end_of_its_path(
         }, marks
         assert path.cursor_position == len(path.value)
         target = tmp_path / "mine.jsonl"
-        await pilot.press("tab", "ctrl+u")
+        assert app.focused is path  # a kind chosen: back on the path, for enter to write
+        await pilot.press("ctrl+u")
         await paste(pilot, str(target))
         await pilot.press("enter")
         await settle(pilot)
@@ -823,3 +824,23 @@ async def test_the_picker_tells_sessions_of_one_name_apart() -> None:
         rows = [" ".join(map(str, table.get_row_at(i))) for i in range(table.row_count)]
         assert len(rows) == 2 and rows[0] != rows[1]
         assert "short.compacted" in rows[0] and "short" in rows[1]
+
+
+async def test_enter_on_a_kind_then_enter_writes(session_file: Path, tmp_path: Path) -> None:
+    # A walk-through: the dialog says "enter writes", but enter on the kinds only chose one
+    # and stayed there: a second enter did nothing until tab reached the path.
+    from textual.widgets import RadioSet
+
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        path = await _save_dialog_path(app, pilot)
+        target = tmp_path / "out.md"
+        path.value = str(target)
+        app.screen.query_one(RadioSet).focus()
+        await pilot.press("down", "enter")  # the summary kind, chosen from the list
+        await settle(pilot)
+        assert app.focused is path and path.value == str(target)  # typed: kept
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.main
+        assert target.exists()

@@ -57,6 +57,9 @@ class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):
         previous = self.kind
         self.kind = str(event.pressed.id).removeprefix("save-")  # type: ignore[assignment]
         path = self.query_one(Input)
+        # Back to the path once a kind is chosen: the dialog says "enter writes", and a
+        # second enter on the kinds did nothing.
+        path.focus()
         if restore(path.value) != str(self.defaults[previous]):
             return  # a path the user typed stays: choosing the kind must not throw it away
         path.value = inert(str(self.defaults[self.kind]))
