@@ -68,6 +68,9 @@ class Timeline(BaseModel):
     limit_source: str
     threshold: float
     peak: int
+    # What Goose recorded for the session's last call, which the gauge and `usage` show when
+    # there is one (SPEC §8); the points here are counted from the messages.
+    recorded: int | None = None
 
     @property
     def chosen(self) -> Trigger | None:
@@ -224,13 +227,15 @@ def session_timeline(
     counter: TokenCounter | None = None,
 ) -> Timeline:
     limit, source = context_window(session, model=model, context_limit=context_limit)
-    return build_timeline(
+    timeline = build_timeline(
         session.messages,
         limit,
         limit_source=source,
         threshold=resolve_threshold(threshold),
         counter=counter,
     )
+    timeline.recorded = session.usage.total_tokens
+    return timeline
 
 
 def sparkline(values: Sequence[float], width: int | None = None, top: float | None = None) -> str:

@@ -36,6 +36,18 @@ def register(sub: Any) -> None:
     s.set_defaults(handler=cmd_timeline)
 
 
+def recorded_lines(t: Timeline) -> list[str]:
+    """Goose's recorded count, when the session has one: what the gauge and `usage` show
+    beside the timeline's own count."""
+    if t.recorded is None:
+        return []
+    share = t.recorded / t.context_limit if t.context_limit else 0.0
+    return [
+        f"recorded {t.recorded:,} tokens ({share:.1%} of the window): Goose's count of the "
+        "last call, which usage and the app's gauge show"
+    ]
+
+
 def timeline_lines(t: Timeline) -> list[str]:
     values = [p.cumulative for p in t.points]
     spark = sparkline(values, width=SPARK_WIDTH)
@@ -49,6 +61,7 @@ def timeline_lines(t: Timeline) -> list[str]:
         f"window   {t.context_limit:,} tokens ({limit_source_text(t.limit_source)}), "
         f"threshold {t.threshold:g}{off}",
         f"peak     {t.peak:,} tokens ({peak_share:.1%} of the window)",
+        *recorded_lines(t),
         "",
         f"context  {spark}",
     ]

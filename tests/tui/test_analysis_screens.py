@@ -523,3 +523,15 @@ async def test_compare_refuses_a_model_or_prompts_folder_it_cannot_start_with(
             assert app.focused is not None and app.focused.id == expected
             assert setup.query_one("#compare-spec", Input).value == spec
         assert not any(isinstance(s, CompareScreen | ErrorModal) for s in app.screen_stack)
+
+
+async def test_the_timeline_header_names_the_count_the_gauge_shows() -> None:
+    from tests.conftest import SAMPLES
+
+    app = GooseTUI(SAMPLES / "short.jsonl")
+    async with app.run_test(size=(200, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        header = str(app.screen.query_one("#timeline-summary").render())
+        assert header.endswith("Goose recorded 6,120 for the last call (the gauge's)"), header

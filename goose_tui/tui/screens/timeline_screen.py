@@ -124,6 +124,8 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
             f"{t.threshold:g} · peak {t.peak:,} tokens ({share:.1%} of the window) · "
             f"{compactions} compaction{'' if compactions == 1 else 's'}"
         )
+        if t.recorded is not None:  # the gauge's number, which is not counted here
+            summary += f" · Goose recorded {t.recorded:,} for the last call (the gauge's)"
         self._summary.update(Content(inert(summary)))
         triggers = self._triggers
         for trigger in t.triggers:
