@@ -38,7 +38,7 @@ from goose_tui.cli.common import (
 from goose_tui.cli.tables import one_line, table
 from goose_tui.compaction.templates import Templates
 from goose_tui.llm.base import Summarizer
-from goose_tui.llm.spec import ModelSpec
+from goose_tui.llm.spec import ModelSpec, prefix_case_problem
 from goose_tui.session.models import Message, Session
 
 if TYPE_CHECKING:
@@ -254,12 +254,8 @@ def _side_source(side: str, text: str, api_base: str | None) -> str | Summarizer
     summarizer (a missing reply file fails now, before either side calls a model). Its
     errors name the side."""
     try:
-        if text.lower().startswith(SUMMARY_PREFIX) and not text.startswith(SUMMARY_PREFIX):
-            raise CliError(
-                f"{text}: did you mean {SUMMARY_PREFIX}{text[len(SUMMARY_PREFIX) :]}? "
-                "(the prefix is lower case)",
-                EXIT_UNUSABLE,
-            )
+        if (problem := prefix_case_problem(text, SUMMARY_PREFIX)) is not None:
+            raise CliError(problem, EXIT_UNUSABLE)
         if text.startswith(SUMMARY_PREFIX):
             path = text[len(SUMMARY_PREFIX) :]
             if not path:  # Path("") is ".": "is a folder"

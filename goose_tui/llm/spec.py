@@ -209,14 +209,19 @@ class ModelSpec(BaseModel):
         return litellm_ready()
 
 
+def prefix_case_problem(text: str, prefix: str) -> str | None:
+    """What to say of ``text`` that starts with ``prefix`` (``replay:``, ``summary:``) in
+    another case (``REPLAY:r.txt``), or None."""
+    if text.lower().startswith(prefix) and not text.startswith(prefix):
+        return f"{text}: did you mean {prefix}{text[len(prefix) :]}? (the prefix is lower case)"
+    return None
+
+
 def _refuse_a_near_miss(text: str) -> None:
     """``REPLAY:r.txt``, ``offline:x``, ``Offline``: meant as a built-in model, and no model
     string litellm would take (it refused them after its import, seconds, as "no provider")."""
+    if (problem := prefix_case_problem(text, REPLAY_PREFIX)) is not None:
+        raise ValueError(problem)
     lower = text.lower()
-    if lower.startswith(REPLAY_PREFIX):
-        raise ValueError(
-            f"{text}: did you mean {REPLAY_PREFIX}{text[len(REPLAY_PREFIX) :]}? "
-            "(the prefix is lower case)"
-        )
     if lower == OFFLINE or lower.startswith(f"{OFFLINE}:"):
         raise ValueError(f"{text}: did you mean {OFFLINE}? (the built-in model takes no argument)")
