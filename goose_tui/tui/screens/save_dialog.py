@@ -17,7 +17,7 @@ from goose_tui.saving import SaveKind
 LABELS: dict[SaveKind, str] = {
     "json": "summary JSON",
     "markdown": "summary Markdown",
-    "session": "compacted session, Goose JSONL (the agent sees only the summary)",
+    "session": "compacted session, Goose JSONL (the agent sees the summary and Goose's note)",
     "export": "compacted session, Goose export JSON (for Goose's session import)",
 }
 
