@@ -182,10 +182,12 @@ def atomic_write_bytes(target: Path, data: bytes, *, replace: bool = True) -> No
         raise
 
 
-def write_error(target: Path, exc: OSError) -> str:
+def write_error(target: Path, exc: Exception) -> str:
     """Why writing ``target`` failed, in one line naming it: "PATH: cannot write: REASON",
-    without Python's "[Errno N]" (the app's save and the CLI's -o say it alike)."""
-    return f"{target}: cannot write: {exc.strerror or exc}"
+    without Python's "[Errno N]" (the app's saves and the CLI's -o, --save-session and batch
+    -o say it alike)."""
+    reason = exc.strerror if isinstance(exc, OSError) else None
+    return f"{target}: cannot write: {reason or exc}"
 
 
 def _rename_new(tmp: Path, target: Path) -> None:

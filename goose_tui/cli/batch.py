@@ -132,7 +132,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         skipped_reports,
         to_markdown,
     )
-    from goose_tui.files import atomic_write_text, check_output_target
+    from goose_tui.files import atomic_write_text, check_output_target, write_error
 
     if not args.target.exists():
         raise CliError(f"{args.target}: no such file or folder", EXIT_UNUSABLE)
@@ -176,7 +176,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             writing = md_path
             atomic_write_text(md_path, to_markdown(report), replace=args.overwrite)
         except OSError as exc:
-            write_failure = f"{writing}: cannot write: {exc.strerror or exc}"
+            write_failure = write_error(writing, exc)
             if writing == md_path:
                 write_failure += f" (the JSON report is in {json_path})"
         else:

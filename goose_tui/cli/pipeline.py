@@ -176,7 +176,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
     output refused before the (perhaps paid) model call, and a summary that cannot be
     written printed on stdout instead."""
     from goose_tui.cli.progress import CompactProgress, StatusLine
-    from goose_tui.files import OverwriteRefused
+    from goose_tui.files import OverwriteRefused, write_error
     from goose_tui.saving import summary_file_text
 
     choice = prepare(model_arg(args))
@@ -224,7 +224,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         try:
             inspector.save("markdown", args.output, overwrite=args.overwrite)
         except (OSError, OverwriteRefused) as exc:
-            write_failure = f"{args.output}: cannot write: {_reason(exc)}"
+            write_failure = write_error(args.output, exc)
     session_failure: str | None = None
     if args.save_session is not None:
         from goose_tui.session.writer import SaveRefused
@@ -234,7 +234,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         except SaveRefused as exc:
             session_failure = str(exc)
         except OSError as exc:  # after the checks (a folder made read-only meanwhile)
-            session_failure = f"{args.save_session}: cannot write: {_reason(exc)}"
+            session_failure = write_error(args.save_session, exc)
     if args.json:
         from goose_tui.cli.reports import CompactOutput
 
@@ -277,10 +277,6 @@ def _inspector(
     inspector.load(session)
     inspector.set_focus(args.focus or "")
     return inspector
-
-
-def _reason(exc: Exception) -> str:
-    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
 
 def _session_kind(args: argparse.Namespace) -> SaveKind:
