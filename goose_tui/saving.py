@@ -76,7 +76,8 @@ def default_target(session: Session, kind: SaveKind) -> Path:
 def summary_file_text(summary: str) -> str:
     """The Markdown summary as a file holds it (and as the CLI prints it): its text, with a
     final newline only when it has none. A rendered summary never ends in one; a raw-text
-    fallback is the reply unchanged (SPEC §6), and one ending in a newline got a second."""
+    fallback is the reply unchanged (docs/pipeline.md §6), and one ending in a newline got a
+    second."""
     return summary if summary.endswith("\n") else summary + "\n"
 
 

@@ -252,7 +252,7 @@ def test_compact_with_a_replay_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("reply", "saved"),
     [
-        # The raw-text fallback keeps the reply unchanged (SPEC §6): a reply ending in a
+        # The raw-text fallback keeps the reply unchanged (docs/pipeline.md §6): a reply ending in a
         # newline was saved with a second one ("\n\n").
         ("I could not summarize.\n", "I could not summarize.\n"),
         ("I could not summarize.\r\n", "I could not summarize.\r\n"),

@@ -1,8 +1,8 @@
-"""SPEC §6: finding the summary JSON in a reply, the analysis text, the fallback.
+"""docs/pipeline.md §6: finding the summary JSON in a reply, the analysis text, the fallback.
 
 Every reply in ``CASES`` is also run through the goose-sdk wheel (test_cases_match_the_wheel,
 skipped without it), so the expectations below are the reference's behaviour, not ours.
-What the wheel showed beyond SPEC §6: ```JSON (upper case) and ```json5 are not markers;
+What the wheel showed beyond docs/pipeline.md §6: ```JSON (upper case) and ```json5 are not markers;
 "leading whitespace" is Rust's (NBSP and U+0085 count, \\x1c does not); the final "object that
 starts the whole text" has no </analysis> count check; an object before a cut is ignored.
 """

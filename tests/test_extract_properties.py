@@ -26,7 +26,7 @@ json_values = st.recursive(
 field_names = st.sampled_from([*FIELD_ORDER, "extra", "path", "key_code"])
 summaries = st.dictionaries(field_names, json_values, max_size=6)
 
-# Pieces that steer random replies into the interesting paths of SPEC §6.
+# Pieces that steer random replies into the interesting paths of docs/pipeline.md §6.
 FRAGMENTS = [
     "</analysis>",
     "<analysis>",

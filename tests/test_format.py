@@ -1,4 +1,4 @@
-"""SPEC §2, one case per row of the table, plus the message and history framing."""
+"""docs/pipeline.md §2, one case per row of the table, plus the message and history framing."""
 
 from __future__ import annotations
 

@@ -87,7 +87,7 @@ async def test_missing_usage_is_not_invented_by_litellm(templates: Templates) ->
         completion = await backend(server).complete(PROMPT)
         assert completion.usage == TokenUsage()
         result = await summarize([text("user", "hello")], backend(server), templates)
-    # The pipeline estimates each count (SPEC §7).
+    # The pipeline estimates each count (docs/pipeline.md §7).
     want_in = count_tokens(result.request.system_prompt + SUMMARIZE_REQUEST)
     want_out = count_tokens(GOOD_REPLY)
     assert result.usage == TokenUsage(

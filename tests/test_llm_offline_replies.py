@@ -162,7 +162,7 @@ def _body(rng: random.Random) -> str:
 
 
 def conversation(seed: int, messages: int) -> str:
-    """A formatted conversation (SPEC §2's ``[role]: `` lines) of about ``messages``."""
+    """A formatted conversation (docs/pipeline.md §2's ``[role]: `` lines) of about ``messages``."""
     rng = random.Random(seed)
     roles = ("user", "assistant", "user", "assistant", "system")
     return "\n".join(f"[{rng.choice(roles)}]: {_body(rng)}" for _ in range(messages))

@@ -1,4 +1,5 @@
-"""`goose session export --format json` files and plain chat-message arrays (SPEC §1)."""
+"""`goose session export --format json` files and plain chat-message arrays (docs/pipeline.md
+§1)."""
 
 from __future__ import annotations
 

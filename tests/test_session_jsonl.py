@@ -1,4 +1,4 @@
-"""Goose legacy JSONL sessions (SPEC §1)."""
+"""Goose legacy JSONL sessions (docs/pipeline.md §1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Goose sessions.db (SPEC §1): read-only, schema-tolerant, safe beside a running Goose."""
+"""Goose sessions.db (docs/pipeline.md §1): read-only, schema-tolerant, safe beside a running
+Goose."""
 
 from __future__ import annotations
 

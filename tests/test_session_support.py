@@ -1,4 +1,4 @@
-"""Shared checks for the session-loading tests, and the data-dir rules (SPEC §1)."""
+"""Shared checks for the session-loading tests, and the data-dir rules (docs/pipeline.md §1)."""
 
 from __future__ import annotations
 

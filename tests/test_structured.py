@@ -1,8 +1,8 @@
-"""SPEC §5: reading the structured summary leniently, normalizing, usability.
+"""docs/pipeline.md §5: reading the structured summary leniently, normalizing, usability.
 
 Expected strings marked "wheel" were read off goose-sdk (Provider.compact against a loopback
 server, with a summary template that prints each field) — where it differs from a plain
-reading of SPEC §5, the wheel wins:
+reading of docs/pipeline.md §5, the wheel wins:
 - numbers are serde_json's: 1.0 -> "1.0", 1e3 -> "1000.0", 1e16 -> "1e+16", 1e-6 -> "1e-6",
   -0 -> "-0.0", integers exact up to u64 / down to i64, larger ones become floats, and its
   fast float parser is not correctly rounded (1.5e-300 -> "1.4999999999999998e-300");

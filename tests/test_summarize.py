@@ -1,4 +1,4 @@
-"""SPEC §3 and §7: the request, the overflow ladder, usage, the summary message.
+"""docs/pipeline.md §3 and §7: the request, the overflow ladder, usage, the summary message.
 
 The model here is ``ScriptedModel``, an in-process fake of a summarizer: each call takes the
 next scripted outcome (a reply or an exception) and records the messages it was sent. The

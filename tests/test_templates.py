@@ -1,6 +1,7 @@
-"""SPEC §4: loading, override order, rendering, code_fence, errors, and our built-in prompts.
+"""docs/pipeline.md §4: loading, override order, rendering, code_fence, errors, and our built-in
+prompts.
 
-Where rendering details are not in the SPEC (how None/True/lists print, which whitespace the
+Where rendering details are not in docs/pipeline.md (how None/True/lists print, which whitespace the
 result is trimmed of, how many trailing newlines code_fence drops) the goose-sdk wheel was
 asked over loopback; ``test_rendering_matches_the_wheel`` keeps asking it. What it answered:
 ``None``/``True`` print capitalised, lists and maps print as ``["a", 1e16]``/``{"k": 1}``,
@@ -352,7 +353,7 @@ def test_templates_model_round_trips() -> None:
     assert Templates.model_validate(loaded.model_dump()) == loaded
 
 
-# --- the wheel decides the details the SPEC leaves open ------------------------------------------
+# --- the wheel decides the details docs/pipeline.md leaves open ---------------------------------
 
 PROBES: list[tuple[str, dict[str, Any]]] = [
     # Each summary has a usable field, or the wheel would fall back to the raw reply.

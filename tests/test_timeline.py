@@ -284,7 +284,8 @@ def test_the_cli_timeline_says_auto_compaction_is_off_and_marks_no_first_crossin
 def test_the_timeline_names_goose_recorded_count_beside_its_own() -> None:
     # A walk-through: `usage` (and the gauge) said 6,120 tokens, 87.4%, compaction due, and
     # `timeline` on the same session "peak 593 tokens (8.5%)", with nothing to say why. The
-    # gauge uses the count Goose recorded for the session's last call (SPEC §8); the timeline
+    # gauge uses the count Goose recorded for the session's last call (docs/pipeline.md §8); the
+    # timeline
     # counts the messages.
     import json as _json
     import subprocess

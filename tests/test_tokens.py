@@ -1,4 +1,4 @@
-"""SPEC §8: the offline tokenizer, Goose's per-message estimate, the counter cache, the
+"""docs/pipeline.md §8: the offline tokenizer, Goose's per-message estimate, the counter cache, the
 context window, the threshold and when compaction is due."""
 
 from __future__ import annotations

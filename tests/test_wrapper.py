@@ -1,4 +1,4 @@
-"""SPEC §9: the compacting wrapper, around real litellm calls to the loopback server."""
+"""docs/pipeline.md §9: the compacting wrapper, around real litellm calls to the loopback server."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """What fills the context window, by kind of content (Claude Code's ``/context``).
 
-Each message's estimate (SPEC §8, ``tokens.message_tokens``) is a sum over its items plus a
+Each message's estimate (docs/pipeline.md §8, ``tokens.message_tokens``) is a sum over its items
+plus a
 fixed framing (4 per message and the 3-token reply primer), so it splits exactly: the text of
 user messages, the text of assistant messages, tool requests, tool output, and the framing.
 Messages that are not agent-visible are counted apart (``hidden``): Goose does not send

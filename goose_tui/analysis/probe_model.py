@@ -142,7 +142,7 @@ async def _call(
 
 
 def _filled(reported: TokenUsage, sent: str, reply: str) -> TokenUsage:
-    # As the compaction does (SPEC §7): keep what the provider said, estimate the rest.
+    # As the compaction does (docs/pipeline.md §7): keep what the provider said, estimate the rest.
     inp = reported.input_tokens if reported.input_tokens is not None else count_tokens(sent)
     out = reported.output_tokens if reported.output_tokens is not None else count_tokens(reply)
     total = reported.total_tokens if reported.total_tokens is not None else inp + out

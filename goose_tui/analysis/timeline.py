@@ -69,7 +69,7 @@ class Timeline(BaseModel):
     threshold: float
     peak: int
     # What Goose recorded for the session's last call, which the gauge and `usage` show when
-    # there is one (SPEC §8); the points here are counted from the messages.
+    # there is one (docs/pipeline.md §8); the points here are counted from the messages.
     recorded: int | None = None
 
     @property
@@ -116,7 +116,8 @@ def _preview(message: Message, width: int = 70) -> str:
 
 
 def _trigger_fractions(threshold: float, limit: int) -> list[tuple[str, float]]:
-    # A threshold outside (0, 1) turns auto compaction off (SPEC §8): it triggers nothing.
+    # A threshold outside (0, 1) turns auto compaction off (docs/pipeline.md §8): it triggers
+    # nothing.
     wanted = [(f"threshold {threshold:g}", threshold)] if 0 < threshold < 1 else []
     for label, value in (("0.8", 0.8), ("0.9", 0.9)):
         if abs(value - threshold) > 1e-9:
@@ -194,7 +195,8 @@ def build_timeline(
         crossings = []
         above = False
         for p in points:
-            now_above = p.fraction > fraction  # strictly, as the threshold rule (SPEC §8)
+            # Strictly above, as the threshold rule (docs/pipeline.md §8).
+            now_above = p.fraction > fraction
             if now_above and not above:
                 crossings.append(p.index)
             above = now_above

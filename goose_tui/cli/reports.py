@@ -58,11 +58,15 @@ class ExtractionReport(BaseModel):
 
 
 class AttemptReport(Attempt):
-    """One request of the compaction ladder (SPEC §7), without its error (in the message)."""
+    """One request of the compaction ladder (docs/pipeline.md §7), without its error (in the
+    message)."""
 
     error: str | None = Field(default=None, exclude=True)
     tokens_sent: int | None = Field(
-        description="the request's estimated tokens (SPEC §7); null if they could not be counted"
+        description=(
+            "the request's estimated tokens (docs/pipeline.md §7); "
+            "null if they could not be counted"
+        )
     )
 
 
@@ -140,7 +144,9 @@ class CompactOutput(ExtractionReport, CompactRequestReport):
     """``goose-tui compact --json``: every step of one compaction."""
 
     attempts: list[AttemptReport]
-    usage: TokenUsage = Field(description="as reported, missing counts estimated (SPEC §7)")
+    usage: TokenUsage = Field(
+        description="as reported, missing counts estimated (docs/pipeline.md §7)"
+    )
     reported_usage: TokenUsage = Field(description="exactly what the provider reported")
 
     @classmethod

@@ -1,2 +1,2 @@
-"""The compaction pipeline of SPEC.md: format, templates, structured summary, extraction,
+"""The compaction pipeline of docs/pipeline.md: format, templates, structured summary, extraction,
 summarize with the overflow ladder."""

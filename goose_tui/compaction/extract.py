@@ -1,4 +1,4 @@
-"""SPEC §6: find the summary JSON in a model reply, linear in the reply's length.
+"""docs/pipeline.md §6: find the summary JSON in a model reply, linear in the reply's length.
 
 Why it is linear (a naive search tries every marker after every cut, and scans each to its
 matching brace):
@@ -91,7 +91,8 @@ class Extraction(BaseModel):
 
 
 def extract_summary(reply: str) -> Extraction:
-    """Run SPEC §6 on a reply: the first usable candidate, or the raw text with the reason.
+    """Run docs/pipeline.md §6 on a reply: the first usable candidate, or the raw text with the
+    reason.
 
     ``analysis`` is the inside of the last ``<analysis>…</analysis>`` before the chosen
     object; on fallback, the last such block in the reply (None when there is none)."""

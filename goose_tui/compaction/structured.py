@@ -1,4 +1,4 @@
-"""SPEC §5: the structured summary, read leniently.
+"""docs/pipeline.md §5: the structured summary, read leniently.
 
 JSON is read the way Goose's Rust reader (serde_json) reads it, because the rendered summary
 must match Goose byte for byte: numbers keep serde_json's integer ranges, its float parsing
@@ -159,7 +159,7 @@ class StructuredSummary(BaseModel):
 
 
 def stringify(value: Any) -> str:
-    """SPEC §5: a JSON value as the one line of text Goose makes of it."""
+    """docs/pipeline.md §5: a JSON value as the one line of text Goose makes of it."""
     if isinstance(value, str):
         return value
     if value is None:

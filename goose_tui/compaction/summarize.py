@@ -1,4 +1,4 @@
-"""SPEC §3 and §7: build the request, run the overflow ladder, read the reply.
+"""docs/pipeline.md §3 and §7: build the request, run the overflow ladder, read the reply.
 
 Like Goose, only what the agent sees is compacted (``visibility.summarizer_messages``):
 messages the agent no longer sees (an earlier compaction's hidden history), turn-context
@@ -40,7 +40,7 @@ from goose_tui.tokens import count_tokens
 
 SUMMARIZE_REQUEST = "Please summarize the conversation history provided in the system prompt."
 LADDER_PERCENTS = (0, 10, 20, 50, 100)
-# Users search for these phrases; they say what SPEC §7 says, in our words.
+# Users search for these phrases; they say what docs/pipeline.md §7 says, in our words.
 NOTHING_TO_REMOVE = (
     "Failed to compact: the conversation, with the system prompt and tool schemas, does not "
     "fit the model's usable context window, and there are no tool responses to remove. Use a "
@@ -76,7 +76,8 @@ class CompactionRequest(BaseModel):
         ]
 
     def estimated_tokens(self) -> int:
-        """What SPEC §7 estimates the input as (``request_tokens``), counted once, on first
+        """What docs/pipeline.md §7 estimates the input as (``request_tokens``), counted once, on
+        first
         use: seconds of tiktoken on a big session's prompt, which nothing pays for unless it
         reads the figure. Safe to call from several threads."""
         with self._counting:
@@ -125,7 +126,8 @@ class CompactionResult(BaseModel):
 
     @cached_property
     def usage(self) -> TokenUsage:
-        """The usage of SPEC §7: as reported, each missing count estimated, on first read
+        """The usage of docs/pipeline.md §7: as reported, each missing count estimated, on first
+        read
         (``summarize(estimate_tokens=True)`` reads it before returning, off the event loop).
         Nothing is counted when the provider reported all three."""
         return fill_usage(self.reported_usage, self.request, self.raw_response)
@@ -147,7 +149,7 @@ class CompactionResult(BaseModel):
 
 
 class CompactionFailed(Exception):
-    """The ladder gave up (SPEC §7); ``attempts`` says what was tried."""
+    """The ladder gave up (docs/pipeline.md §7); ``attempts`` says what was tried."""
 
     def __init__(self, message: str, attempts: list[Attempt]):
         super().__init__(message)
@@ -195,7 +197,7 @@ def _request(
 
 
 def request_tokens(request: CompactionRequest) -> int:
-    """What SPEC §7 estimates the input as: the system prompt plus the request (counted
+    """What docs/pipeline.md §7 estimates the input as: the system prompt plus the request (counted
     every call; ``CompactionRequest.estimated_tokens`` counts once)."""
     return count_tokens(Pieces([*request.prompt.parts, SUMMARIZE_REQUEST]))
 
@@ -225,7 +227,8 @@ def finish(raw_response: str, templates: Templates) -> tuple[Extraction, str]:
 
 
 def fill_usage(reported: TokenUsage, request: CompactionRequest, raw_response: str) -> TokenUsage:
-    """Keep what the provider reported; estimate each missing count (SPEC §7), counting only
+    """Keep what the provider reported; estimate each missing count (docs/pipeline.md §7), counting
+    only
     what is missing. A count that fails (out of memory on a huge prompt) stays unknown: the
     summary the model wrote is worth more than an estimate of its cost."""
     input_tokens = reported.input_tokens
@@ -286,7 +289,8 @@ async def summarize(
     first_request: CompactionRequest | None = None,
     estimate_tokens: bool = False,
 ) -> CompactionResult:
-    """Run the ladder of SPEC §7. Raises ``CompactionFailed`` when every rung overflows (or
+    """Run the ladder of docs/pipeline.md §7. Raises ``CompactionFailed`` when every rung overflows
+    (or
     the first does with nothing to remove); any other model error propagates unchanged, and
     so does cancellation. ``on_attempt`` sees each attempt when it starts (before any chunk
     of its reply), when its tokens are counted, and when it ends. ``finish`` (extraction and

@@ -1,4 +1,4 @@
-"""SPEC §4: the two templates, override lookup, rendering.
+"""docs/pipeline.md §4: the two templates, override lookup, rendering.
 
 Rendering is done by Goose's own engine, minijinja, configured as Goose configures it
 (engine.py); the binding is imported on first render: it is not needed to list or load
@@ -104,7 +104,7 @@ def _absolute_env_dir(variable: str) -> Path | None:
 
 
 def override_dirs(prompts_dir: Path | None = None) -> list[tuple[TemplateOrigin, Path]]:
-    """The directories searched, first hit wins, per file (SPEC §4), built-in last."""
+    """The directories searched, first hit wins, per file (docs/pipeline.md §4), built-in last."""
     dirs: list[tuple[TemplateOrigin, Path]] = []
     if prompts_dir is not None:
         dirs.append(("prompts-dir", Path(prompts_dir)))

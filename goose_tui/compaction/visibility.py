@@ -1,4 +1,4 @@
-"""Which messages and content items the summarizer receives (SPEC §1-§2).
+"""Which messages and content items the summarizer receives (docs/pipeline.md §1-§2).
 
 Goose compacts only what the agent itself sees (crates/goose/src/context_mgmt/mod.rs,
 ``do_compact``): messages flagged ``turnContext`` in their metadata are left out first (stale
@@ -82,7 +82,7 @@ def summarizer_messages(messages: Iterable[Message]) -> list[Message]:
     only, each cut to its agent-visible content, and a message left without content is
     dropped (``Conversation::agent_visible_messages``, crates/goose/src/conversation/mod.rs).
     A message whose items are all dropped by the formatter (only thinking, say) still has
-    content, and is still ``<empty message>`` (SPEC §2)."""
+    content, and is still ``<empty message>`` (docs/pipeline.md §2)."""
     out = []
     with paused_gc():  # a copy per cut message: see gc_pause
         for message in messages:

@@ -1,4 +1,4 @@
-"""SPEC §9: a completion call that compacts its history once when it overflows."""
+"""docs/pipeline.md §9: a completion call that compacts its history once when it overflows."""
 
 from __future__ import annotations
 

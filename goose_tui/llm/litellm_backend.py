@@ -153,7 +153,7 @@ def configure_litellm() -> Any:
     litellm.drop_params = True
     # litellm counts the prompt's tokens itself, for its cost estimate: it builds its own
     # tokenizer on the first call (~2 s) and re-encodes the whole prompt (seconds on a big
-    # session). The pipeline estimates what the provider does not report (SPEC §7) and
+    # session). The pipeline estimates what the provider does not report (docs/pipeline.md §7) and
     # reads only the reported usage from litellm (tests/test_llm_litellm.py).
     litellm.disable_token_counter = True
     return litellm
@@ -402,7 +402,8 @@ def _delta_text(chunk: Any) -> str:
 
 def _reported_usage(stream: Any) -> TokenUsage:
     """Usage as the provider sent it. litellm fills in its own count when the provider sends
-    none, so read the raw chunks it keeps; the pipeline estimates what is missing (SPEC §7)."""
+    none, so read the raw chunks it keeps; the pipeline estimates what is missing (docs/pipeline.md
+    §7)."""
     for chunk in reversed(getattr(stream, "chunks", None) or []):
         usage = chunk.get("usage") if isinstance(chunk, dict) else getattr(chunk, "usage", None)
         if usage is None:
@@ -418,7 +419,7 @@ def goose_usage(values: Mapping[str, Any], *, streamed: bool) -> TokenUsage:
     there are (in + out, or the one of them). litellm writes 0 for a count the server left
     out, and no request has 0 prompt tokens nor a reply 0 completion tokens, so a 0 reads as
     left out (a server that sends zeros for all three, which Goose keeps, is the one
-    difference: its usage is then estimated, SPEC §7)."""
+    difference: its usage is then estimated, docs/pipeline.md §7)."""
 
     def count(key: str) -> int | None:
         value = values.get(key)

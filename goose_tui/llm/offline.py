@@ -1,7 +1,7 @@
 """A deterministic extractive summarizer written for this project: no model, no network.
 
 It reads the conversation back out of the system prompt it is sent (the ``[role]: ...``
-lines of SPEC §2, or goose-main's JSON record a message) and writes a reply in the
+lines of docs/pipeline.md §2, or goose-main's JSON record a message) and writes a reply in the
 contract's shape: an ``<analysis>`` checklist, then one ```json block with the nine fields.
 Everything in the summary is copied or counted from the conversation; nothing is invented.
 """

@@ -45,7 +45,7 @@ class ReplaySummarizer:
         if len(text) > MAX_REPLY_CHARS:
             raise reply_too_long()
         await stream_text(text, on_chunk)
-        # No usage: the pipeline estimates it (SPEC §7).
+        # No usage: the pipeline estimates it (docs/pipeline.md §7).
         return Completion(text=text, model=self.name)
 
 

@@ -1,5 +1,5 @@
 """``goose session export --format json``: one object, the session's fields plus its
-``conversation`` array (SPEC §1)."""
+``conversation`` array (docs/pipeline.md §1)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Goose's legacy session file: ``<id>.jsonl``, one JSON value per line, the first line
-optionally the session's metadata (SPEC §1)."""
+optionally the session's metadata (docs/pipeline.md §1)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Goose's ``sessions.db``: read-only, tolerant of schema versions, safe beside a running
-Goose (SPEC §1).
+Goose (docs/pipeline.md §1).
 
 Opening rules, and why:
 - ``mode=ro`` always, so nothing we do can change the database.

@@ -1,4 +1,5 @@
-"""Generated replies: seeded random splices of the pieces the candidate search of SPEC §6
+"""Generated replies: seeded random splices of the pieces the candidate search of docs/pipeline.md
+§6
 keys on (analysis tags, json fences, braces, quotes, escapes, usable and unusable objects).
 Deterministic, so a failure names a seed that reproduces it."""
 

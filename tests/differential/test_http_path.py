@@ -187,7 +187,8 @@ def test_cli_compact_matches_reference(name: str, runs: dict[str, Run]) -> None:
 
 def test_cli_estimates_usage_the_reference_leaves_empty(runs: dict[str, Run]) -> None:
     """Without usage from the server the reference reports None for all three counts; our
-    pipeline fills each by SPEC §7 (input = system prompt + request, output = raw response,
+    pipeline fills each by docs/pipeline.md §7 (input = system prompt + request, output = raw
+    response,
     total = in + out). The summary itself is still byte-equal."""
     from goose_tui.tokens import count_tokens
 
@@ -203,7 +204,7 @@ def test_cli_estimates_usage_the_reference_leaves_empty(runs: dict[str, Run]) ->
     usage = out["usage"]
     system_prompt = run.requests[0]["messages"][0]["content"]
     assert usage["output_tokens"] == count_tokens(run.case.reply)
-    # SPEC §7 "tokens of system prompt + request": counted over the two texts joined.
+    # docs/pipeline.md §7 "tokens of system prompt + request": counted over the two texts joined.
     assert usage["input_tokens"] == count_tokens(system_prompt + SUMMARIZE_REQUEST)
     assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
     # What the provider reported is kept beside it, and that one equals the reference's.
@@ -218,7 +219,7 @@ def test_cli_text_only_overflow_fails_after_one_request_like_reference(
     runs: dict[str, Run],
 ) -> None:
     """Both clients, given only text messages, stop after one request on a 400
-    context_length_exceeded: there is no tool response to remove (SPEC §7)."""
+    context_length_exceeded: there is no tool response to remove (docs/pipeline.md §7)."""
     run = runs["context_length_exceeded"]
     assert isinstance(run.reference, goose.GooseError)
     assert "no tool responses to remove" in str(run.reference)

@@ -101,7 +101,8 @@ def test_reported_usage_is_passed_through(server: ScriptedServer) -> None:
 
 def test_reference_does_not_estimate_missing_usage(server: ScriptedServer) -> None:
     """Finding: when the server reports no usage, the wheel's ``compact`` returns None for
-    input, output and total tokens — it does not estimate them, unlike SPEC §7 (which our
+    input, output and total tokens — it does not estimate them, unlike docs/pipeline.md §7 (which
+    our
     pipeline follows, see test_http_path.py). The estimate therefore cannot be compared
     against the reference; this test pins what the reference does."""
     server.script = Script(reply=CASES[0].reply, usage=None)
@@ -140,7 +141,8 @@ def test_text_only_overflow_fails_after_one_request(server: ScriptedServer) -> N
     """Finding: TOOL-role messages are not tool responses to the wheel, so with text-only
     input the ladder has nothing to remove. A 400 context_length_exceeded fails at once,
     after exactly one request, saying there are no tool responses to remove and advising a
-    larger usable context, fewer extensions (tool schemas) or a new session (SPEC §7)."""
+    larger usable context, fewer extensions (tool schemas) or a new session (docs/pipeline.md
+    §7)."""
     case = CASES[0]
     assert any(role == "tool" for role, _ in case.conversation)
     server.script = Script(context_error=True)

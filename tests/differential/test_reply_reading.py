@@ -1,4 +1,5 @@
-"""Reading the reply as Goose does (SPEC §6, issue 10 part 2): a strict parse first and, only
+"""Reading the reply as Goose does (docs/pipeline.md §6, issue 10 part 2): a strict parse first
+and, only
 when that fails, the candidate with every raw control character escaped, parsed again
 (``safely_parse_json``; the goose-sdk wheel is the reference). Hand-written cases for each
 consequence, then a few hundred seeded generated replies, each through the Python API

@@ -935,7 +935,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
 def usage_note(result: CompactionResult) -> str:
     """The compaction's usage for the status line, each count the provider did not report
-    marked as our estimate (SPEC §7)."""
+    marked as our estimate (docs/pipeline.md §7)."""
     usage, reported = result.usage, result.reported_usage
 
     def figure(value: int | None, given: int | None) -> str:
