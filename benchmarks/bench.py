@@ -286,7 +286,7 @@ def bench_memory(bench: Bench, path: Path, variant: str) -> None:
 
 
 def goose_texts(message: Any) -> list[str]:
-    """The texts Goose's estimator encodes for one message (SPEC §8)."""
+    """The texts Goose's estimator encodes for one message (docs/pipeline.md §8)."""
     from goose_tui.compaction.format import compact_json, tool_response_texts
 
     texts = []
