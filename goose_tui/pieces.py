@@ -1,9 +1,9 @@
 """A long text held as the strings it is the join of: the compaction prompt.
 
-The prompt of a 53 MB session is 47 million characters, nearly all of them the session's
-own message texts. Joined into one ``str`` it is a second copy of them, at 4 bytes a
-character as soon as one emoji is in it (188 MB), and the join is one C call that holds the
-GIL ~0.1 s: a frozen screen. As ``Pieces`` it is the session's strings plus the template's
+The prompt of a big session is tens of millions of characters, nearly all of them the
+session's own message texts. Joined into one ``str`` it is a second copy of them, at 4 bytes
+a character as soon as one emoji is in it, and the join is one C call that holds the GIL
+long enough to stall the app's screen. As ``Pieces`` it is the session's strings plus the template's
 few between them: shown from its pieces (the input pane), counted from them (tokens.py),
 written from them (the CLI, the litellm worker's frames). Only what needs one ``str`` (a
 model called in this process, the clipboard, a JSON report) joins it, with ``str()``.

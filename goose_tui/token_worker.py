@@ -1,20 +1,18 @@
 """Token counts from a process of their own, for the app.
 
-Building tiktoken's encoder is one call that holds the GIL (113 ms on a quiet machine,
-290-425 ms on a slow one: the 200,000-entry rank map crossing into Rust), so the app's
-screen froze that long whenever its first count came; nothing inside one process can cut a
-C call short. While the app runs (``counting_in_worker``), every count goes to a worker
-process (``python -m goose_tui.token_worker``) that builds the encoder and counts there with
-the same ``count_tokens``; the app only encodes the texts to UTF-8, a slice at a time.
-Measured on the bench's 53 MB session: the app's longest gap 6 ms against 294 ms
-(docs/performance.md, run 16). The CLI and the Python API count in their own process: no
-screen waits on them.
+Building tiktoken's encoder is one call that holds the GIL (the 200,000-entry rank map
+crossing into Rust), long enough to stall the app's screen when its first count comes, and
+nothing inside one process can cut a C call short. While the app runs
+(``counting_in_worker``), every count goes to a worker process
+(``python -m goose_tui.token_worker``) that builds the encoder and counts there with the same
+``count_tokens``; the app only encodes the texts to UTF-8, a slice at a time. The CLI and the
+Python API count in their own process: no screen waits on them.
 
 The pipes carry, per request: ``<n>\\n`` then n texts, each as frames ``<k>\\n<k bytes of
 UTF-8>`` ended by ``0\\n`` (``surrogatepass`` keeps a lone surrogate); back, one JSON line
 of n counts. One request at a time. A worker that cannot start or stops answering is left
-behind: the counts are made here again, as before (the stall comes back, never a wrong or
-missing count).
+behind: the counts are then made in the app's process (the stall comes back, never a wrong
+or missing count).
 """
 
 from __future__ import annotations
@@ -143,7 +141,7 @@ def _read_count(stdin: IO[bytes]) -> int:
 
 def main() -> None:
     # The app's screen comes first, as with its litellm worker (WORKER_NICENESS there):
-    # encoding a 53 MB session is seconds of CPU on every core.
+    # encoding a big session is seconds of CPU on every core.
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICENESS)
     tokens.encoder()  # built before the first request comes

@@ -126,14 +126,13 @@ def _load_encoder() -> tiktoken.Encoding:
         special_tokens=O200K_SPECIAL_TOKENS,
     )
     # The Encoding keeps the map only to pickle itself (its Rust core has its own copy), and
-    # nothing pickles this one: letting it go gives back ~50 MB of the app's resident memory.
+    # nothing pickles this one: letting it go gives its memory back.
     encoding._mergeable_ranks = {}
     return encoding
 
 
-# Bytes of the o200k_base file (3.6 MB) read per step: each step is one stretch of C code
-# that holds the GIL, ~10 ms here (the whole file in one step held it ~75 ms against the
-# app's frames while the encoder was built in a thread).
+# Bytes of the o200k_base file read per step: each step is one stretch of C code that holds
+# the GIL, short enough not to delay the app's frames while the encoder is built in a thread.
 RANKS_STEP_BYTES = 1 << 19
 
 
@@ -164,7 +163,7 @@ def o200k_ranks() -> dict[bytes, int]:
 
 
 def encoder() -> tiktoken.Encoding:
-    """The o200k_base encoding, loaded once (about 0.3 s) on first use."""
+    """The o200k_base encoding, loaded once on first use."""
     global _encoder
     if _encoder is None:
         with _encoder_lock:  # the app counts from worker threads: load it once
@@ -174,7 +173,7 @@ def encoder() -> tiktoken.Encoding:
 
 
 # Long texts are encoded in chunks so the token list of a whole prompt (tens of millions of
-# tokens, ~440 MB as a Python list) never exists. A chunk ends just before a space that
+# tokens) never exists as one Python list. A chunk ends just before a space that
 # follows a non-whitespace character: o200k_base's pre-tokenizer always starts a piece
 # there (no piece ends in a space after a non-space: words, numbers and punctuation stop at
 # it, and whitespace pieces hold no non-space), and no special token contains a space, so
@@ -242,9 +241,9 @@ def _encoding_pool() -> ThreadPoolExecutor:
 counts_elsewhere: Callable[[Sequence[Text]], list[int] | None] | None = None
 
 
-# A text counted with a ``stop`` goes a part of this many characters or so at a time (about a
-# second of the token worker on a slow core): a summary template can write tens of MB, and
-# its count (12 s for 58 MB) kept the app from quitting until it was done.
+# A text counted with a ``stop`` goes a part of this many characters or so at a time: a
+# summary template can write tens of MB, and counting them in one go would keep the app from
+# quitting until the count was done.
 STOPPABLE_PART_CHARS = 1 << 22
 
 
@@ -398,7 +397,7 @@ class TokenCounter:
         """Sum over agent-visible messages, +3 reply primer on each (Goose sums one
         count_chat_tokens per message, and each one adds the primer). ``counts``: each
         message's count, when the caller has just made them (not looked up again: a lookup
-        builds the message's texts and hashes them, ~0.1 s for 20,000 messages). ``stop``: as
+        builds the message's texts and hashes them). ``stop``: as
         ``count_tokens``'s."""
         return sum(
             (self.count(message, stop=stop) if counts is None else counts[number]) + REPLY_PRIMER
@@ -468,8 +467,8 @@ def _model_map_text() -> str | None:
 
 @lru_cache(maxsize=1)
 def model_map() -> dict[str, Any]:
-    """litellm's bundled model map (context windows and prices), read as plain JSON (3.5 MB,
-    parsed once) without importing litellm; {} when litellm or the file is not there."""
+    """litellm's bundled model map (context windows and prices), read as plain JSON (parsed
+    once) without importing litellm; {} when litellm or the file is not there."""
     try:
         data = json.loads(_model_map_text() or "{}")
     except ValueError:
@@ -497,8 +496,8 @@ _ESCAPED_KEY = re.compile(r'\n    "[^"\n]*\\')
 
 
 def _model_map_entry(name: str) -> Any:
-    """The map's entry for ``name`` (None when absent), without parsing the whole map (28 ms
-    on the app's first-screen path) when its text allows; _MISSING when it does not."""
+    """The map's entry for ``name`` (None when absent), without parsing the whole map (which
+    is on the app's first-screen path) when its text allows; _MISSING when it does not."""
     if model_map.cache_info().currsize:  # parsed already: a dict lookup
         return model_map().get(name)
     text = _plainly_keyed_map()

@@ -127,7 +127,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The sub-command parser (the app's own arguments are parsed by build_app_parser); each
     command group's module adds its commands, each with its handler as ``args.handler``.
     With ``command``, only the module of that command is imported: `goose-tui usage` does
-    not import what compare, probe and batch need (~85 ms of every run)."""
+    not import what compare, probe and batch need, which every run would pay for."""
     import importlib
 
     p = Parser(prog="goose-tui", description=DESCRIPTION)

@@ -251,7 +251,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 def _side_source(side: str, text: str, api_base: str | None) -> str | Summarizer:
     """A side of ``compare``: a saved summary's text (``summary:FILE``), or a model's
-    summarizer (a missing reply file fails now, before either side calls a model). Its
+    summarizer (a missing reply file fails here, before either side calls a model). Its
     errors name the side."""
     try:
         if (problem := prefix_case_problem(text, SUMMARY_PREFIX)) is not None:

@@ -2,12 +2,12 @@
 the session loads, the prompt is built and the model answers, and erased before anything
 else is written.
 
-A compaction with a real model takes seconds to minutes (litellm's import alone is ~2 s), and
-the command printed nothing until the summary. On a terminal the line now says what is
+A compaction with a real model takes seconds to minutes (litellm's import alone takes
+seconds), and the summary is printed only at the end. On a terminal the line says what is
 happening, how much of the reply has come and for how long. It is moved with carriage
 returns and spaces only (no escape sequence), and its text goes through ``visible``. When
-stderr is not a terminal nothing is written: a pipe or a file gets exactly what it got
-before."""
+stderr is not a terminal nothing is written: a pipe or a file gets only the command's own
+messages."""
 
 from __future__ import annotations
 

@@ -87,8 +87,7 @@ _SLOT = f"_goose_tui_{os.urandom(8).hex()}_"
 def _has_surrogate(text: str, step: int = 1 << 20) -> bool:
     """Whether ``text`` holds a lone surrogate: UTF-8 refuses one. Encoding is one C pass,
     several times quicker than a regex search for them; a slice at a time, so a thread
-    rendering the 47-million-character prompt lets the app's loop run (one search held the
-    GIL 0.1 s)."""
+    rendering a big prompt never holds the GIL long enough to stall the app's loop."""
     if text.isascii():
         return False
     for at in range(0, len(text), step):
@@ -583,13 +582,12 @@ _UNCOUNTED_TEXT = OUTPUT_CAP // FUEL
 def count_loop_text(source: str) -> tuple[str, int]:
     """``source`` with each longer run of template text inside a for loop counted as output,
     and the longest run left uncounted, in bytes. The finalizer sees only values: a loop's
-    own text (a paragraph in a ``{% for %}``) printed past the output cap unseen, so the
-    instruction budget used to be lowered for it (the output cap over the longest run: 33,026
-    instructions for a 2 KB paragraph, too few for a finite summary of 5,000 items). Each run
-    gets ``{{ counter(chars) }}``, which prints nothing, before its first character that is
-    not whitespace: after the whitespace a tag's ``-``, ``trim_blocks`` or ``lstrip_blocks``
-    may remove, so the output is the same. A run of whitespace only, and a raw block's text,
-    are left to the budget."""
+    own text (a paragraph in a ``{% for %}``) would print past the output cap unseen, and
+    lowering the instruction budget for it instead would cut a finite summary of many items
+    short. Each run gets ``{{ counter(chars) }}``, which prints nothing, before its first
+    character that is not whitespace: after the whitespace a tag's ``-``, ``trim_blocks`` or
+    ``lstrip_blocks`` may remove, so the output is the same. A run of whitespace only, and a
+    raw block's text, are left to the budget."""
     found = scan(source)
     if not found.loop_data:
         return source, found.max_raw_in_loop
@@ -757,13 +755,12 @@ class Compiled:
         # A string is the one value the binding converts to the engine's own (a native
         # string): it is handed over as a global under a name no template can know, not
         # copied into the source, where the engine would lex and unescape it again (the
-        # prompt's {{ messages }} is tens of megabytes: 0.9 s as a literal, 0.15 s as a
-        # global, at 37 M characters). Not one with a lone surrogate: the binding does not
-        # make that a native string (it slices and iterates differently), its literal does.
-        # A long string the template only prints whole (printed_verbatim) goes in as a short
-        # stand-in, replaced by the string in the output: the engine would copy the prompt's
-        # 47 million characters in and out (0.4 s and ~90 MB at its peak) to print them as
-        # they are. tests/test_engine.py renders generated templates both ways.
+        # prompt's {{ messages }} is tens of megabytes). Not one with a lone surrogate: the
+        # binding does not make that a native string (it slices and iterates differently), its
+        # literal does. A long string the template only prints whole (printed_verbatim) goes in
+        # as a short stand-in, replaced by the string in the output: the engine would copy the
+        # whole conversation in and out to print it as it is. tests/test_engine.py renders
+        # generated templates both ways.
         # A Pieces value is spliced in the same way: its pieces become pieces of the output.
         verbatim: dict[str, tuple[str, ...]] = {}  # stand-in -> the pieces of the value
         sets: list[str] = []

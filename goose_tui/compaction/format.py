@@ -205,6 +205,6 @@ def format_message_pieces(messages: Iterable[Message]) -> list[str]:
 def format_messages(messages: Iterable[Message]) -> str:
     """The text that fills ``{{ messages }}``: formatted messages joined by ``\\n``.
 
-    One join over pieces that are mostly the session's own strings: the peak is the session
-    plus the result (measured in benchmarks/bench.py, figure b)."""
+    One join over pieces that are mostly the session's own strings, so the peak memory is
+    the session plus the result (benchmarks/bench.py measures it)."""
     return "".join(format_message_pieces(messages))

@@ -78,7 +78,7 @@ class StructuredSummary(BaseModel):
         if not isinstance(value, dict):
             return None
         # Every field is given, so model_construct never computes a default: pydantic's
-        # default-factory path inspects signatures and cost ~1 ms per candidate object.
+        # default-factory path inspects signatures, too slow for a reply of many candidates.
         data: dict[str, Any] = dict.fromkeys(("current_work", "next_step"))
         data |= {name: [] for name in (*LIST_FIELDS, "files")}
         extras: dict[str, Any] = {}

@@ -57,8 +57,8 @@ EXHAUSTED = (
 
 class CompactionRequest(BaseModel):
     # The system prompt as the pieces it is the join of (goose_tui.pieces): on a big session
-    # nearly all of it is the session's own strings, and one joined copy was 188 MB and a
-    # 0.1 s hold of the GIL. ``system_prompt`` joins it, on first read.
+    # nearly all of it is the session's own strings, and a joined copy would double the
+    # memory and hold the GIL while it is made. ``system_prompt`` joins it, on first read.
     prompt: Pieces
     _tokens: int | None = PrivateAttr(default=None)
     _counting: threading.Lock = PrivateAttr(default_factory=threading.Lock)
@@ -88,7 +88,7 @@ class CompactionRequest(BaseModel):
     def __repr__(self) -> str:
         # Short, as CompactionResult's: the prompt is tens of millions of characters on a big
         # session, and a repr is made where nobody reads it (Textual describes a worker by
-        # the repr of its arguments: 2 s of the app's loop and +500 MB for one).
+        # the repr of its arguments).
         return f"CompactionRequest(system_prompt=<{len(self.prompt):,} chars>)"
 
     __str__ = __repr__
@@ -298,14 +298,13 @@ async def summarize(
     loop. ``focus`` is the user's one-off instruction for this summary (FOCUS_VARIABLE).
     ``first_request``: the first rung's request when the caller has built it already
     (``build_request`` of the same messages, templates, focus and profile; the app shows it
-    in its input pane): not built again (formatting and rendering a 53 MB session's prompt
-    is ~1 s).
+    in its input pane): not built again, since a big session's prompt is slow to build.
 
     ``estimate_tokens``: count each request's tokens while it is on its way (the attempts'
     ``tokens_sent``, which the app shows) and the usage the provider did not report, all
     before returning. Off, nothing is counted unless ``result.usage`` is read and needs an
-    estimate: counting a 40 MB prompt is seconds of CPU, which Goose does not spend when the
-    provider reports its usage (the goose-sdk wheel, benchmarks/wheel_bench.py)."""
+    estimate: counting a big prompt costs seconds of CPU, which Goose does not spend when the
+    provider reports its usage."""
     # Imported here, not with the module: the pipeline's import stays free of asyncio.
     import asyncio
 
@@ -313,7 +312,7 @@ async def summarize(
     cut: list[list[Message]] = []  # what the summarizer receives, once a rung needs it
 
     async def history() -> list[Message]:
-        # A pass over every message (~0.1 s at 20,000): in a thread, and only when a request
+        # A pass over every message: in a thread, and only when a request
         # is built here (rung 0 of a caller's first_request does not need it).
         if not cut:
             cut.append(await asyncio.to_thread(summarizer_messages, messages))
@@ -358,7 +357,7 @@ async def summarize(
             # The size of the request that did not fit is worth its wait.
             await _settled(counting)
             report(_ended(running, counting, outcome="context_length_exceeded", error=str(exc)))
-            # Asked only on an overflow: a pass over every message (10 ms at 20,000).
+            # Asked only on an overflow, since it is a pass over every message.
             if not any(m.has_tool_response() for m in await history()):
                 raise CompactionFailed(NOTHING_TO_REMOVE, attempts) from exc
             continue
@@ -375,7 +374,7 @@ async def summarize(
             raise
         await _settled(counting)
         report(_ended(running, counting, outcome="ok"))
-        # All of it in a thread: a long reply's token estimate alone was 46 ms of the loop.
+        # All of it in a thread: a long reply's token estimate would hold the event loop.
         return await asyncio.to_thread(
             _result,
             summarizer.name,

@@ -91,7 +91,7 @@ def scrub_secrets(text: str, extra: tuple[str, ...] = ()) -> str:
     return _KEYLIKE.sub("***", text)
 
 
-# litellm's import (5-12 s here) runs in a background thread as soon as a litellm model is
+# litellm's import (seconds) runs in a background thread as soon as a litellm model is
 # chosen, so neither the CLI's loading of the session nor the app's event loop waits for it
 # in one piece. A plain ``import litellm`` on the loop while that thread imports would block
 # on the module's import lock: ``load_litellm`` awaits the thread instead.
@@ -141,8 +141,8 @@ def configure_litellm() -> Any:
     # Before the import: the model cost map is otherwise fetched over the network.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_LOG", "ERROR")
-    # Each collection during the import walks all litellm has built so far: 0.55 s of its
-    # 2.5 s here. Nothing it builds needs collecting meanwhile.
+    # Each collection during the import walks all litellm has built so far, a good share of
+    # the import's time. Nothing it builds needs collecting meanwhile.
     with paused_gc():
         import litellm
 
@@ -152,7 +152,7 @@ def configure_litellm() -> Any:
     litellm.set_verbose = False
     litellm.drop_params = True
     # litellm counts the prompt's tokens itself, for its cost estimate: it builds its own
-    # tokenizer on the first call (~2 s) and re-encodes the whole prompt (seconds on a big
+    # tokenizer on the first call (seconds) and re-encodes the whole prompt (seconds on a big
     # session). The pipeline estimates what the provider does not report (docs/pipeline.md §7) and
     # reads only the reported usage from litellm (tests/test_llm_litellm.py).
     litellm.disable_token_counter = True

@@ -1,19 +1,19 @@
 """litellm called from a worker process, for the app and the CLI.
 
-In the app's own process litellm's client froze the screen: it encodes the request body with
-one ``json.dumps`` of the whole prompt (0.6 s holding the GIL for a 47-million-character
-prompt, on the event loop), and its import (seconds) competes for the GIL with every frame.
-A thread cannot give the GIL back inside one C call; another process can. So the app sends
-each litellm request to a worker process (``python -m goose_tui.llm.litellm_worker``) that
-has imported litellm, and reads the reply back as events. The CLI does the same for another
-reason: the import (4 s) then runs on another core while the session loads and the prompt is
-built, instead of taking turns with them for the GIL (benchmarks/wheel_bench.py: 20,000
-messages 7.8 -> 4.5 s). The worker runs the same ``LiteLLMSummarizer`` a Python caller runs
-in its own process, so errors, timeouts, the reply cap and secret scrubbing are those of one
+In the app's own process litellm's client would stall the screen: it encodes the request
+body with one ``json.dumps`` of the whole prompt, holding the GIL on the event loop, and its
+import (seconds) competes for the GIL with every frame. A thread cannot give the GIL back
+inside one C call; another process can. So the app sends each litellm request to a worker
+process (``python -m goose_tui.llm.litellm_worker``) that has imported litellm, and reads the
+reply back as events. The CLI does the same for another reason: the import then runs on
+another core while the session loads and the prompt is built, instead of taking turns with
+them for the GIL. The worker runs the same ``LiteLLMSummarizer`` a Python caller runs in its
+own process, so errors, timeouts, the reply cap and secret scrubbing are those of one
 implementation.
 
 One worker serves every call of the app, several at once (the probes tab asks four
-questions at a time: four workers would import litellm four times, ~300 MB each). The pipes
+questions at a time: four workers would import litellm, and hold its memory, four times). The
+pipes
 carry:
 - to the worker: per request, one JSON line ``{"id": n, "config": ..., "roles": [...]}``,
   then each message's text as frames ``<n>\\n<n bytes of UTF-8>`` ended by ``0\\n``
@@ -58,7 +58,7 @@ from goose_tui.pieces import write_frames
 
 # How the app starts a worker; a module attribute so a test can start it through a wrapper.
 WORKER_COMMAND = [sys.executable, "-m", "goose_tui.llm.litellm_worker"]
-SLICE_CHARS = 1 << 20  # ~1-4 MB of UTF-8 per frame; encoding one takes a few ms
+SLICE_CHARS = 1 << 20  # a frame small enough that encoding it never holds the GIL for long
 CHUNK_FLUSH_SECONDS = 0.05
 # Beyond the request's own timeout (which the worker enforces): for a worker that hangs.
 GRACE_SECONDS = 30.0
@@ -364,7 +364,7 @@ def _read_message(stdin: IO[bytes]) -> Request | int | None:
     messages = []
     for role in message["roles"]:
         # A frame is a slice of whole characters: decoded on its own, so the UTF-8 of the
-        # whole text never exists here beside the text (40 MB less for a 40 MB prompt).
+        # whole text never exists here beside the text.
         parts = []
         while size := int(stdin.readline()):
             parts.append(stdin.read(size).decode("utf-8", "surrogatepass"))
@@ -438,8 +438,8 @@ def _exit_with_the_app() -> None:
 
 def load_client() -> None:
     """litellm imported and configured, and what it built kept out of the collector's walks
-    for the worker's life (``gc.freeze``): each collection during the first call walked all
-    of litellm's objects, 0.45 s of that call's 0.65 s. The worker is litellm's alone, so
+    for the worker's life (``gc.freeze``): otherwise each collection during the first call
+    walks all of litellm's objects, most of that call's time. The worker is litellm's alone, so
     nothing else is kept out with it."""
     from goose_tui.llm.litellm_backend import configure_litellm
 
@@ -477,7 +477,7 @@ def main() -> None:
             else:
                 loop.call_soon_threadsafe(start, message)
         # The app closed the pipe: it is done, and so are its calls. At once: a normal
-        # shutdown (litellm's modules, the loop) took ~0.8 s at the app's niceness.
+        # shutdown (litellm's modules, the loop) is slow at the worker's low priority.
         os._exit(0)
 
     threading.Thread(target=read_input, name="goose-tui-worker-input", daemon=True).start()

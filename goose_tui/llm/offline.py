@@ -127,8 +127,8 @@ def conversation_text(system_prompt: Text) -> str:
 
 
 def _as_pieces(text: Text) -> Pieces:
-    # The prompt is read where it is, never joined: for a 53 MB session that copy was 188 MB
-    # and a 0.1 s hold of the GIL (the app's screen stalled as the offline model started).
+    # The prompt is read where it is, never joined: on a big session a joined copy would
+    # double its memory and hold the GIL long enough to stall the app's screen.
     return text if isinstance(text, Pieces) else Pieces([text])
 
 
@@ -178,8 +178,8 @@ def parse_conversation(system_prompt: Text) -> list[ParsedMessage]:
 
 def read_conversation(system_prompt: Text) -> Iterator[ParsedMessage]:
     """The conversation's messages in order, each parsed when it is reached: the summary is
-    gathered from one message at a time. Parsed all at once, the 53 MB session's messages
-    (their tool output copied into parts) took ~145 MB more resident memory."""
+    gathered from one message at a time, so a big session's parsed messages (their tool
+    output copied into parts) are never all in memory at once."""
     text = _as_pieces(system_prompt)
     begin, size = _conversation_bounds(text)
     # How the messages are written: goose-main's JSON records when one starts at ``begin``,
@@ -428,8 +428,8 @@ def _pending(user_texts: list[str], answered: bool) -> list[str]:
 
 def _concepts(facts: _Facts) -> list[str]:
     concepts = [f"tool {name} (used {n}×)" for name, n in facts.tools.items()]
-    # Each text is lowered alone: lowering their join at once took ~60 MB for the 53 MB
-    # session (a 3-million-character join, and lower() reserves three times its length).
+    # Each text is lowered alone: lowering their join would build a big join, and lower()
+    # reserves three times its length.
     # What is found is the same: no needle holds a newline, so none spans two texts.
     found: set[str] = set()
     for text in chain(facts.user_texts, facts.assistant_texts, facts.files, facts.commands):
@@ -442,9 +442,9 @@ def _concepts(facts: _Facts) -> list[str]:
 
 
 # A summary has to fit in the context it replaces: a model writes a few thousand tokens.
-# This one lists and quotes, and on a long session (the bench's 20,000 messages: a 1.9 MB
-# reply, ~500,000 tokens, more than any context window) a list keeps its first and most
-# recent items, with a note of how many were left out between them.
+# This one lists and quotes, so on a long session its reply would outgrow any context
+# window: a list keeps its first and most recent items, with a note of how many were left
+# out between them.
 LIST_HEAD, LIST_TAIL = 20, 40
 
 
@@ -510,6 +510,6 @@ def write_reply(messages: Iterable[ParsedMessage]) -> str:
     ]
     head = "<analysis>\n" + "\n".join(checklist) + "\n</analysis>\n\n```json\n"
     # json.dumps(fields, indent=2, ensure_ascii=False)'s pieces, joined once with the rest:
-    # its own join was a second copy of the reply (7 MB for the 53 MB session's).
+    # its own join would be a second copy of the reply.
     body = json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(fields)
     return "".join([head, *body, "\n```\n"])

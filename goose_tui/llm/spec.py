@@ -1,9 +1,9 @@
 """Which summarizer to call, parsed once from what the user typed: the built-in offline
 summarizer, a reply file to replay, or a litellm model with its api base.
 
-Everything that used to look at the model string (the ``replay:`` prefix, whether the reply
-file exists, which model's window the gauge measures, which files a run reads) asks the
-``ModelSpec`` instead.
+Everything that depends on the model string (the ``replay:`` prefix, whether the reply file
+exists, which model's window the gauge measures, which files a run reads) asks the
+``ModelSpec``, so the string is read in one place.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ class ModelSpec(BaseModel):
     api_base: str | None = None
     offline_context_limit: int | None = None  # offline only
     # litellm only: call the model from a worker process (goose_tui/llm/litellm_worker.py).
-    # The app does (litellm's client holds the GIL in long C calls that froze its screen), and
+    # The app does (litellm's client holds the GIL in long C calls that would stall its
+    # screen), and
     # the CLI (litellm's import runs on another core while the session loads).
     in_worker_process: bool = False
 

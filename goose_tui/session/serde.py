@@ -23,7 +23,7 @@ _POW10 = [float(f"1e{i}") for i in range(309)]  # correctly rounded, like serde'
 def compact_json(value: Any) -> str:
     """JSON as serde_json::to_string writes it: no spaces, non-ASCII kept, key order kept,
     and numbers as serde_json prints them (``0.00001``, ``1e-7``, ``1e+16``; an integer
-    beyond 64 bits was read as a float, ``1.2345678901234568e+29``). Python's own float
+    beyond 64 bits is read as a float, ``1.2345678901234568e+29``). Python's own float
     text differs (``1e-05``), so numbers are written here and everything else by ``json``.
 
     NaN and infinities are not JSON (serde refuses them), so they count as unserializable."""

@@ -21,7 +21,7 @@ def _subclasses(cls: type[DOMNode]) -> Iterator[type[DOMNode]]:
 
 def binding_ids() -> set[str]:
     """Every binding id of the app's screens and widgets (Textual's own included). Screens
-    the app imports only when opened (the timeline, compare) are imported here: ~30 ms,
+    the app imports only when opened (the timeline, compare) are imported here, a cost
     paid only with a keymap."""
     from goose_tui.tui import screens, widgets
 

@@ -226,8 +226,8 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
             self._probes.start()
 
 
-# The longest summary the app checks: indexing one (normalizing, its words) is ~0.2 s a MB
-# of the GIL in long C calls, and ~17 bytes of memory a character (58 MB: 12 s and 1 GB).
+# The longest summary the app checks: indexing one (normalizing, its words) holds the GIL in
+# long C calls and takes many bytes of memory a character, too much for a summary of tens of MB.
 ANALYSIS_CHARS = 4_000_000
 
 

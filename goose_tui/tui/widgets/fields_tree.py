@@ -15,8 +15,8 @@ from goose_tui.tui.highlight import highlight_lines, lexer_name, rich_syntax_sty
 
 LABEL_LIMIT = 300  # a tree label is one line; the JSON editor has the full text
 KEY_CODE_LINES = 40  # key_code shows as one leaf per line, highlighted by its file's language
-# Items shown per list field. Tree nodes are built on the event loop: the summary of a 53 MB
-# session has ~15,000 items (0.8 s); the JSON editor and the preview have them all.
+# Items shown per list field. Tree nodes are built on the event loop, and a big session's
+# summary has thousands of items; the JSON editor and the preview have them all.
 ITEMS_SHOWN = 200
 
 

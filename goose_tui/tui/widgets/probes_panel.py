@@ -85,8 +85,7 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
     def on_mount(self) -> None:
         kinds = self.query_one("#probe-kinds", DataTable)
         # The columns whose header is narrower than their rows get their rows' width at once:
-        # sized from the rows, the header was once drawn before them and stayed narrow ("kind"
-        # unpadded over "continuation": the probes tab's snapshot failed a fresh-clone run).
+        # sized from the rows, the header can be drawn before them and stay narrow.
         kinds.add_column("kind", width=max(map(len, [*PROBE_LABELS.values(), "overall"])))
         kinds.add_columns("probes", "score")
         kinds.add_column("", width=BAR_WIDTH)

@@ -1,7 +1,7 @@
 """The rendered summary: a Markdown preview, or its source, toggled with ``m``.
 
-Textual's ``Markdown`` widget builds one widget per block and took seconds to update on a
-20 KB summary (~130 blocks). The preview instead renders the text once with Rich's Markdown
+Textual's ``Markdown`` widget builds one widget per block, too slow to update for a summary
+of a hundred blocks. The preview instead renders the text once with Rich's Markdown
 into lines at the pane's width and serves them through the line API; a width change renders
 again. Rich's Markdown parses Markdown, not Rich markup, so ``[bold]x[/]`` shows literally;
 control characters are made inert first; ``hyperlinks=False`` writes a link as its text and
@@ -13,14 +13,13 @@ Rich separates top-level blocks with one blank line, so the sections joined by o
 line read as the whole text rendered at once. (A reference-style link whose definition sits
 in another section would show as plain text; summaries use none.)
 
-Rich renders about 0.5 MB of Markdown a second, on whichever thread calls it. Sections not
+Rich renders Markdown on whichever thread calls it, slowly for a big text. Sections not
 yet rendered that add up to more than ``SYNC_RENDER_CHARS`` are rendered in a thread, with
-"rendering the summary…" shown meanwhile: the summary of a 53 MB session (1.8 MB) held the
-event loop for 4-5 s.
+"rendering the summary…" shown meanwhile, so a big summary never holds the event loop.
 
-A summary template can write tens of MB (the engine's output budget is 64 MiB): Rich took
-minutes on 58 MB, its thread holding the GIL (keys answered in ~20 s, ``q`` waited for it) and
-1.4 GB. Both views show the first ``PREVIEW_CHARS`` of a longer summary, with a note giving
+A summary template can write tens of MB (the engine's output budget is 64 MiB), which Rich
+would take minutes and gigabytes to render, its thread holding the GIL all along. Both views
+show the first ``PREVIEW_CHARS`` of a longer summary, with a note giving
 its size; copying and saving take the whole summary (``SummaryPreview.markdown``).
 """
 
@@ -51,7 +50,7 @@ from goose_tui.tui.widgets.text_viewer import TextViewer
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r" {0,3}#{1,6}(\s|$)")
 SECTION_CACHE = 64  # sections kept per widget; a summary has about ten
-SYNC_RENDER_CHARS = 32_000  # at most ~60 ms of Rich on the event loop; more goes to a thread
+SYNC_RENDER_CHARS = 32_000  # short enough to render on the event loop; more goes to a thread
 RENDERING = "rendering the summary…"
 # The most of a summary the views show: a second or two of Rich and pygments on a slow core
 # (in a thread), ~50 pages; nobody reads further in a pane.
@@ -99,7 +98,7 @@ def split_sections(text: str) -> list[str]:
 
 def warm_up() -> None:
     """Do once, from a thread, what the first summary's render does once on the loop:
-    import Rich's Markdown and markdown-it (~0.15 s), compile markdown-it's link patterns
+    import Rich's Markdown and markdown-it, compile markdown-it's link patterns
     and pygments' file-name patterns (a heading's language)."""
     from rich.markdown import Markdown as RichMarkdown
 
@@ -120,7 +119,7 @@ class _Renderer:
 
     def render(self, section: str, width: int) -> tuple[list[Row], bool]:
         # Imported on the first summary, not at start-up: rich.markdown brings markdown-it,
-        # ~0.15 s of the first screen, which shows no summary yet.
+        # which the first screen, showing no summary yet, need not wait for.
         from rich.markdown import Markdown as RichMarkdown
 
         markdown = RichMarkdown(
@@ -178,8 +177,8 @@ class MarkdownLines(ScrollView, can_focus=True):
 
     def set_markdown(self, text: str) -> None:
         self._text = text
-        # Making a big text inert and finding its fences is ~0.2 s at 1.8 MB: the thread
-        # that renders it does that too.
+        # Making a big text inert and finding its fences is slow too: the thread that
+        # renders it does that as well.
         self._sections = _sections_of(text) if len(text) <= SYNC_RENDER_CHARS else None
         self._rendered_width = -1
         if self.is_mounted and self._width:
@@ -226,8 +225,8 @@ class MarkdownLines(ScrollView, can_focus=True):
             self._rows = []
             self.virtual_size = Size(width, 1)
         generation, renderer, text = self._generation, self._renderer(), self._text
-        # A new text's first screens are shown as soon as they are rendered (Rich takes ~5 s
-        # for the 1.8 MB summary of a 53 MB session), the rest when all of it is.
+        # A new text's first screens are shown as soon as they are rendered (all of a big
+        # summary takes Rich seconds), the rest when all of it is.
         first = max(self.size.height, 10) * 2 if fresh else 0
 
         def work() -> None:

@@ -1,5 +1,5 @@
 """A read-only text pane on Textual's line API: only visible lines are styled, so a system
-prompt built from a 50 MB session scrolls as smoothly as a short one."""
+prompt built from a session of tens of MB scrolls as smoothly as a short one."""
 
 from __future__ import annotations
 
@@ -32,13 +32,13 @@ Spans = list[tuple[int, int, str]]
 Wrap = tuple[dict[int, list[int]], tuple["array[int]", int]]
 Highlighter = Callable[[str], Spans]
 MAX_MATCHES = 10_000
-SYNC_HIGHLIGHT_CHARS = 16_000  # ~50 ms of pygments; a longer text is highlighted in a thread
+SYNC_HIGHLIGHT_CHARS = 16_000  # quick for pygments; a longer text is highlighted in a thread
 WORD_WRAP_CHARS = 2_000_000
-# A longer plain text is split into lines, and its rows counted, in a thread: for the prompt
-# of a 53 MB session (47 million characters, a million lines) that was ~0.4 s of the loop.
+# A longer plain text is split into lines, and its rows counted, in a thread: the prompt of a
+# big session has a million lines, too many to index on the event loop.
 INDEX_IN_THREAD_CHARS = WORD_WRAP_CHARS
-# Search lowers and scans the text this much at a time (a lowered copy of a whole prompt
-# was 188 MB).
+# Search lowers and scans the text this much at a time, so it never holds a lowered copy of
+# a whole prompt.
 SEARCH_WINDOW_CHARS = 1 << 20
 
 
@@ -477,8 +477,7 @@ class TextViewer(ScrollView, can_focus=True):
     def _highlight(self, shown: str, syntax: str) -> None:
         if self.is_attached and not self.display:
             # Hidden (the summary's Markdown source behind its rendered view): highlighted
-            # when shown. At once, the summary's source cost ~50-75 ms of the loop at the
-            # end of every compaction, for a view nobody was looking at.
+            # when shown, so a compaction's end does not pay for a view nobody is looking at.
             self._unhighlighted = shown
             return
         if len(shown) <= SYNC_HIGHLIGHT_CHARS or not self.is_attached:
@@ -493,7 +492,7 @@ class TextViewer(ScrollView, can_focus=True):
             self.refresh()
 
     def _highlight_in_thread(self, shown: str, syntax: str) -> None:
-        """pygments takes ~3 s a MB: a big text is shown plain until its spans are ready."""
+        """pygments is slow on a big text: it is shown plain until its spans are ready."""
         generation = self._highlighting
 
         def work() -> None:
@@ -646,7 +645,7 @@ class TextViewer(ScrollView, can_focus=True):
 
     def _find_matches(self) -> None:
         """The search's matches: at once in a text of a usual size; in a thread in a big one
-        (the 53 MB session's prompt took 0.1-0.2 s per key typed into the search box)."""
+        (so each key typed into the search box is answered at once)."""
         self._matches, self._current, self._searching = [], -1, None
         needle, lines = self.search, self._lines
         if needle and len(self._text) > INDEX_IN_THREAD_CHARS and self.is_attached:
