@@ -15,8 +15,9 @@ goose_profile = "goose-main"    # the default Goose format profile
 Precedence: a command-line option, then (for the threshold) ``GOOSE_AUTO_COMPACT_THRESHOLD``,
 then this file, then the built-in default. The app reads all of it; the headless commands
 read its ``threshold`` (``usage``, ``timeline``). A file that cannot be read or parsed is
-reported and ignored, and so is a value that is not what its setting takes (a threshold by
-the rule of ``--threshold``): settings never stop the app. The app writes only the ``theme``
+reported and ignored, and so is a key no setting takes (named with the closest known one) and
+a value that is not what its setting takes (a threshold by the rule of ``--threshold``):
+settings never stop the app. The app writes only the ``theme``
 line back, in place (comments and the rest of the file are kept), atomically.
 """
 
@@ -83,7 +84,7 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return Settings(), f"{path}: not valid TOML: {exc}"
-    problems: list[str] = []
+    problems = [unknown_setting(key) for key in data if key not in Settings.model_fields]
     try:
         settings = Settings.model_validate(data)
     except ValidationError as exc:
@@ -95,6 +96,16 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
         problems.append(f"threshold {problem}")
         settings.threshold = None
     return settings, f"{path}: {'; '.join(problems)}" if problems else None
+
+
+def unknown_setting(key: str) -> str:
+    """A key the file has and no setting takes, with the known key it was likely meant as."""
+    from difflib import get_close_matches
+
+    known = list(Settings.model_fields)
+    if close := get_close_matches(key, known, n=1):
+        return f"unknown setting {key!r} (did you mean {close[0]!r}?)"
+    return f"unknown setting {key!r} (known: {', '.join(known)})"
 
 
 _THEME_LINE = re.compile(r"^\s*theme\s*=.*$", re.MULTILINE)

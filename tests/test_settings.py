@@ -229,3 +229,26 @@ def test_the_app_shows_an_unreadable_goose_threshold_once_it_is_up(
         )
     ]
     assert capsys.readouterr().err == ""
+
+
+def test_an_unknown_setting_is_named_with_the_closest_known_one(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('threshhold = 0.5\ncolour = "red"\nmodel = "offline"\n', encoding="utf-8")
+    settings, problem = load_settings(path)
+    assert settings.model == "offline" and settings.threshold is None
+    assert problem == (
+        f"{path}: unknown setting 'threshhold' (did you mean 'threshold'?); "
+        "unknown setting 'colour' (known: theme, model, api_base, threshold, goose_profile, "
+        "keymap)"
+    )
+
+
+def test_the_headless_commands_name_an_unknown_setting_on_stderr(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tests.test_retention import run_command
+
+    _write_config("threshhold = 0.5\n")
+    assert run_command(["usage", str(SAMPLES / "short.jsonl")]) == 0
+    err = capsys.readouterr().err
+    assert "unknown setting 'threshhold' (did you mean 'threshold'?)" in err

@@ -176,17 +176,21 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         # encoder holds the GIL (0.1-0.4 s), which froze the screen here.
         self._counting = contextlib.ExitStack()
         self._counting.enter_context(counting_in_worker())
+        if self._initial_theme in self.available_themes:
+            self.theme = self._initial_theme
+        elif self._initial_theme:
+            from difflib import get_close_matches
+
+            from goose_tui.settings import config_path
+
+            problem = f"{config_path()}: no theme named {self._initial_theme!r}"
+            if close := get_close_matches(self._initial_theme, list(self.available_themes), n=1):
+                problem += f" (did you mean {close[0]!r}?)"
+            self._settings_problems.append(problem)
         for problem in self._settings_problems:
-            self.notify(problem, title="settings ignored", severity="warning", timeout=10)
-        if self._initial_theme:
-            if self._initial_theme in self.available_themes:
-                self.theme = self._initial_theme
-            else:
-                self.notify(
-                    f"settings: no theme named {self._initial_theme!r}",
-                    severity="warning",
-                    markup=False,
-                )
+            self.notify(
+                problem, title="settings ignored", severity="warning", timeout=10, markup=False
+            )
         self._save_theme = True
         self.push_screen(self.main)
         # A litellm model: its import (seconds) starts in the background after the first

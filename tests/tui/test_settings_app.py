@@ -116,3 +116,14 @@ async def test_a_rebound_key_keeps_its_place_in_the_footer(session_file: Path) -
     assert any("press x to compact" in toast for toast in toasts), toasts
     # And so does the help (it said "Press c to compact": the next stop's review).
     assert "Press x to compact" in intro and "Press c " not in intro, intro
+
+
+async def test_an_unknown_theme_is_a_settings_problem_with_the_closest_theme(
+    session_file: Path,
+) -> None:
+    app = GooseTUI(session_file, theme="nordd")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        [toast] = [n for n in app._notifications if n.title == "settings ignored"]
+        assert toast.message == f"{config_path()}: no theme named 'nordd' (did you mean 'nord'?)"
+        assert toast.timeout >= 10 and app.theme != "nordd"
