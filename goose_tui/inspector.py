@@ -2,10 +2,9 @@
 overrides are broken), the model, the current compaction and its hand edits, the previous
 summary for the compare screen, and saving.
 
-The TUI owns one ``Inspector`` and draws from it; slow steps (a render of the summary
-template, a re-extraction of an edited reply) are split in two so the TUI can run the first
-half off the UI thread: ``read_json`` / ``render_json`` / ``json_rendered`` and
-``reread_reply`` / ``reply_read``. ``edit_json`` and ``edit_reply`` do both halves at once.
+The TUI owns one ``Inspector``, calls one method per user action and draws from its state
+(small frozen dataclasses). The slow actions (a hand edit, a template swap, a compaction)
+are async: they render in a thread, and cancelling one (a newer edit) drops its result.
 """
 
 from __future__ import annotations
@@ -173,8 +172,7 @@ def parses(text: str) -> bool:
 
 class Inspector:
     """The state of one inspector session, and what can be done to it: one method per
-    action, each leaving the state consistent (the slow ones are async and render in a
-    thread, so a newer action cancels them before they change anything)."""
+    action, each leaving the state consistent."""
 
     def __init__(
         self,

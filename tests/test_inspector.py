@@ -360,8 +360,8 @@ def test_the_inspector_imports_no_textual() -> None:
 
 
 def test_the_editors_json_escapes_what_is_not_inert_and_nothing_else() -> None:
-    # json_text escaped with a Python step per character (125 ms of the event loop for the
-    # 53 MB session's summary); the rule is unchanged, checked here against that loop.
+    # json_text escapes in one translation, not a Python step per character; checked here
+    # against that per-character rule.
     import random
 
     from goose_tui.compaction.structured import StructuredSummary
@@ -389,8 +389,8 @@ def test_a_compaction_sends_the_prompt_built_for_the_input_pane(
     session_file: Path, monkeypatch
 ) -> None:
     # The app builds the prompt for its input pane; compacting the same session with the
-    # same templates, focus and profile built it again (~1 s and a second 47-million-
-    # character copy for a 53 MB session). Anything changed since: built anew.
+    # same templates, focus and profile sends that one, not a second copy built again.
+    # Anything changed since: built anew.
     from goose_tui.compaction import summarize as pipeline
 
     built: list[str] = []

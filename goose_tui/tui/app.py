@@ -165,7 +165,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         from goose_tui.token_worker import counting_in_worker
 
         # Every count while the app runs is made in the token worker process: building the
-        # encoder holds the GIL (0.1-0.4 s), which froze the screen here.
+        # encoder holds the GIL, and the screen with it.
         self._counting = contextlib.ExitStack()
         self._counting.enter_context(counting_in_worker())
         for problem in self._settings_problems:

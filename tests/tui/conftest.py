@@ -89,9 +89,8 @@ async def compacted(pilot: Pilot) -> None:
     await settle(pilot)
 
 
-# How long a test waits for the app's litellm worker to answer. The worker runs at
-# niceness +10 (the app's frames come first), so in a full suite on two cores, three test
-# processes at full priority, its first import of litellm has taken over 30 s.
+# How long a test waits for the app's litellm worker to answer: the worker runs at niceness
+# +10 (the app's frames come first), so on a busy machine its first import of litellm is slow.
 MODEL_CALL_SECONDS = 180.0
 
 
@@ -141,10 +140,9 @@ async def paste(pilot: Pilot, text: str) -> None:
 def _no_styles_kept_from_earlier_apps() -> Iterator[None]:
     """Textual caches ``StylesCache.get_inner_outer`` with ``lru_cache(1024)`` on the class,
     and each entry keeps a widget's styles cache alive, with every line it drew (its strips,
-    their segments and caches): ~40,000 objects per app, long after the app ended. An app runs
-    once per process, so it costs users nothing; a test worker runs a hundred apps, and every
-    full collection walked their lines (6 of them were 11 s of a 150 s run of the app tests
-    in one process). Emptied after each test."""
+    their segments and caches), long after the app ended. An app runs once per process, so it
+    costs users nothing; a test worker runs a hundred apps, and every full collection would
+    walk their lines. Emptied after each test."""
     yield
     from textual._styles_cache import StylesCache
 
