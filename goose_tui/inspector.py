@@ -2,16 +2,17 @@
 overrides are broken), the model, the current compaction and its hand edits, the previous
 summary for the compare screen, and saving.
 
-The TUI owns one ``Inspector`` and draws from it; slow steps (a render of the summary
-template, a re-extraction of an edited reply) are split in two so the TUI can run the first
-half off the UI thread: ``read_json`` / ``render_json`` / ``json_rendered`` and
-``reread_reply`` / ``reply_read``. ``edit_json`` and ``edit_reply`` do both halves at once.
+The TUI owns one ``Inspector``, calls one method per user action and draws from its state
+(small frozen dataclasses). The slow actions (a hand edit, a template swap, a compaction)
+are async: they render in a thread, and cancelling one (a newer edit) drops its result.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -47,10 +48,87 @@ if TYPE_CHECKING:
 TEMPLATE_NAMES: tuple[TemplateName, ...] = ("compaction.md", "compaction_summary.md")
 LAST_GOOD = "showing the last good render"
 
+PREVIOUS_SUMMARY = "this compaction did not finish: the summary shown is the previous one's"
+
 # The JSON editor: "loaded" (as extracted), "edited" (read and rendered) or "invalid".
 JsonState = Literal["loaded", "edited", "invalid"]
-# (message, kind) of the banner over the fields: kind "", "fallback" or "error".
-Banner = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Notice:
+    """The banner over the fields: the inspector's report on the current summary. ``kind``
+    is "" (news), "fallback" (the raw-text fallback) or "error"."""
+
+    message: str
+    kind: Literal["", "fallback", "error"] = ""
+
+    @classmethod
+    def template_error(cls, error: object) -> Notice:
+        return cls(f"template error: {error} — {LAST_GOOD}", "error")
+
+
+NO_SUMMARY = Notice("no summary yet")
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A summary as the panes show it: its fields (None: the raw-text fallback) and the
+    Markdown the summary template rendered from them."""
+
+    structured: StructuredSummary | None = None
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What the last compaction or reply edit gave: the editors' texts and what was shown
+    with them, so an undo back to that JSON shows it again without a render."""
+
+    json: str = "{}"
+    reply: str = ""
+    summary: Summary = Summary()
+    notice: Notice = NO_SUMMARY
+    template: Template | None = None  # the summary template it was rendered with
+
+
+@dataclass(frozen=True)
+class Edits:
+    """The editors' texts. As saved, ``json`` is None when the JSON editor's text did not
+    parse (the last good summary was saved in its place)."""
+
+    json: str | None = "{}"
+    reply: str = ""
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The input pane: the system prompt (a request's: its pieces), a note on it ("as it
+    will be sent", "as sent") and its tokens once counted."""
+
+    text: Text = ""
+    note: str = ""
+    tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class TemplateSwap:
+    """What ``Inspector.set_templates`` did: the error that kept the last good templates
+    (file and line), and whether the session's summary was what rendered (False: there is
+    none, and an empty one was)."""
+
+    error: str | None
+    with_summary: bool = True
+
+
+@dataclass(frozen=True)
+class TemplateReload:
+    """What ``Inspector.reload_templates`` found on disk: the templates to swap in (the last
+    good text of a broken one kept), the overrides skipped, and the "path:line" of the
+    broken overrides whose last good text stays."""
+
+    templates: Templates
+    warnings: list[str]
+    kept: str | None
 
 
 # The characters json.dumps leaves raw that the editor must not show raw (\u202e reads back
@@ -92,17 +170,9 @@ def parses(text: str) -> bool:
     return True
 
 
-class TemplateReload:
-    """What ``Inspector.reload_templates`` found on disk."""
-
-    def __init__(self, templates: Templates, warnings: list[str], kept: str | None) -> None:
-        self.templates = templates  # to swap in (the last good text of a broken one kept)
-        self.warnings = warnings  # overrides skipped, for the user
-        self.kept = kept  # "path:line" of the broken overrides whose last good text stays
-
-
 class Inspector:
-    """The state of one inspector session, and what can be done to it."""
+    """The state of one inspector session, and what can be done to it: one method per
+    action, each leaving the state consistent."""
 
     def __init__(
         self,
@@ -135,31 +205,16 @@ class Inspector:
         """No compaction yet: what a new inspector, or a session just opened, starts from."""
         self.result: CompactionResult | None = None
         self.extraction: Extraction | None = None
-        self.structured: StructuredSummary | None = None  # last good
-        self.summary_text = ""  # last good render
-        self.system_prompt: Text = ""  # shown in the input pane (a request's: its pieces)
-        self.prompt_note = ""
-        self.prompt_tokens: int | None = None  # the shown request's, once counted
-        self.banner: Banner = ("no summary yet", "")
-        # The editors' texts: as loaded (extracted, or the model's reply) and as they are.
-        self.json_loaded = "{}"
-        self.json_text = "{}"
-        self.reply_loaded = ""
-        self.reply_text = ""
+        self.summary = Summary()  # the last good one
+        self.notice = NO_SUMMARY
+        self.prompt = Prompt()
+        self.loaded = Loaded()
+        self.edits = Edits()
         self.json_state: JsonState = "loaded"
-        # (JSON, reply) as last compacted or saved: anything else is unsaved (None: no JSON
-        # text was saved, the editor's did not parse).
-        self.saved_edits: tuple[str | None, str] = ("{}", "")
-        # What was shown when the JSON was loaded: (structured, summary, banner, and the
-        # summary template it was rendered with).
-        self.loaded_view: tuple[StructuredSummary | None, str, Banner, Template | None] = (
-            None,
-            "",
-            ("no summary yet", ""),
-            None,
-        )
-        # (structured, rendered) before the last change, for the compare screen's "previous".
-        self.previous_summary: tuple[StructuredSummary | None, str] | None = None
+        # As last compacted or saved: any other editor text is an unsaved edit.
+        self.saved = Edits()
+        # The summary before the last change, for the compare screen's "previous".
+        self.previous: Summary | None = None
 
     # -- session, model, profile, focus ----------------------------------------------------
 
@@ -201,18 +256,25 @@ class Inspector:
         same = all(a is b for a, b in zip(inputs[:2], now[:2], strict=True))
         return request if same and inputs[2:] == now[2:] else None
 
-    def show_prompt(self, prompt: Text, note: str, tokens: int | None = None) -> None:
-        self.system_prompt, self.prompt_note, self.prompt_tokens = prompt, note, tokens
+    def show_prompt(self, prompt: Text, note: str) -> None:
+        """The input pane shows ``prompt`` (its tokens not counted yet)."""
+        self.prompt = Prompt(prompt, note)
+
+    def prompt_counted(self, prompt: Text, tokens: int) -> bool:
+        """``prompt`` has ``tokens``; False when the pane shows another prompt by now."""
+        if self.prompt.text is not prompt:
+            return False
+        self.prompt = replace(self.prompt, tokens=tokens)
+        return True
 
     def prompt_title(self) -> str:
-        # The user's focus first: a narrow pane cuts the title's end, and the focus (the
-        # user's own words, at the prompt's very end) was the part cut off.
+        # The user's focus first: a narrow pane cuts the title's end, and the focus is the
+        # user's own words, at the prompt's very end.
         title = f"input · focus: {self.focus_text}" if self.focus_text else "input"
-        note = self.prompt_note
-        if note:
-            title += f" · {note}"
-        if self.prompt_tokens is not None:
-            title += f" · {self.prompt_tokens:,} tokens"
+        if self.prompt.note:
+            title += f" · {self.prompt.note}"
+        if self.prompt.tokens is not None:
+            title += f" · {self.prompt.tokens:,} tokens"
         return title
 
     # -- compaction ------------------------------------------------------------------------
@@ -227,146 +289,134 @@ class Inspector:
     ) -> CompactionResult:
         """Compact the session with the model (``summarizer``: its backend, when the caller
         made it already), templates, profile and focus; a reply that cannot stand as a
-        compaction raises ``UnusableReply``. The result becomes current.
-        ``estimate_tokens``: count as ``summarize`` says, before returning."""
+        compaction raises ``UnusableReply``. The result becomes current, and the starting
+        point for hand edits; a compaction that fails or is cancelled leaves the previous
+        one current (and says so). ``estimate_tokens``: count as ``summarize`` says."""
         from goose_tui.compaction.reply_check import require_usable
         from goose_tui.compaction.summarize import summarize
 
         assert self.session is not None
-        summarizer = summarizer or summarizer_for(self.model)
-        result = await summarize(
-            self.session.messages,
-            summarizer,
-            self.templates,
-            on_attempt=on_attempt,
-            on_chunk=on_chunk,
-            focus=self.focus_text,
-            profile=self.goose_profile,
-            first_request=self._built_request(),
-            estimate_tokens=estimate_tokens,
-        )
-        require_usable(result)
-        self.use_result(result)
-        return result
-
-    def use_result(self, result: CompactionResult) -> None:
+        try:
+            summarizer = summarizer or summarizer_for(self.model)
+            result = await summarize(
+                self.session.messages,
+                summarizer,
+                self.templates,
+                on_attempt=on_attempt,
+                on_chunk=on_chunk,
+                focus=self.focus_text,
+                profile=self.goose_profile,
+                first_request=self._built_request(),
+                estimate_tokens=estimate_tokens,
+            )
+            require_usable(result)
+        except BaseException:
+            if self.result is not None:  # the panes still show the one before
+                self.notice = Notice(PREVIOUS_SUMMARY, "fallback")
+            raise
         self.result = result
         last = result.attempts[-1] if result.attempts else None
-        self.show_prompt(result.request.prompt, "as sent", last.tokens_sent if last else None)
-        self.reply_loaded = self.reply_text = inert(result.raw_response)
-        self.use_extraction(result.extraction, result.summary)
-        self.mark_saved()  # a new compaction is the new starting point for hand edits
+        self.prompt = Prompt(result.request.prompt, "as sent", last.tokens_sent if last else None)
+        self._use_extraction(result.extraction, result.summary, inert(result.raw_response))
+        self.saved = self.edits
+        return result
 
-    def use_extraction(self, extraction: Extraction, summary_text: str) -> None:
-        self._remember_summary()
+    def _use_extraction(self, extraction: Extraction, summary_text: str, reply: str) -> None:
+        self._show(Summary(extraction.structured, summary_text))
         self.extraction = extraction
-        self.structured = extraction.structured
-        self.summary_text = summary_text
         if extraction.structured is None:
-            self.banner = (f"raw-text fallback: {extraction.fallback_reason}", "fallback")
+            self.notice = Notice(f"raw-text fallback: {extraction.fallback_reason}", "fallback")
         elif extraction.candidate is not None:
-            self.banner = (f"read {extraction.candidate.describe()}", "")
-        self.json_loaded = self.json_text = json_text(extraction.structured)
+            self.notice = Notice(f"read {extraction.candidate.describe()}")
+        loaded_json = json_text(extraction.structured)
+        self.loaded = Loaded(loaded_json, reply, self.summary, self.notice, self.templates.summary)
+        self.edits = Edits(loaded_json, reply)
         self.json_state = "loaded"
-        self.loaded_view = (
-            extraction.structured,
-            summary_text,
-            self.banner,
-            self.templates.summary,
-        )
 
-    def _remember_summary(self) -> None:
-        if self.summary_text:
-            self.previous_summary = (self.structured, self.summary_text)
+    def _show(self, summary: Summary) -> None:
+        """``summary`` becomes the current one; the one it replaces is the compare screen's
+        "previous"."""
+        if self.summary.text:
+            self.previous = self.summary
+        self.summary = summary
 
     # -- hand edits ------------------------------------------------------------------------
 
-    def back_to_loaded(self) -> Literal["unchanged", "restored", "render"]:
-        """The JSON is as loaded again (an undo): show the loaded summary. "render" when it
-        was rendered with a summary template since changed (then ``read_json`` it again)."""
-        self.json_text = self.json_loaded
-        if self.json_state == "loaded":
-            return "unchanged"
-        structured, summary_text, banner, template = self.loaded_view
-        if template != self.templates.summary:
-            return "render"
-        self.json_state = "loaded"
-        self._remember_summary()
-        self.structured, self.summary_text, self.banner = structured, summary_text, banner
-        return "restored"
+    def typed(self, *, json: str | None = None, reply: str | None = None) -> None:
+        """An editor's text as the user typed it, before it is read: what a quit or a new
+        compaction would lose."""
+        self.edits = Edits(
+            self.edits.json if json is None else json,
+            self.edits.reply if reply is None else reply,
+        )
 
-    def read_json(self, text: str) -> StructuredSummary | None:
-        """Read an edited JSON leniently; None (and the banner says why) when it is not JSON:
-        the last good summary stays."""
-        self.json_text = text
+    async def edit_json(self, text: str, *, rendering: Callable[[], None] | None = None) -> bool:
+        """The JSON editor's text is ``text``: read it leniently and render the summary from
+        it in a thread (``rendering`` is called as that starts, the notice saying so); back at
+        the loaded JSON (an undo), show what was loaded. Text that is not JSON, or a template
+        that fails, keeps the last good summary and the notice says why. True when the
+        summary shown changed."""
+        self.typed(json=text)
+        if text == self.loaded.json:
+            if self.json_state == "loaded":
+                return False
+            if self.loaded.template == self.templates.summary:
+                self.json_state = "loaded"
+                self._show(self.loaded.summary)
+                self.notice = self.loaded.notice
+                return True
+            # Rendered with a summary template since changed: rendered again below.
         try:
-            summary = StructuredSummary.parse_json_text(text).normalized()
+            structured = StructuredSummary.parse_json_text(text).normalized()
         except ValueError as exc:
             self.json_state = "invalid"
-            self.banner = (f"invalid JSON: {exc} — {LAST_GOOD}", "error")
-            return None
+            self.notice = Notice(f"invalid JSON: {exc} — {LAST_GOOD}", "error")
+            return False
         self.json_state = "edited"
-        self.banner = ("edited by hand: read leniently, rendering…", "")
-        return summary
-
-    def json_rendered(self, summary: StructuredSummary, rendered: str | TemplateError) -> bool:
-        """``summary`` rendered (or the template's error): it becomes the current one."""
+        self.notice = Notice("edited by hand: read leniently, rendering…")
+        if rendering is not None:
+            rendering()
+        rendered = await asyncio.to_thread(_render, self.templates, structured)
         if isinstance(rendered, TemplateError):
-            self.banner = (f"template error: {rendered} — {LAST_GOOD}", "error")
+            self.notice = Notice.template_error(rendered)
             return False
-        self._remember_summary()
-        self.structured, self.summary_text = summary, rendered
-        self.banner = ("edited by hand: read leniently and re-rendered", "")
+        self._show(Summary(structured, rendered))
+        self.notice = Notice("edited by hand: read leniently and re-rendered")
         return True
 
-    def edit_json(self, text: str) -> None:
-        """The JSON editor's text changed: re-render the summary, or report invalid JSON."""
-        if text == self.json_loaded and self.back_to_loaded() != "render":
-            return
-        summary = self.read_json(text)
-        if summary is not None:
-            self.json_rendered(summary, _render(self.templates, summary))
-
-    def reread_reply(self, text: str) -> tuple[Extraction, str]:
-        """Extract and render an edited reply (slow: the TUI runs it off the UI thread)."""
-        return finish(restore(text), self.templates)
-
-    def reply_read(self, result: tuple[Extraction, str] | TemplateError) -> bool:
-        if isinstance(result, TemplateError):
-            self.banner = (f"template error: {result}", "error")
+    async def edit_reply(self, text: str) -> bool:
+        """The reply editor's text is ``text``: extract and render the summary from it again
+        (in a thread); the JSON editor's text is replaced by what it now reads as. True when
+        the summary changed (False: a template error, which the notice says)."""
+        self.typed(reply=text)
+        if text == self.loaded.reply:
             return False
-        self.use_extraction(*result)
-        return True
-
-    def edit_reply(self, text: str) -> None:
-        """The reply editor's text changed: extract the summary from it again."""
-        self.reply_text = text
-        if text == self.reply_loaded:
-            return
+        templates = self.templates
         try:
-            result: tuple[Extraction, str] | TemplateError = self.reread_reply(text)
+            extraction, summary_text = await asyncio.to_thread(finish, restore(text), templates)
         except TemplateError as exc:
-            result = exc
-        self.reply_read(result)
+            self.notice = Notice(f"template error: {exc}", "error")
+            return False
+        self._use_extraction(extraction, summary_text, text)
+        return True
 
     def has_summary(self) -> bool:
         """Whether there is a summary to save: compacted, or read from an edited JSON."""
-        return self.structured is not None or bool(self.summary_text)
+        return self.summary.structured is not None or bool(self.summary.text)
 
-    def mark_saved(self) -> None:
+    def _mark_saved(self) -> None:
         """The summary as it is now was saved; a JSON edit that does not parse was not (the
         last good summary was saved in its place), so it stays an unsaved edit."""
-        saved_json = None if self.json_state == "invalid" else self.json_text
-        self.saved_edits = (saved_json, self.reply_text)
+        invalid = self.json_state == "invalid"
+        self.saved = replace(self.edits, json=None) if invalid else self.edits
 
     def unsaved_summary_edits(self) -> list[str]:
         """The hand edits of the summary (its JSON, the reply) not saved since the last
         compaction or save: what a new compaction would replace."""
-        saved_json, saved_reply = self.saved_edits
         edits = []
-        if self.json_text != saved_json:
+        if self.edits.json != self.saved.json:
             edits.append("the hand-edited summary JSON")
-        if self.reply_text != saved_reply:
+        if self.edits.reply != self.saved.reply:
             edits.append("the hand-edited reply")
         return edits
 
@@ -382,7 +432,7 @@ class Inspector:
     def summary_label(self) -> str:
         """Where the current summary came from: the model, or a hand edit."""
         result = self.result
-        if result is not None and self.summary_text == result.summary:
+        if result is not None and self.summary.text == result.summary:
             return f"summary by {result.model}"
         return "summary edited by hand"
 
@@ -424,9 +474,14 @@ class Inspector:
     def reload_templates(self) -> TemplateReload:
         """Load the overrides again. One that does not compile falls back to the next source
         (the built-in at the latest); but when the override that was in use breaks (a save
-        mid-edit in $EDITOR), its last good text stays, like an edit in the app. Raises
-        ``TemplateError`` when the built-in itself cannot be read."""
-        loaded = load_templates(self.prompts_dir, fallback=True)
+        mid-edit in $EDITOR), its last good text stays, like an edit in the app, and the
+        notice says so. Raises ``TemplateError`` when the built-in itself cannot be read (the
+        notice says that too)."""
+        try:
+            loaded = load_templates(self.prompts_dir, fallback=True)
+        except TemplateError as exc:
+            self.notice = Notice.template_error(exc)
+            raise
         self.broken_templates = broken = self._broken(loaded)
         templates, kept = loaded, False
         for name, (path, _) in broken.items():
@@ -434,6 +489,8 @@ class Inspector:
             if current.source.path == path:
                 templates, kept = templates.with_template(current), True
         where = "; ".join(location for _, location in broken.values()) if kept else None
+        if where is not None:
+            self.notice = Notice.template_error(where)
         return TemplateReload(templates, loaded.warnings, where)
 
     def same_templates(self, templates: Templates) -> bool:
@@ -441,12 +498,6 @@ class Inspector:
             self.templates.compaction,
             self.templates.summary,
         )
-
-    def template_kept(self, where: str) -> None:
-        self.banner = (f"template error: {where} — {LAST_GOOD}", "error")
-
-    def template_failed(self, error: TemplateError | str) -> None:
-        self.banner = (f"template error: {error} — {LAST_GOOD}", "error")
 
     def template_origins(self) -> tuple[str, str]:
         """What the pane borders say of the two templates in use (prompt, summary)."""
@@ -462,45 +513,31 @@ class Inspector:
             text += f" (override broken: {self.broken_templates[name][1]})"
         return text
 
-    def check_templates(self, templates: Templates) -> str | None:
-        """The compile error of ``templates`` (the banner says it too), or None."""
+    async def set_templates(self, templates: Templates) -> TemplateSwap:
+        """Use ``templates`` if they compile and the summary renders with them (in a thread),
+        else keep the last good ones and the notice says why. Without a structured summary
+        a changed summary template renders an empty one, to show whether it renders at all,
+        and what is shown stays."""
         try:
             templates.compaction.check()
             templates.summary.check()
         except TemplateError as exc:
-            self.template_failed(exc)
-            return str(exc)
-        return None
-
-    def needs_render(self, templates: Templates) -> StructuredSummary | None:
-        """The summary to render with ``templates`` before they are used, or None when their
-        summary template changes nothing shown."""
-        if self.structured is None or templates.summary == self.templates.summary:
-            return None
-        return self.structured
-
-    def use_templates(self, templates: Templates, rendered: str | None) -> bool:
-        """Use ``templates`` (``rendered``: the summary with them). True when the compaction
-        prompt changed (the input pane is then built again)."""
-        old, self.templates = self.templates, templates
-        if rendered is not None:
-            self.summary_text = rendered
-            self.banner = ("re-rendered with the changed template", "")
-        return self.session is not None and templates.compaction.text != old.compaction.text
-
-    def set_templates(self, templates: Templates) -> str | None:
-        """Use ``templates`` if they compile and the summary renders with them, else keep the
-        last good ones: the error (file and line), or None."""
-        error = self.check_templates(templates)
-        if error is not None:
-            return error
-        structured = self.needs_render(templates)
-        rendered = None if structured is None else _render(templates, structured)
-        if isinstance(rendered, TemplateError):
-            self.template_failed(rendered)
-            return str(rendered)
-        self.use_templates(templates, rendered)
-        return None
+            self.notice = Notice.template_error(exc)
+            return TemplateSwap(str(exc))
+        structured = self.summary.structured
+        rendered = None
+        if templates.summary != self.templates.summary:
+            empty = StructuredSummary()
+            result = await asyncio.to_thread(_render, templates, structured or empty)
+            if isinstance(result, TemplateError):
+                self.notice = Notice.template_error(result)
+                return TemplateSwap(str(result), with_summary=structured is not None)
+            rendered = result
+        self.templates = templates
+        if rendered is not None and structured is not None:
+            self.summary = replace(self.summary, text=rendered)
+            self.notice = Notice("re-rendered with the changed template")
+        return TemplateSwap(None, with_summary=structured is not None or rendered is None)
 
     # -- saving ----------------------------------------------------------------------------
 
@@ -553,19 +590,19 @@ class Inspector:
             written = save_compacted_session(
                 target,
                 self.session,
-                self.summary_text,
+                self.summary.text,
                 saving.SESSION_FORMATS[kind],
                 inputs=inputs,
                 overwrite=overwrite,
             )
         else:
             text = (
-                saving.summary_json_text(self.structured)
+                saving.summary_json_text(self.summary.structured)
                 if kind == "json"
-                else saving.summary_file_text(self.summary_text)
+                else saving.summary_file_text(self.summary.text)
             )
             written = saving.save(target, text, inputs, replace=overwrite)
-        self.mark_saved()
+        self._mark_saved()
         return written
 
     def save_text(self, target: Path, text: str, *, replace: bool = True) -> Path:

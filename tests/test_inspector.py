@@ -13,7 +13,7 @@ import pytest
 
 from goose_tui.compaction.templates import Templates
 from goose_tui.files import OverwriteRefused
-from goose_tui.inspector import Inspector, describe_source
+from goose_tui.inspector import PREVIOUS_SUMMARY, Inspector, Notice, describe_source
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.loader import load_session
 from goose_tui.session.writer import SaveRefused
@@ -53,9 +53,9 @@ def test_compact_offline_makes_a_summary_and_counts_as_saved(session_file: Path)
     chunks: list[str] = []
     result = asyncio.run(inspector.compact(on_chunk=chunks.append))
     assert inspector.result is result
-    assert inspector.summary_text == result.summary and result.summary
-    assert inspector.system_prompt == result.request.system_prompt
-    assert inspector.prompt_note == "as sent"
+    assert inspector.summary.text == result.summary and result.summary
+    assert inspector.prompt.text == result.request.system_prompt
+    assert inspector.prompt.note == "as sent"
     assert inspector.json_state == "loaded"
     assert inspector.unsaved_edits() == []
     assert inspector.summary_label() == "summary by offline"
@@ -63,11 +63,11 @@ def test_compact_offline_makes_a_summary_and_counts_as_saved(session_file: Path)
 
 def test_compact_with_a_replay_file_reads_its_summary(session_file: Path, reply_file: Path) -> None:
     inspector = _compacted(session_file, reply_file)
-    assert inspector.structured is not None
-    assert inspector.structured.next_step == "Write the changelog entry"
-    assert inspector.banner[0].startswith("read ")
-    assert inspector.reply_loaded.startswith("<analysis>")
-    assert json.loads(inspector.json_loaded)["next_step"] == "Write the changelog entry"
+    assert inspector.summary.structured is not None
+    assert inspector.summary.structured.next_step == "Write the changelog entry"
+    assert inspector.notice.message.startswith("read ")
+    assert inspector.loaded.reply.startswith("<analysis>")
+    assert json.loads(inspector.loaded.json)["next_step"] == "Write the changelog entry"
 
 
 def test_compact_with_a_missing_reply_file_fails_before_any_work(
@@ -81,16 +81,32 @@ def test_compact_with_a_missing_reply_file_fails_before_any_work(
     assert inspector.result is None
 
 
+def test_a_failed_compaction_keeps_the_last_one_and_says_so(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
+    inspector = _compacted(session_file, reply_file)
+    result, summary = inspector.result, inspector.summary
+    inspector.set_model(ModelSpec.parse(f"replay:{tmp_path / 'missing.md'}"))
+    with pytest.raises(FileNotFoundError):
+        asyncio.run(inspector.compact())
+    assert inspector.result is result and inspector.summary is summary
+    assert inspector.notice == Notice(PREVIOUS_SUMMARY, "fallback")
+
+
 def test_hand_edited_json_re_renders_the_summary(session_file: Path, reply_file: Path) -> None:
     inspector = _compacted(session_file, reply_file)
-    before = inspector.summary_text
-    edited = json.loads(inspector.json_text)
+    before = inspector.summary
+    edited = json.loads(inspector.edits.json or "")
     edited["next_step"] = "Tag the release"
-    inspector.edit_json(json.dumps(edited))
-    assert inspector.json_state == "edited"
-    assert "Tag the release" in inspector.summary_text
-    assert inspector.banner == ("edited by hand: read leniently and re-rendered", "")
-    assert inspector.previous_summary is not None and inspector.previous_summary[1] == before
+    notices: list[Notice] = []
+    changed = asyncio.run(
+        inspector.edit_json(json.dumps(edited), rendering=lambda: notices.append(inspector.notice))
+    )
+    assert changed and inspector.json_state == "edited"
+    assert notices == [Notice("edited by hand: read leniently, rendering…")]
+    assert "Tag the release" in inspector.summary.text
+    assert inspector.notice == Notice("edited by hand: read leniently and re-rendered")
+    assert inspector.previous == before
     assert inspector.summary_label() == "summary edited by hand"
     assert inspector.unsaved_edits() == ["the hand-edited summary JSON"]
 
@@ -99,24 +115,25 @@ def test_invalid_json_keeps_the_last_good_summary_and_says_why(
     session_file: Path, reply_file: Path
 ) -> None:
     inspector = _compacted(session_file, reply_file)
-    good, structured = inspector.summary_text, inspector.structured
-    inspector.edit_json('{"next_step": ')
+    good = inspector.summary
+    assert not asyncio.run(inspector.edit_json('{"next_step": '))
     assert inspector.json_state == "invalid"
-    message, kind = inspector.banner
+    message, kind = inspector.notice.message, inspector.notice.kind
     assert kind == "error" and message.startswith("invalid JSON:")
     assert message.endswith("showing the last good render")
-    assert (inspector.summary_text, inspector.structured) == (good, structured)
+    assert inspector.summary is good
 
 
 def test_undo_back_to_the_loaded_json_clears_edited(session_file: Path, reply_file: Path) -> None:
     inspector = _compacted(session_file, reply_file)
-    loaded_banner, good = inspector.banner, inspector.summary_text
-    inspector.edit_json(inspector.json_loaded.replace("Write the changelog", "Skip the changelog"))
-    assert inspector.json_state == "edited" and inspector.summary_text != good
-    inspector.edit_json(inspector.json_loaded)
+    loaded_notice, good = inspector.notice, inspector.summary
+    edit = inspector.loaded.json.replace("Write the changelog", "Skip the changelog")
+    asyncio.run(inspector.edit_json(edit))
+    assert inspector.json_state == "edited" and inspector.summary != good
+    assert asyncio.run(inspector.edit_json(inspector.loaded.json))
     assert inspector.json_state == "loaded"
-    assert inspector.summary_text == good
-    assert inspector.banner == loaded_banner
+    assert inspector.summary == good
+    assert inspector.notice == loaded_notice
     assert inspector.unsaved_edits() == []
 
 
@@ -124,26 +141,33 @@ def test_undo_after_a_template_change_renders_with_the_new_template(
     session_file: Path, reply_file: Path
 ) -> None:
     inspector = _compacted(session_file, reply_file)
-    inspector.edit_json(inspector.json_loaded.replace("Write the changelog", "Skip the changelog"))
+    edit = inspector.loaded.json.replace("Write the changelog", "Skip the changelog")
+    asyncio.run(inspector.edit_json(edit))
     custom = inspector.templates.with_text("compaction_summary.md", "# Mine {{ next_step }}")
-    assert inspector.set_templates(custom) is None
-    inspector.edit_json(inspector.json_loaded)
-    assert inspector.summary_text == "# Mine Write the changelog entry"
+    assert asyncio.run(inspector.set_templates(custom)).error is None
+    assert asyncio.run(inspector.edit_json(inspector.loaded.json))
+    assert inspector.summary.text == "# Mine Write the changelog entry"
 
 
 def test_edited_reply_is_extracted_again(session_file: Path, reply_file: Path) -> None:
     inspector = _compacted(session_file, reply_file)
-    reply = inspector.reply_loaded.replace("Write the changelog entry", "Open a pull request")
-    inspector.edit_reply(reply)
-    assert inspector.structured is not None
-    assert inspector.structured.next_step == "Open a pull request"
-    assert "Open a pull request" in inspector.json_loaded
+    original = inspector.loaded.reply
+    reply = original.replace("Write the changelog entry", "Open a pull request")
+    assert asyncio.run(inspector.edit_reply(reply))
+    assert inspector.summary.structured is not None
+    assert inspector.summary.structured.next_step == "Open a pull request"
+    assert "Open a pull request" in inspector.loaded.json
     # The JSON it was read into changed with it.
     assert inspector.unsaved_edits() == ["the hand-edited summary JSON", "the hand-edited reply"]
-    inspector.edit_reply("just some words")
-    assert inspector.structured is None
-    assert inspector.banner[1] == "fallback"
-    assert inspector.summary_text == "just some words"
+    asyncio.run(inspector.edit_reply("just some words"))
+    assert inspector.summary.structured is None
+    assert inspector.notice.kind == "fallback"
+    assert inspector.summary.text == "just some words"
+    # Undone back to the compaction's reply: read again, nothing left unsaved.
+    assert asyncio.run(inspector.edit_reply(original))
+    assert inspector.summary.structured is not None
+    assert inspector.summary.structured.next_step == "Write the changelog entry"
+    assert inspector.unsaved_edits() == []
 
 
 def test_a_broken_override_falls_back_to_the_built_in(tmp_path: Path) -> None:
@@ -168,10 +192,11 @@ def test_an_override_in_use_that_breaks_keeps_its_last_good_text(
     override = prompts / "compaction_summary.md"
     override.write_text("# Custom {{ next_step }}", encoding="utf-8")
     inspector = _compacted(session_file, reply_file, prompts_dir=prompts)
-    assert inspector.summary_text == "# Custom Write the changelog entry"
+    assert inspector.summary.text == "# Custom Write the changelog entry"
     override.write_text("# Broken {% for i in user_intent %}", encoding="utf-8")
     reload = inspector.reload_templates()
     assert reload.kept is not None and reload.kept.startswith(f"{override}:")
+    assert inspector.notice == Notice.template_error(reload.kept)
     assert reload.warnings
     assert reload.templates.summary.text == "# Custom {{ next_step }}"
     assert inspector.same_templates(reload.templates)
@@ -182,14 +207,16 @@ def test_templates_that_do_not_compile_or_render_are_not_used(
 ) -> None:
     inspector = _compacted(session_file, reply_file)
     good: Templates = inspector.templates
-    error = inspector.set_templates(good.with_text("compaction_summary.md", "{% for x in y %}"))
-    assert error is not None
+    broken = good.with_text("compaction_summary.md", "{% for x in y %}")
+    assert asyncio.run(inspector.set_templates(broken)).error is not None
     assert inspector.templates == good
-    assert inspector.banner[1] == "error" and inspector.banner[0].startswith("template error")
+    assert inspector.notice.kind == "error"
+    assert inspector.notice.message.startswith("template error")
     custom = good.with_text("compaction_summary.md", "# Mine {{ next_step }}")
-    assert inspector.set_templates(custom) is None
-    assert inspector.summary_text == "# Mine Write the changelog entry"
-    assert inspector.banner == ("re-rendered with the changed template", "")
+    swap = asyncio.run(inspector.set_templates(custom))
+    assert swap.error is None and swap.with_summary
+    assert inspector.summary.text == "# Mine Write the changelog entry"
+    assert inspector.notice == Notice("re-rendered with the changed template")
     assert describe_source(inspector.templates.summary) == (
         "compaction_summary.md: edited in the app, not saved"
     )
@@ -211,8 +238,11 @@ def test_focus_goes_into_the_prompt_and_the_title(session_file: Path) -> None:
     inspector.set_focus("the date parser")
     assert "the date parser" in inspector.build_request().system_prompt
     inspector.show_prompt("x", "as it will be sent")
-    # The focus first: a narrow pane cut it off at the title's end (a walk-through).
+    # The focus first: a narrow pane cuts the title's end.
     assert inspector.prompt_title() == "input · focus: the date parser · as it will be sent"
+    assert not inspector.prompt_counted("another prompt", 7)
+    assert inspector.prompt_counted("x", 1234)
+    assert inspector.prompt_title().endswith("as it will be sent · 1,234 tokens")
 
 
 def test_input_files_name_the_session_overrides_and_reply_file(
@@ -243,7 +273,8 @@ def test_save_writes_atomically_and_marks_the_edits_saved(
     session_file: Path, reply_file: Path, tmp_path: Path
 ) -> None:
     inspector = _compacted(session_file, reply_file)
-    inspector.edit_json(inspector.json_loaded.replace("Write the changelog", "Ship the changelog"))
+    edit = inspector.loaded.json.replace("Write the changelog", "Ship the changelog")
+    asyncio.run(inspector.edit_json(edit))
     assert inspector.unsaved_edits()
     target = tmp_path / "out.summary.md"
     target.write_text("old", encoding="utf-8")
@@ -252,13 +283,11 @@ def test_save_writes_atomically_and_marks_the_edits_saved(
     assert inspector.check_save("markdown", link) == link
     written = inspector.save("markdown", link)
     assert written == link and link.is_symlink()
-    assert target.read_text(encoding="utf-8") == inspector.summary_text + "\n"
+    assert target.read_text(encoding="utf-8") == inspector.summary.text + "\n"
     assert "Ship the changelog" in target.read_text(encoding="utf-8")
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp left
     assert inspector.unsaved_edits() == []
-    summary_json = json.loads(
-        inspector.save_text(tmp_path / "copy.json", inspector.json_text).read_text()
-    )
+    summary_json = json.loads(inspector.save_text(tmp_path / "copy.json", edit).read_text())
     assert summary_json["next_step"].startswith("Ship")
 
 
@@ -268,7 +297,7 @@ def test_save_compacted_session_asks_before_replacing(
     inspector = _compacted(session_file, reply_file)
     target = tmp_path / "out.compacted.jsonl"
     assert inspector.save("session", target, overwrite=False) == target
-    assert inspector.summary_text.splitlines()[0] in target.read_text(encoding="utf-8")
+    assert inspector.summary.text.splitlines()[0] in target.read_text(encoding="utf-8")
     with pytest.raises(SaveRefused, match="already exists"):
         inspector.save("session", target, overwrite=False)
     assert inspector.check_save("session", target) == target
@@ -289,7 +318,7 @@ def test_the_cli_options_strict_templates_overwrite_and_keep(
     assert inspector.templates is templates and inspector.broken_templates == {}
     result = asyncio.run(inspector.compact(summarizer=ReplaySummarizer(reply_file)))
     assert result.summary == "S: Write the changelog entry"
-    assert inspector.summary_text == result.summary
+    assert inspector.summary.text == result.summary
 
     target, summary = tmp_path / "out.compacted.json", tmp_path / "summary.md"
     target.write_text("old")
@@ -303,19 +332,25 @@ def test_the_cli_options_strict_templates_overwrite_and_keep(
     assert not summary.exists()
 
 
-def test_unsaved_edits_lists_every_edit(session_file: Path, reply_file: Path) -> None:
+def test_unsaved_edits_lists_every_edit(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
     inspector = _compacted(session_file, reply_file)
     assert inspector.unsaved_edits() == []
-    inspector.json_text = inspector.json_loaded + " "
-    inspector.reply_text = inspector.reply_loaded + "x"
-    inspector.templates = inspector.templates.with_text("compaction.md", "{{ messages }}")
+    asyncio.run(inspector.edit_reply(inspector.loaded.reply + "x"))
+    asyncio.run(inspector.edit_json(inspector.loaded.json + " "))
+    edited = inspector.templates.with_text("compaction.md", "{{ messages }}")
+    assert asyncio.run(inspector.set_templates(edited)).error is None
     assert inspector.unsaved_edits() == [
         "the hand-edited summary JSON",
         "the hand-edited reply",
         "the template compaction.md edited in the app",
     ]
-    inspector.mark_saved()
+    inspector.save("markdown", tmp_path / "out.md")
     assert inspector.unsaved_edits() == ["the template compaction.md edited in the app"]
+    asyncio.run(inspector.edit_json("{"))  # a save writes the last good summary, not this
+    inspector.save("json", tmp_path / "out.json")
+    assert inspector.unsaved_edits()[0] == "the hand-edited summary JSON"
 
 
 def test_the_inspector_imports_no_textual() -> None:
@@ -325,8 +360,8 @@ def test_the_inspector_imports_no_textual() -> None:
 
 
 def test_the_editors_json_escapes_what_is_not_inert_and_nothing_else() -> None:
-    # json_text escaped with a Python step per character (125 ms of the event loop for the
-    # 53 MB session's summary); the rule is unchanged, checked here against that loop.
+    # json_text escapes in one translation, not a Python step per character; checked here
+    # against that per-character rule.
     import random
 
     from goose_tui.compaction.structured import StructuredSummary
@@ -354,8 +389,8 @@ def test_a_compaction_sends_the_prompt_built_for_the_input_pane(
     session_file: Path, monkeypatch
 ) -> None:
     # The app builds the prompt for its input pane; compacting the same session with the
-    # same templates, focus and profile built it again (~1 s and a second 47-million-
-    # character copy for a 53 MB session). Anything changed since: built anew.
+    # same templates, focus and profile sends that one, not a second copy built again.
+    # Anything changed since: built anew.
     from goose_tui.compaction import summarize as pipeline
 
     built: list[str] = []

@@ -15,16 +15,13 @@ from textual.app import App
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
-from textual.worker import WorkerState, get_current_worker
 
 from goose_tui.compaction.profiles import DEFAULT_PROFILE, DESCRIPTIONS, GooseProfile
-from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.compaction.summarize import CompactionFailed
 from goose_tui.compaction.templates import (
     TemplateError,
     TemplateName,
     Templates,
-    render_summary,
 )
 from goose_tui.files import OverwriteRefused, write_error
 from goose_tui.inert import inert
@@ -91,11 +88,6 @@ def user_override_dir(prompts_dir: Path | None) -> Path:
         return prompts_dir
     config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(config) / "goose" / "prompts"
-
-
-# settled() gives up after this many rounds (a timer that posts forever, a spinner's, must not
-# hang a test; each round is a few milliseconds when nothing is left to do).
-SETTLE_ROUNDS = 1000
 
 
 class GooseTUI(WorkerErrorsUp, App[None]):
@@ -173,7 +165,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         from goose_tui.token_worker import counting_in_worker
 
         # Every count while the app runs is made in the token worker process: building the
-        # encoder holds the GIL (0.1-0.4 s), which froze the screen here.
+        # encoder holds the GIL, and the screen with it.
         self._counting = contextlib.ExitStack()
         self._counting.enter_context(counting_in_worker())
         if self._initial_theme in self.available_themes:
@@ -340,38 +332,6 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     def _show_message(self, message: ShowMessage) -> None:
         self.show_message(message.index, message.highlight)
 
-    async def settled(self) -> None:
-        """Return once nothing is left that would change the screen: no worker pending or
-        running, every message their results posted handled by every widget of the screen,
-        and the screen refreshed after that. Tests and snapshots await this instead of
-        sleeping or waiting for an idle CPU, so what they see never depends on timing."""
-        import asyncio
-
-        busy = (WorkerState.PENDING, WorkerState.RUNNING)
-        quiet = 0  # rounds in a row that found every queue empty, before and after
-        for _ in range(SETTLE_ROUNDS):
-            # Not WorkerManager.wait_for_complete: it raises for a worker that was cancelled
-            # (a newer count replaced it), which is settled too.
-            await asyncio.gather(*(w.wait() for w in self.workers), return_exceptions=True)
-            # Handled messages can start new work (a loaded session starts the token count)
-            # or post others (a message bubbles up one node at a time, behind this drain):
-            # drain every queue, and again until two rounds in a row found nothing queued.
-            nodes = [self, *self.screen.walk_children(with_self=True)]
-            queued = any(node.message_queue_size for node in nodes)
-            done = [asyncio.Event() for _ in nodes]
-            for node, event in zip(nodes, done, strict=True):
-                if not node.call_later(event.set):
-                    event.set()  # a pump that is closing has nothing left to change
-            for event in done:
-                await event.wait()
-            drawn = asyncio.Event()
-            self.screen.call_after_refresh(drawn.set)
-            await drawn.wait()
-            queued = queued or any(node.message_queue_size for node in nodes)
-            quiet = 0 if queued else quiet + 1
-            if quiet >= 2 and not any(worker.state in busy for worker in self.workers):
-                return
-
     # -- errors and toasts -----------------------------------------------------------------
 
     def notify(
@@ -436,21 +396,20 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
     def reload_templates(self) -> None:
         """Load the overrides again (``Inspector.reload_templates``): warn of the broken
-        ones, swap in what changed, and say when a broken one keeps its last good text."""
+        ones, swap in what changed; the banner says when a broken one keeps its last good
+        text, or the built-in itself cannot be read."""
         inspector = self.inspector
         try:
             reload = inspector.reload_templates()
-        except TemplateError as exc:  # the built-in itself cannot be read
-            self._template_failed(exc)
+        except TemplateError:
+            self.main.notice = inspector.notice
             return
         self._warn_templates(reload.warnings)
         if not inspector.same_templates(reload.templates):
-            self._swap_templates(reload.templates)
+            self.swap_templates(reload.templates)
         else:
             self.main.template_origins = self.inspector.template_origins()
-        if reload.kept is not None:
-            inspector.template_kept(reload.kept)
-            self.main.banner = inspector.banner
+        self.main.notice = inspector.notice
 
     def _warn_templates(self, warnings: list[str]) -> None:
         for warning in warnings:
@@ -462,77 +421,27 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 markup=False,
             )
 
-    def _template_failed(self, error: TemplateError) -> None:
-        self.inspector.template_failed(error)
-        self.main.banner = self.inspector.banner
-
-    def _swap_templates(
+    @work(exclusive=True, group="render-templates", exit_on_error=False)
+    async def swap_templates(
         self, templates: Templates, report: Callable[[str | None, bool], None] | None = None
     ) -> None:
         """Use ``templates`` if they compile and the summary renders with them (rendered off
-        the UI thread); else keep the last good pair. ``report`` gets the error (file and
-        line) or None once that is known, and whether the session's summary was what
-        rendered (False: there is none to render, and an empty one was)."""
-
-        def done(error: str | None, with_summary: bool = True) -> None:
-            if report is not None:
-                report(error, with_summary)
-
-        error = self.inspector.check_templates(templates)
-        if error is not None:
-            self.main.banner = self.inspector.banner
-            done(error)
-            return
-        structured = self.inspector.needs_render(templates)
-        if structured is not None:
-            self.render_with_templates(templates, structured, done)
-        elif templates.summary != self.inspector.templates.summary:
-            # No structured summary to render it with (none yet, or the raw reply): an empty
-            # one shows whether it renders at all, and what is shown stays as it is.
-            self.render_with_templates(templates, StructuredSummary(), done, shown=False)
+        the UI thread, and a newer change cancels this one); else keep the last good pair.
+        ``report`` gets the error (file and line) or None, and whether the session's summary
+        was what rendered (False: there is none to render, and an empty one was)."""
+        swap = await self.inspector.set_templates(templates)
+        if swap.error is None:
+            self.main.templates = self.inspector.templates  # the panes draw what changed
         else:
-            self._use_templates(templates, None)
-            done(None)
-
-    @work(thread=True, exclusive=True, group="render-templates", exit_on_error=False)
-    def render_with_templates(
-        self,
-        templates: Templates,
-        structured: StructuredSummary,
-        done: Callable[[str | None, bool], None],
-        shown: bool = True,
-    ) -> None:
-        """Render the summary with changed templates (the editor, a file on disk) off the UI
-        thread, so a slow template never freezes the app; a newer change cancels this one
-        and its result is dropped."""
-        worker = get_current_worker()
-        rendered: str | TemplateError
-        try:
-            rendered = render_summary(templates, structured)
-        except TemplateError as exc:
-            rendered = exc
-
-        def deliver() -> None:
-            if worker.is_cancelled:
-                return
-            if isinstance(rendered, TemplateError):
-                self._template_failed(rendered)
-                done(str(rendered), shown)
-                return
-            self._use_templates(templates, rendered if shown else None)
-            done(None, shown)
-
-        self.call_from_thread(deliver)
-
-    def _use_templates(self, templates: Templates, rendered: str | None) -> None:
-        self.inspector.use_templates(templates, rendered)
-        self.main.templates = templates  # the panes draw what changed
+            self.main.notice = self.inspector.notice
+        if report is not None:
+            report(swap.error, swap.with_summary)
 
     def edit_template(self, name: TemplateName) -> None:
         template = self.inspector.templates.get(name)
 
         def apply(text: str, report: Callable[[str | None, bool], None]) -> None:
-            self._swap_templates(self.inspector.templates.with_text(name, text), report)
+            self.swap_templates(self.inspector.templates.with_text(name, text), report)
 
         def saved(_: Path) -> None:
             self._mtimes = self.inspector.template_mtimes()

@@ -1,6 +1,5 @@
 """Debounced edits as workers: each new edit cancels the one waiting, and because the wait is
-a worker, ``GooseTUI.settled`` (and so every test) can wait for the edit to be applied
-instead of sleeping past the delay."""
+a worker, whoever waits for the app's workers (a test) waits for the edit to be applied."""
 
 from __future__ import annotations
 

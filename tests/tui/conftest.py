@@ -46,21 +46,40 @@ def reply_file(tmp_path: Path) -> Path:
     return path
 
 
+# settle() gives up after this many rounds: a timer that posts for ever (a spinner's) must not
+# hang a test, and each round is a few milliseconds once nothing is left to do.
+SETTLE_ROUNDS = 1000
+
+
 async def settle(pilot: Pilot) -> None:
-    """Wait for a defined state: every worker (loading, counting, compacting) finished, what
-    they posted handled and drawn (``GooseTUI.settled``), never for a time or an idle CPU."""
-    settled = getattr(pilot.app, "settled", None)
-    if settled is None:  # a bare test app: its widgets' threads (highlighting, wrapping)
-        # finish, then what they posted is handled. Idle alone came before a loaded
-        # machine's thread was done.
-        workers = pilot.app.workers
-        for _ in range(100):  # a handled result may start another worker
-            await asyncio.gather(*(w.wait() for w in workers), return_exceptions=True)
-            await pilot.pause()
-            if not any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in workers):
-                return
-        raise AssertionError("the app's workers kept starting others")
-    await settled()
+    """Wait for a defined state, never for a time or an idle CPU: no worker pending or
+    running, every message their results posted handled by every widget of the screen, and
+    the screen refreshed after that."""
+    app = pilot.app
+    busy = (WorkerState.PENDING, WorkerState.RUNNING)
+    quiet = 0  # rounds in a row that found every queue empty, before and after
+    for _ in range(SETTLE_ROUNDS):
+        # Each worker's wait, not WorkerManager.wait_for_complete: that raises for a worker
+        # that was cancelled (a newer count replaced it), which is settled too.
+        await asyncio.gather(*(w.wait() for w in app.workers), return_exceptions=True)
+        # Handled messages can start new work (a loaded session starts the token count) or
+        # post others (a message bubbles up one node at a time, behind this drain): drain
+        # every queue, and again until two rounds in a row found nothing queued.
+        nodes = [app, *app.screen.walk_children(with_self=True)]
+        queued = any(node.message_queue_size for node in nodes)
+        done = [asyncio.Event() for _ in nodes]
+        for node, event in zip(nodes, done, strict=True):
+            if not node.call_later(event.set):
+                event.set()  # a pump that is closing has nothing left to change
+        for event in done:
+            await event.wait()
+        drawn = asyncio.Event()
+        app.screen.call_after_refresh(drawn.set)
+        await drawn.wait()
+        queued = queued or any(node.message_queue_size for node in nodes)
+        quiet = 0 if queued else quiet + 1
+        if quiet >= 2 and not any(worker.state in busy for worker in app.workers):
+            return
 
 
 async def compacted(pilot: Pilot) -> None:
@@ -70,9 +89,8 @@ async def compacted(pilot: Pilot) -> None:
     await settle(pilot)
 
 
-# How long a test waits for the app's litellm worker to answer. The worker runs at
-# niceness +10 (the app's frames come first), so in a full suite on two cores, three test
-# processes at full priority, its first import of litellm has taken over 30 s.
+# How long a test waits for the app's litellm worker to answer: the worker runs at niceness
+# +10 (the app's frames come first), so on a busy machine its first import of litellm is slow.
 MODEL_CALL_SECONDS = 180.0
 
 
@@ -122,10 +140,9 @@ async def paste(pilot: Pilot, text: str) -> None:
 def _no_styles_kept_from_earlier_apps() -> Iterator[None]:
     """Textual caches ``StylesCache.get_inner_outer`` with ``lru_cache(1024)`` on the class,
     and each entry keeps a widget's styles cache alive, with every line it drew (its strips,
-    their segments and caches): ~40,000 objects per app, long after the app ended. An app runs
-    once per process, so it costs users nothing; a test worker runs a hundred apps, and every
-    full collection walked their lines (6 of them were 11 s of a 150 s run of the app tests
-    in one process). Emptied after each test."""
+    their segments and caches), long after the app ended. An app runs once per process, so it
+    costs users nothing; a test worker runs a hundred apps, and every full collection would
+    walk their lines. Emptied after each test."""
     yield
     from textual._styles_cache import StylesCache
 

@@ -419,7 +419,7 @@ async def test_compare_refuses_a_new_side_too_big_to_check(
     app = GooseTUI(session_file, model="offline")
     async with app.run_test(size=(160, 45)) as pilot:
         await _compact(pilot)
-        monkeypatch.setattr(retention_screen, "ANALYSIS_CHARS", len(app.inspector.summary_text))
+        monkeypatch.setattr(retention_screen, "ANALYSIS_CHARS", len(app.inspector.summary.text))
         await _open_compare(pilot, f"replay:{reply}")
         screen = app.screen
         assert isinstance(screen, CompareScreen) and screen.comparison is None

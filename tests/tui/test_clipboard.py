@@ -43,7 +43,7 @@ async def test_copy_goes_through_xclip_when_there_is_one(
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
         await _copy_input_pane(app, pilot)
-        assert sink.read_text(encoding="utf-8") == app.inspector.system_prompt
+        assert sink.read_text(encoding="utf-8") == app.inspector.prompt.text
         notes = [n.message for n in app._notifications]
         assert any("via xclip" in n for n in notes)
 
@@ -72,7 +72,7 @@ async def test_without_a_tool_the_toast_says_so_and_w_saves_to_a_file(
         field.value = str(target)
         await pilot.press("enter")
         await settle(pilot)
-        assert target.read_text(encoding="utf-8") == app.inspector.system_prompt
+        assert target.read_text(encoding="utf-8") == app.inspector.prompt.text
 
 
 async def test_w_over_the_open_session_is_refused_before_asking_to_replace_it(

@@ -96,7 +96,7 @@ async def test_e_on_a_big_summary_wraps_it_in_a_thread_and_keys_meanwhile_are_no
         await settle(pilot)
         main = app.main
         editor = main.query_one("#json-editor", CodeEditor)
-        loaded = app.inspector.json_loaded
+        loaded = app.inspector.loaded.json
         assert loaded.count("\n") > SYNC_WRAP_LINES
         bells: list[bool] = []
         monkeypatch.setattr(app, "bell", lambda: bells.append(True))
@@ -106,13 +106,13 @@ async def test_e_on_a_big_summary_wraps_it_in_a_thread_and_keys_meanwhile_are_no
         # Pressed while it gets ready: refused, not typed into the JSON once it is in.
         await pilot.press("x", "enter", "backspace")
         await paste_into(pilot, "pasted")
-        assert editor.text == loaded and app.inspector.json_text == loaded
+        assert editor.text == loaded and app.inspector.edits.json == loaded
         assert editor.getting_ready and len(bells) == 4
         gate.set()
         await settle(pilot)
         await wait_until(pilot, lambda: not editor.getting_ready)
         assert editor.document.text == loaded == editor.text
-        assert app.inspector.json_text == loaded and app.inspector.json_state != "invalid"
+        assert app.inspector.edits.json == loaded and app.inspector.json_state != "invalid"
         big = [thread for thread, lines in wrapped_on if lines > SYNC_WRAP_LINES]
         assert big and threading.main_thread().name not in big
         # Wrapped at the width it is shown at (the scroll bar foreseen): once.

@@ -18,13 +18,13 @@ async def test_focus_is_shown_in_the_input_pane_and_sent(session_file: Path) -> 
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         main = app.main
-        plain = app.inspector.system_prompt
+        plain = app.inspector.prompt.text
         await pilot.press("k")
         await settle(pilot)
         await pilot.press(*FOCUS, "enter")
         await settle(pilot)
         assert app.inspector.focus_text == FOCUS
-        assert app.inspector.system_prompt == f"{plain}\n\n{FOCUS_HEADING}\n{FOCUS}"
+        assert app.inspector.prompt.text == f"{plain}\n\n{FOCUS_HEADING}\n{FOCUS}"
         title = str(main.query_one("#pane-input", Pane).border_title)
         assert title.startswith(f"input · focus: {FOCUS} · ")
         await pilot.press("c")
@@ -42,4 +42,4 @@ async def test_focus_is_shown_in_the_input_pane_and_sent(session_file: Path) -> 
         await pilot.press("ctrl+u", "enter")
         await settle(pilot)
         assert app.inspector.focus_text == ""
-        assert app.inspector.system_prompt == plain
+        assert app.inspector.prompt.text == plain

@@ -224,7 +224,7 @@ async def test_an_editor_in_a_hidden_tab_loads_its_text_when_shown(session_file:
         await settle(pilot)
         main = app.main
         editor = main.query_one("#json-editor", CodeEditor)
-        loaded = main.inspector.json_loaded
+        loaded = main.inspector.loaded.json
         assert main.query_one("#fields-tabs", TabbedContent).active == "fields-tree-tab"
         assert editor.text == loaded and loaded.startswith("{")
         assert editor.document.text == ""  # not wrapped, highlighted or matched yet

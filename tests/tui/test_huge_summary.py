@@ -38,7 +38,7 @@ async def test_a_huge_summary_shows_its_head_and_size_and_keys_answer(tmp_path: 
         await pilot.press("c")
         # Bounded: rendering all of it in Rich took minutes (~20 s for this 1.8 MB).
         await asyncio.wait_for(settle(pilot), timeout=60)
-        summary = app.inspector.summary_text
+        summary = app.inspector.summary.text
         assert len(summary) > 1_000_000
         preview = app.main.query_one(SummaryPreview)
         assert preview.markdown is summary  # what is copied and saved: all of it
@@ -65,5 +65,5 @@ async def test_a_summary_under_the_cap_is_shown_whole_without_a_note() -> None:
         await pilot.press("c")
         await settle(pilot)
         preview = app.main.query_one(SummaryPreview)
-        assert preview.query_one(MarkdownLines).text == app.inspector.summary_text
+        assert preview.query_one(MarkdownLines).text == app.inspector.summary.text
         assert not preview.query_one("#preview-note").display

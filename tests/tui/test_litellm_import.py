@@ -23,6 +23,7 @@ from goose_tui.tui.screens.main import IMPORTING_NOTE
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from tests.loopback import LoopbackServer, Reply
+from tests.tui.conftest import settle
 
 session, reply = Path(sys.argv[1]), Path(sys.argv[2]).read_text(encoding="utf-8")
 
@@ -46,7 +47,7 @@ async def main():
     with LoopbackServer([Reply.ok(reply)]) as server:
         app = GooseTUI(session, model="openai/test-model", api_base=f"{server.url}/v1")
         async with app.run_test(size=(200, 50)) as pilot:
-            await app.settled()
+            await settle(pilot)
             out["imported_before_c"] = litellm_ready()
             await pilot.press("c")
             status = app.main.query_one(CompactionStatus)
@@ -57,7 +58,7 @@ async def main():
             out["help_open_during_import"] = out["help_open"] and not litellm_ready()
             await pilot.press("escape")  # closes the help
             await pilot.press("escape")  # cancels the compaction, the worker still importing
-            await app.settled()
+            await settle(pilot)
             out["state_after_cancel"] = status.state
             out["note_after_cancel"] = status.note
             await pilot.press("c")  # a fresh worker, still importing too
@@ -66,7 +67,7 @@ async def main():
             deadline = time.monotonic() + 240
             while status.state == "running" and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
-            await app.settled()  # the summary's panes are drawn a frame after "done"
+            await settle(pilot)  # the summary's panes are drawn a frame after "done"
             out["state"] = status.state
             out["note_at_end"] = status.note
             out["summary"] = app.main.query_one(SummaryPreview).markdown

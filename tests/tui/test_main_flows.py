@@ -320,7 +320,7 @@ async def test_save_writes_new_files_and_never_the_input(
             loaded = load_session(compacted)
             visible = [m for m in loaded.messages if m.metadata.agent_visible]
             assert [m.role for m in visible] == ["user", "assistant"]  # summary, continuation
-            assert visible[0].content[0]["text"] == app.inspector.summary_text
+            assert visible[0].content[0]["text"] == app.inspector.summary.text
             assert len(loaded.messages) == len(app.inspector.session.messages) + 2
 
         # Saving there again asks first; "no" keeps the file as it was.
@@ -358,7 +358,7 @@ async def test_search_maximize_copy_and_help(session_file: Path) -> None:
         await pilot.press("f")
         assert app.screen.maximized is app.main.query_one("#pane-input")
         await pilot.press("y")
-        assert app.clipboard == app.inspector.system_prompt
+        assert app.clipboard == app.inspector.prompt.text
         await pilot.press("escape")
         assert app.screen.maximized is None
         await pilot.press("question_mark")

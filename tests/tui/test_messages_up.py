@@ -112,8 +112,8 @@ class HopScreen(Screen[None]):
 
 
 async def test_settled_waits_for_a_message_still_bubbling_up() -> None:
-    # settled() drained each queue once: a message still on its way up, a hop behind the
-    # drain, arrived after settled() had returned (the probes tab's snapshot was flaky so).
+    # A message still on its way up, a hop behind a drain of the queues, must arrive before
+    # settle() returns.
     app = GooseTUI(bundled_sample())
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -123,5 +123,5 @@ async def test_settled_waits_for_a_message_still_bubbling_up() -> None:
         for _ in range(20):
             screen.arrived = False
             screen.query_one("#relay").post_message(Hop())
-            await app.settled()
+            await settle(pilot)
             assert screen.arrived

@@ -752,7 +752,7 @@ async def test_a_compactions_summary_panes_are_drawn_after_the_frame_saying_done
         record_frames_showing(app, "done", painted)
         await pilot.press("c")
         await settle(pilot)
-        assert app.main.query_one(SummaryPreview).markdown == app.inspector.summary_text
+        assert app.main.query_one(SummaryPreview).markdown == app.inspector.summary.text
     assert at_tree == [True]
 
 

@@ -45,7 +45,7 @@ async def test_offline_probes_on_the_bundled_sample() -> None:
         report = panel.report
         assert report is not None and report.mode == "offline"
         session = app.inspector.session
-        expected = offline_report(session.messages, app.inspector.summary_text, session.working_dir)
+        expected = offline_report(session.messages, app.inspector.summary.text, session.working_dir)
         assert report.results == expected.results
         kinds = panel.query_one("#probe-kinds", DataTable)
         assert _cells(kinds, 0) == [PROBE_LABELS[k] for k in PROBE_KINDS] + ["overall"]

@@ -582,19 +582,19 @@ async def test_compacting_again_over_an_unsaved_hand_edit_asks_first(
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(200, 50)) as pilot:
         await _hand_edited(pilot)
-        edited = app.inspector.json_text
+        edited = app.inspector.edits.json
         await pilot.press("escape", "c")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         assert "hand-edited summary JSON" in app.screen.question
         await pilot.press("escape")  # no: the edit stays
         await settle(pilot)
-        assert app.screen is app.main and app.inspector.json_text == edited
+        assert app.screen is app.main and app.inspector.edits.json == edited
         await pilot.press("c")
         await settle(pilot)
         await pilot.press("y")  # yes: compacted again, the edit replaced
         await settle(pilot)
-        assert app.inspector.json_text != edited and app.inspector.unsaved_edits() == []
+        assert app.inspector.edits.json != edited and app.inspector.unsaved_edits() == []
 
 
 # -- opening another session -------------------------------------------------------------
@@ -641,8 +641,8 @@ async def test_another_session_opens_without_the_last_ones_summary(
         assert app.screen is main
         inspector = app.inspector
         assert inspector.session is not None and inspector.session.title == "Refactor the CLI"
-        assert inspector.result is None and inspector.structured is None
-        assert inspector.summary_text == "" and inspector.unsaved_edits() == []
+        assert inspector.result is None and inspector.summary.structured is None
+        assert inspector.summary.text == "" and inspector.unsaved_edits() == []
         assert main.query_one(ContextGauge).projected is None
         assert "after compaction" not in str(main.query_one(ContextGauge).render())
         assert _banner(app) == "no summary yet"
@@ -669,13 +669,13 @@ async def test_opening_another_session_over_an_unsaved_hand_edit_asks_first(
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(200, 50)) as pilot:
         await _hand_edited(pilot)
-        edited = app.inspector.json_text
+        edited = app.inspector.edits.json
         await _open_typed(pilot, other)
         assert isinstance(app.screen, ConfirmScreen)
         assert "hand-edited summary JSON" in app.screen.question
         await pilot.press("escape")  # no: the session and its edit stay
         await settle(pilot)
-        assert app.screen is app.main and app.inspector.json_text == edited
+        assert app.screen is app.main and app.inspector.edits.json == edited
         assert app.inspector.session is not None
         assert app.inspector.session.source_path == session_file
         await _open_typed(pilot, other)
@@ -731,7 +731,7 @@ async def test_the_summary_cannot_be_hand_edited_while_a_compaction_runs(
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(200, 50)) as pilot:
         await compacted(pilot)
-        before = app.inspector.json_text
+        before = app.inspector.edits.json
         monkeypatch.setattr(ReplaySummarizer, "complete", held)
         await pilot.press("c")
         await wait_until(pilot, lambda: app.main.query_one(CompactionStatus).state == "running")
@@ -766,7 +766,7 @@ async def test_a_reply_edit_over_a_json_edit_says_so_and_ctrl_z_brings_the_json_
         await pilot.press(*"HANDEDIT ")
         await settle(pilot)
         edited = json_editor.text
-        assert "HANDEDIT" in edited and "HANDEDIT" in app.inspector.summary_text
+        assert "HANDEDIT" in edited and "HANDEDIT" in app.inspector.summary.text
         await pilot.press("escape", "r", "end", "space")
         await settle(pilot)
         assert "HANDEDIT" not in json_editor.text  # the reply, re-read, is the summary now
@@ -774,7 +774,7 @@ async def test_a_reply_edit_over_a_json_edit_says_so_and_ctrl_z_brings_the_json_
         await pilot.press("escape", "e", "ctrl+z")
         await settle(pilot)
         assert json_editor.text == edited
-        assert "HANDEDIT" in app.inspector.summary_text
+        assert "HANDEDIT" in app.inspector.summary.text
 
 
 async def test_enter_on_a_question_keeps_things_as_they_are(

@@ -50,7 +50,7 @@ async def test_after_compaction_follows_a_hand_edit_of_the_summary() -> None:
         await settle(pilot)
         gauge = app.main.query_one(ContextGauge)
         first = gauge.projected
-        assert first == TokenCounter().total([summary_message(app.inspector.summary_text)])
+        assert first == TokenCounter().total([summary_message(app.inspector.summary.text)])
         editor = app.main.query_one("#json-editor", TextArea)
         text = editor.text
         at = text.index('"pending_tasks": [') + len('"pending_tasks": [')
@@ -58,8 +58,8 @@ async def test_after_compaction_follows_a_hand_edit_of_the_summary() -> None:
         editor.move_cursor((text.count("\n", 0, at), at - (text.rfind("\n", 0, at) + 1)))
         await paste(pilot, '"' + "keep the VAT rounding rule " * 40 + '", ')
         await settle(pilot)
-        assert app.inspector.json_state == "edited", (editor.text[:300], app.inspector.banner)
-        edited = TokenCounter().total([summary_message(app.inspector.summary_text)])
+        assert app.inspector.json_state == "edited", (editor.text[:300], app.inspector.notice)
+        edited = TokenCounter().total([summary_message(app.inspector.summary.text)])
         assert first is not None and edited > first + 200
         assert gauge.projected == edited
         assert f"after compaction: {edited:,} tokens" in str(gauge.render())

@@ -237,7 +237,7 @@ async def test_a_summary_template_is_checked_before_there_is_a_summary(
         await paste(pilot, "# Mine {{ next_step }}")
         await settle(pilot)
         assert "with an empty summary" in str(status.render()), str(status.render())
-        assert app.inspector.summary_text == ""  # still no summary
+        assert app.inspector.summary.text == ""  # still no summary
         assert app.inspector.templates.summary.source.origin == "edited"
 
 
@@ -276,7 +276,7 @@ async def test_a_cancelled_compaction_says_the_summary_shown_is_the_previous_one
 ) -> None:
     # After a cancel the fields and markdown panes kept the last summary with nothing to say
     # it was not this compaction's (a tmux walk-through).
-    from goose_tui.tui.screens.main import PREVIOUS_SUMMARY
+    from goose_tui.inspector import PREVIOUS_SUMMARY, Notice
 
     reply = session_file.parent / "reply.md"
     reply.write_text(REPLY)
@@ -286,10 +286,10 @@ async def test_a_cancelled_compaction_says_the_summary_shown_is_the_previous_one
             await settle(pilot)
             await pilot.press("c")
             await settle(pilot)
-            assert "previous" not in app.main.banner[0]
+            assert "previous" not in app.main.notice.message
             app.set_model("openai/test-model")
             await _cancel_once_the_request_is_out(pilot, server)
-            assert app.main.banner == (PREVIOUS_SUMMARY, "fallback")
+            assert app.main.notice == Notice(PREVIOUS_SUMMARY, "fallback")
             assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
 
 
@@ -475,7 +475,7 @@ async def test_a_prompt_template_that_fails_to_render_says_why_in_the_input_pane
         assert "could not be built" in str(app.main.query_one("#pane-input", Pane).border_title)
         # Mended on disk: the prompt is built and shown.
         _bump(prompts / "compaction.md", "{{ messages }}\n")
-        await wait_until(pilot, lambda: bool(app.inspector.system_prompt))
+        await wait_until(pilot, lambda: bool(app.inspector.prompt.text))
         await settle(pilot)
         assert "could not be built" not in str(app.main.query_one("#pane-input", Pane).border_title)
 

@@ -421,10 +421,12 @@ def current_side(inspector: Inspector) -> SummarySide:
     """The inspector's summary: as the model made it (priced), or as edited by hand."""
     label = inspector.summary_label()
     result = inspector.result
-    if result is not None and inspector.summary_text == result.summary:
+    if result is not None and inspector.summary.text == result.summary:
         side = side_from_result(label, result)
-        return side.model_copy(update={"structured": inspector.structured})
-    return SummarySide(label=label, summary=inspector.summary_text, structured=inspector.structured)
+        return side.model_copy(update={"structured": inspector.summary.structured})
+    return SummarySide(
+        label=label, summary=inspector.summary.text, structured=inspector.summary.structured
+    )
 
 
 def open_compare(screen: Screen[None], inspector: Inspector) -> None:
@@ -432,11 +434,11 @@ def open_compare(screen: Screen[None], inspector: Inspector) -> None:
     if session is None:
         screen.notify(no_session_hint(screen.app))
         return
-    if not inspector.summary_text:
+    if not inspector.summary.text:
         key = compact_key(screen.app)
         screen.notify(f"no summary yet: press {key} to compact first")
         return
-    if too_big_to_analyse(screen, inspector.summary_text, "compare"):
+    if too_big_to_analyse(screen, inspector.summary.text, "compare"):
         return
     messages = session.messages
 
@@ -447,14 +449,15 @@ def open_compare(screen: Screen[None], inspector: Inspector) -> None:
         left = current_side(inspector)
         model, templates = inspector.model, choice.templates or inspector.templates
         if spec == PREVIOUS:
-            previous = inspector.previous_summary
+            previous = inspector.previous
             if previous is None:
                 screen.notify("no earlier summary: nothing was edited or re-compacted yet")
                 return
-            structured, text = previous
-            if too_big_to_analyse(screen, text, "compare"):
+            if too_big_to_analyse(screen, previous.text, "compare"):
                 return
-            right = SummarySide(label="before the last edit", summary=text, structured=structured)
+            right = SummarySide(
+                label="before the last edit", summary=previous.text, structured=previous.structured
+            )
             # A: before, B: now, so "added" reads as what the edit added.
             screen.app.push_screen(
                 CompareScreen(

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import cached_property
-from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -16,11 +14,10 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Input, Static, TabbedContent, TabPane, Tabs, TextArea
+from textual.widgets import Input, Static, Tabs, TextArea
 from textual.widgets._tabs import Tab
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from goose_tui.compaction.extract import Extraction
 from goose_tui.compaction.profiles import GooseProfile, next_profile
 from goose_tui.compaction.summarize import (
     Attempt,
@@ -28,9 +25,9 @@ from goose_tui.compaction.summarize import (
     CompactionResult,
     summary_message,
 )
-from goose_tui.compaction.templates import TemplateError, Templates, render_summary
+from goose_tui.compaction.templates import Templates
 from goose_tui.inert import inert
-from goose_tui.inspector import Inspector, parses
+from goose_tui.inspector import NO_SUMMARY, Inspector, Notice
 from goose_tui.pieces import Text
 from goose_tui.session.models import Session, warnings_note
 from goose_tui.tokens import (
@@ -40,7 +37,6 @@ from goose_tui.tokens import (
     TokenCounter,
     not_smaller,
 )
-from goose_tui.tui.debounce import debounce
 from goose_tui.tui.messages import (
     GooseProfileRequested,
     SaveRequested,
@@ -48,7 +44,6 @@ from goose_tui.tui.messages import (
     WorkerErrorsUp,
 )
 from goose_tui.tui.screens.confirm import confirm_then
-from goose_tui.tui.widgets.code_editor import CodeEditor
 from goose_tui.tui.widgets.compaction_status import (
     COMPACT_BINDING,
     CompactionStatus,
@@ -58,15 +53,14 @@ from goose_tui.tui.widgets.compaction_status import (
 )
 from goose_tui.tui.widgets.context_gauge import ContextGauge
 from goose_tui.tui.widgets.conversation_view import ConversationView
-from goose_tui.tui.widgets.fields_tree import FieldsTree
+from goose_tui.tui.widgets.fields_pane import FieldsPane
 from goose_tui.tui.widgets.goose_footer import GooseFooter
-from goose_tui.tui.widgets.pane import Banner, Pane
+from goose_tui.tui.widgets.pane import Pane
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import MAX_MATCHES, TextViewer, prompt_highlighter
 
 WIDE_COLUMNS = 160  # below this the four panes become tabs
 PANES = ("input", "analysis", "fields", "markdown")
-PREVIOUS_SUMMARY = "this compaction did not finish: the summary shown is the previous one's"
 IMPORTING_NOTE = "importing litellm… (its worker process is starting)"
 
 
@@ -99,8 +93,9 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     # The templates in use, and what the pane borders say of them ("…: built-in", …).
     templates: reactive[Templates | None] = reactive(None, init=False)
     template_origins: reactive[tuple[str, str]] = reactive(("", ""), init=False)
-    # The banner over the fields: the inspector's report on the current summary.
-    banner: reactive[tuple[str, str]] = reactive(("no summary yet", ""), init=False)
+    # The inspector's report on the current summary, over the fields (the fields pane changes
+    # it too, so the same notice set again is drawn again).
+    notice: reactive[Notice] = reactive(NO_SUMMARY, init=False, always_update=True)
 
     def __init__(self, inspector: Inspector, clock: Callable[[], float]) -> None:
         super().__init__()
@@ -132,7 +127,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         yield CompactionStatus(id="status")
         yield Tabs(*(Tab(name, id=f"tab-{name}") for name in PANES), id="pane-tabs")
         with Horizontal(id="panes"):
-            with Pane("input", copy_source=lambda: str(inspector.system_prompt), id="pane-input"):
+            with Pane("input", copy_source=lambda: str(inspector.prompt.text), id="pane-input"):
                 yield Input(placeholder="search the prompt", id="search")
                 yield TextViewer(
                     id="input-view",
@@ -146,22 +141,13 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
                     placeholder=f"press {compact_key(self.app)} to compact",
                     wrap=True,
                 )
-            with Pane("fields", copy_source=lambda: self._json_editor.text, id="pane-fields"):
-                yield Banner("no summary yet", id="fields-banner", classes="pane-banner")
-                with TabbedContent(id="fields-tabs"):
-                    with TabPane("tree", id="fields-tree-tab"):
-                        yield FieldsTree(id="fields-tree")
-                    with TabPane("json", id="fields-json-tab"):
-                        yield CodeEditor("{}", syntax="json", id="json-editor")
-                    with TabPane("reply", id="fields-reply-tab"):
-                        yield CodeEditor("", syntax="markdown", id="reply-editor", soft_wrap=True)
-            with Pane("markdown", copy_source=lambda: inspector.summary_text, id="pane-markdown"):
+            yield FieldsPane(inspector, id="pane-fields")
+            with Pane("markdown", copy_source=lambda: inspector.summary.text, id="pane-markdown"):
                 yield SummaryPreview(id="preview")
         yield GooseFooter()
 
     def on_mount(self) -> None:
         self.query_one("#search").display = False
-        self.query_one(FieldsTree).show_summary(None)
         self.query_one(CompactionStatus).model = self.model_name
         self.query_one(CompactionStatus).profile = self.profile
         self.query_one(CompactionStatus).compact_key = compact_key(self.app)
@@ -188,16 +174,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self._show_pane(str(event.tab.id).removeprefix("tab-"))
 
     @property
-    def _json_editor(self) -> CodeEditor:
-        return self.query_one("#json-editor", CodeEditor)
-
-    @property
-    def _reply_editor(self) -> CodeEditor:
-        return self.query_one("#reply-editor", CodeEditor)
-
-    @property
-    def _banner(self) -> Banner:
-        return self.query_one("#fields-banner", Banner)
+    def fields(self) -> FieldsPane:
+        return self.query_one(FieldsPane)
 
     def _analysis_text(self) -> str:
         return self.query_one("#analysis-view", TextViewer).text
@@ -214,8 +192,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         if self.inspector.session is not None:
             self.build_prompt()
 
-    def watch_banner(self, banner: tuple[str, str]) -> None:
-        self._banner.show(*banner)
+    def watch_notice(self, notice: Notice) -> None:
+        self.fields.notice = notice
 
     def watch_template_origins(self) -> None:
         self._show_template_origin()
@@ -229,9 +207,9 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         if self.inspector.session is not None and new.compaction.text != old.compaction.text:
             self.build_prompt()
         preview = self.query_one(SummaryPreview)
-        if new.summary != old.summary and preview.markdown != self.inspector.summary_text:
+        if new.summary != old.summary and preview.markdown != self.inspector.summary.text:
             self._show_markdown()
-        self.banner = self.inspector.banner
+        self.notice = self.inspector.notice
 
     def select_message(self, index: int, highlight: list[int] | None = None) -> None:
         """Select (highlight and scroll to) message ``index``; mark ``highlight`` too."""
@@ -267,8 +245,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         # would land on this one, a stale projection or render would be drawn over it.
         if any(w.is_running for w in self.workers.cancel_group(self, "compact")):
             self.notify("the compaction of the last session was cancelled")
-        for group in ("projection", "render-summary", "debounce-json", "debounce-reply"):
-            self.workers.cancel_group(self, group)
+        self.workers.cancel_group(self, "projection")
         first = self.inspector.session is None
         self.inspector.load(session)
         if not first:  # (the first one has nothing to clear, and may come before the panes)
@@ -290,13 +267,12 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.query_one("#session-title", Static).update(Content(inert(title)))
         self.query_one(ConversationView).set_messages(session.messages)
         self.query_one("#input-view", TextViewer).placeholder = "building prompt…"
-        # The prompt is built once the gauge's first figure is on screen: started at once,
-        # formatting and rendering it held the GIL against that frame.
-        self.count_tokens(then_build_prompt=True)
+        # Counted, and the prompt built, once the new session is on screen: building the
+        # tokenizer, formatting and rendering the prompt hold the GIL against that frame.
+        self.call_after_refresh(self.count_tokens, True)
 
     def _show_no_summary(self) -> None:
         """The panes as before a first compaction (the inspector has just forgotten it)."""
-        inspector = self.inspector
         status = self.query_one(CompactionStatus)
         status.state, status.attempt, status.received_chars, status.note = "idle", None, 0, ""
         status.set_next(self.model_name, self.profile)
@@ -309,10 +285,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         analysis.set_text("")
         analysis.placeholder = f"press {compact_key(self.app)} to compact"
         self.query_one("#pane-analysis", Pane).set_title("analysis")
-        self._reply_editor.load_text(inspector.reply_loaded)
-        self._json_editor.load_text(inspector.json_loaded)
-        self.query_one("#fields-tabs", TabbedContent).active = "fields-tree-tab"
-        self._show_summary()
+        self.fields.reset()
+        self._show_markdown()
 
     @cached_property
     def token_counter(self) -> TokenCounter:
@@ -339,11 +313,6 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             # A count Goose reported needs no tokenizer: show it before the estimates.
             reported = context_usage(session, model=model, context_limit=limit, threshold=threshold)
             self.app.call_from_thread(setattr, gauge, "usage", reported)
-        # Count after the next frame: building the tokenizer (~0.6 s) holds the GIL, and
-        # started at once it would hold back the first frame of a new session as long.
-        painted = threading.Event()
-        self.app.call_from_thread(self.call_after_refresh, painted.set)
-        painted.wait(timeout=2)
         if then_build_prompt:  # even if a newer count replaces this one
             self.app.call_from_thread(self.build_prompt)
         total = len(session.messages)
@@ -356,8 +325,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             counts.extend(counter.count_all(session.messages[number : number + step]))
         gauge.report_progress(total, total)
         # Summed from the counts just made, for the gauge and for the projection after a
-        # compaction (summing 20,000 cached counts again there, ~0.1 s of the GIL, held back
-        # the frames that show the summary).
+        # compaction, which then sums nothing again.
         history = counter.total(session.messages, counts)
         usage = context_usage(
             session, model=model, context_limit=limit, threshold=threshold, estimated=history
@@ -379,9 +347,9 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     @work(thread=True, group="warm-up", exit_on_error=False)
     def import_for_the_first_summary(self) -> None:
-        """What a compaction's result needs once, while the app is idle after its first
-        counts: done on the loop by the first summary, it held the screen at the end of the
-        compaction (Rich's Markdown, markdown-it and the patterns they compile)."""
+        """What a compaction's result needs once (Rich's Markdown, markdown-it and the
+        patterns they compile), prepared while the app is idle after its first counts rather
+        than on the loop by the first summary."""
         import goose_tui.compaction.reply_check  # noqa: F401
         from goose_tui.tui.widgets.summary_preview import warm_up
 
@@ -428,12 +396,11 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def _draw_prompt(self) -> None:
         """The input pane as the inspector has it: the prompt, its note and its tokens."""
-        self.query_one("#input-view", TextViewer).set_text(self.inspector.system_prompt)
+        self.query_one("#input-view", TextViewer).set_text(self.inspector.prompt.text)
         self._show_template_origin()
 
     def _show_prompt_tokens(self, prompt: Text, tokens: int) -> None:
-        if self.inspector.system_prompt is prompt:  # the prompt shown is still this one
-            self.inspector.prompt_tokens = tokens
+        if self.inspector.prompt_counted(prompt, tokens):
             self._show_template_origin()
 
     def _show_template_origin(self) -> None:
@@ -477,15 +444,13 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         )
         status.profile, status.next_model, status.next_profile = self.profile, "", ""
         status.state = "running"
-        # Its summary replaces the editors' texts when it ends: an edit typed meanwhile
-        # would be lost without a word, so they take none until then.
-        self._lock_editors(True)
+        self.fields.locked = True
         if self._client_importing():
             status.note = IMPORTING_NOTE
         self._started = self.clock()
         self._ticker = self.set_interval(0.1, self._tick)
         # The compaction's threads (building the request, counting it, sending it) start
-        # once the frame saying "running" is out: started at once they held it back.
+        # once the frame saying "running" is out, which they would hold back.
         await self._next_frame()
 
         def on_attempt(attempt: Attempt) -> None:
@@ -501,9 +466,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
                 status.received_chars = 0
 
         def on_chunk(chunk: str) -> None:
-            # Kept until the next tick: a model may stream tens of thousands of chunks
-            # (the offline one sends 48 characters at a time), and redrawing the pane and
-            # the status per chunk kept the event loop busy repainting for minutes.
+            # Kept until the next tick: a model may stream tens of thousands of chunks, and
+            # the pane and the status are drawn once per tick, not per chunk.
             self._streamed.append(chunk)
 
         try:
@@ -523,33 +487,29 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
                 else f"the compaction failed before any reply · press {key} to try again"
             )
             if self.inspector.result is not None:  # the panes still show the one before
-                self.inspector.banner = (PREVIOUS_SUMMARY, "fallback")
-                self.banner = self.inspector.banner
+                self.notice = self.inspector.notice
             raise
         finally:
-            self._lock_editors(False)
+            self.fields.locked = False
             self._tick()
             if self._ticker is not None:
                 self._ticker.stop()
             if status.note == IMPORTING_NOTE:  # cancelled or failed before the worker was up
                 status.note = ""
         self._show_result(result)
-        # The summary's panes from the next frame on, one at a time: drawing all of a long
-        # reply's result in one callback held the loop ~0.3 s (app_big_session.py, the
-        # offline model's 1.9 MB reply).
-        steps = self._extraction_steps()
-        try:
-            await self._next_frame()
-            for _ in steps:
-                await asyncio.sleep(0)
-        finally:  # cancelled meanwhile: the result is current all the same
-            for _ in steps:
-                pass
-            # A new compaction is the new starting point for hand edits: the editors' texts.
-            inspector = self.inspector
-            inspector.json_text = self._json_editor.text
-            inspector.reply_text = self._reply_editor.text
-            inspector.mark_saved()
+        # The summary's panes from the frame after "done" on, a pane per turn of the loop: a
+        # long reply's, drawn in one callback, would hold the loop.
+        steps = [self._show_analysis, self.fields.show_summary, self._show_loaded_json]
+        self.call_after_refresh(self._show_compacted, result, steps)
+
+    def _show_compacted(self, result: CompactionResult, steps: list[Callable[[], None]]) -> None:
+        if steps and self.inspector.result is result:  # not another session or compaction
+            steps.pop(0)()
+            self.call_later(self._show_compacted, result, steps)
+
+    def _show_loaded_json(self) -> None:
+        self.fields.load_json()
+        self._show_markdown()
 
     async def _next_frame(self) -> None:
         """Return once the screen has been refreshed with what was set before the call."""
@@ -574,21 +534,20 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def _show_result(self, result: CompactionResult) -> None:
         """Draw the compaction the inspector has just made current, but for its summary's
-        panes (``_show_extraction``, a frame later)."""
-        inspector = self.inspector
+        panes (``_show_compacted``, from the next frame on)."""
         status = self.query_one(CompactionStatus)
         status.state = "done"
         if result.attempts:
             status.attempt = result.attempts[-1]
         status.note = usage_note(result)
-        self._draw_prompt()  # the inspector has it "as sent" (use_result)
-        self._reply_editor.load_text(inspector.reply_loaded)
+        self._draw_prompt()  # the inspector has it "as sent"
+        self.fields.load_reply()
 
     def _show_markdown(self) -> None:
         """The summary as it is now (compacted, hand-edited, re-rendered): its preview, and
         the gauge's "after compaction", which counts the message that would replace the
         history."""
-        summary = self.inspector.summary_text
+        summary = self.inspector.summary.text
         self.query_one(SummaryPreview).set_markdown(summary)
         if self.inspector.has_summary():
             self.project_summary(summary)
@@ -599,8 +558,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     @work(thread=True, exclusive=True, group="projection", exit_on_error=False)
     def project_summary(self, summary: str) -> None:
-        """The gauge's projection: the summary's tokens against the history's. Summing the
-        20,000 cached counts of a 53 MB session is 80 ms: not on the event loop."""
+        """The gauge's projection: the summary's tokens against the history's, off the event
+        loop (a big session's history is many cached counts to sum)."""
         session = self.inspector.session
         assert session is not None
         worker = get_current_worker()
@@ -620,7 +579,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.app.call_from_thread(self._show_projection, summary, projected, replaced)
 
     def _show_projection(self, summary: str, projected: int, replaced: int) -> None:
-        if self.inspector.summary_text is not summary:  # another summary or session since
+        if self.inspector.summary.text is not summary:  # another summary or session since
             return
         gauge = self.query_one(ContextGauge)
         was_flagged = gauge.projected is not None and not_smaller(
@@ -636,39 +595,23 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
                 timeout=10,
             )
 
-    def _show_extraction(self, *, undoable_json: bool = False) -> None:
-        """Draw the summary the inspector has just extracted (a compaction, an edited reply).
-        ``undoable_json``: the JSON editor's text is replaced as an edit, which ctrl+z undoes
-        (it holds a hand edit), not loaded afresh."""
-        for _ in self._extraction_steps(undoable_json=undoable_json):
-            pass
-
-    def _extraction_steps(self, *, undoable_json: bool = False) -> Iterator[None]:
-        """``_show_extraction`` a pane at a time: a compaction's long result gives the loop
-        back between them (together they held it up to 0.3 s for a 1.9 MB reply)."""
-        inspector = self.inspector
-        extraction = inspector.extraction
-        assert extraction is not None
-        analysis = extraction.analysis
+    def _show_analysis(self) -> None:
+        """The analysis pane: the <analysis> block of the reply the summary was read from."""
+        extraction = self.inspector.extraction
+        analysis = extraction.analysis if extraction is not None else ""
         viewer = self.query_one("#analysis-view", TextViewer)
         viewer.set_text(analysis if analysis else "(the reply has no <analysis> block)")
         self.query_one("#pane-analysis", Pane).set_title("analysis · discarded by Goose")
-        self.banner = inspector.banner
-        yield
-        self.query_one(FieldsTree).show_summary(extraction.structured)
-        yield
-        editor = self._json_editor
-        if undoable_json:
-            editor.load_pending()  # a text held back while the editor was hidden
-            editor.replace(inspector.json_loaded, (0, 0), editor.document.end)
-        else:
-            editor.load_text(inspector.json_loaded)
+
+    @on(FieldsPane.SummaryChanged)
+    def _summary_edited(self, event: FieldsPane.SummaryChanged) -> None:
+        if event.extracted:
+            self._show_analysis()
         self._show_markdown()
 
     def action_cancel(self) -> None:
         if isinstance(self.focused, TextArea):
-            # Leave the editor (escape never types into it), staying in its pane.
-            self.query_one("#fields-tabs", TabbedContent).query_one(Tabs).focus()
+            self.fields.leave_editor()
             return
         if self.screen.maximized is not None:
             self.screen.minimize()
@@ -694,93 +637,6 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
                     self._ticker.stop()
             elif event.state == WorkerState.ERROR:  # the app shows the error (WorkerErrorsUp)
                 status.state = "failed"
-
-    # -- hand-editing ----------------------------------------------------------------------
-
-    def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        area, inspector = event.text_area, self.inspector
-        if area.id == "json-editor":
-            inspector.json_text = area.text
-            if area.text == inspector.json_loaded:
-                self._back_to_loaded()  # an undo back to the loaded JSON: at once
-            elif inspector.json_state == "invalid" and parses(area.text):
-                self.workers.cancel_group(self, "debounce-json")
-                self.reread_json()  # valid again: the "invalid JSON" banner goes at once
-            else:
-                debounce(self, "json", self.reread_json)
-        elif area.id == "reply-editor":
-            inspector.reply_text = area.text
-            if area.text != inspector.reply_loaded:
-                debounce(self, "reply", self.reread_reply)
-
-    def _back_to_loaded(self) -> None:
-        self.workers.cancel_group(self, "debounce-json")
-        self.workers.cancel_group(self, "render-summary")  # a render of an edit is stale
-        back = self.inspector.back_to_loaded()
-        if back == "render":  # rendered with a template since changed
-            self.reread_json()
-        elif back == "restored":
-            self._show_summary()
-
-    def _show_summary(self) -> None:
-        inspector = self.inspector
-        self.banner = inspector.banner
-        self.query_one(FieldsTree).show_summary(inspector.structured)
-        self._show_markdown()
-
-    def reread_json(self) -> None:
-        inspector = self.inspector
-        summary = inspector.read_json(self._json_editor.text)
-        self.banner = inspector.banner
-        if summary is None:
-            return
-        templates = inspector.templates
-
-        def show(rendered: str | TemplateError) -> None:
-            if inspector.json_rendered(summary, rendered):
-                self._show_summary()
-            else:
-                self.banner = inspector.banner
-
-        self.render_off_thread(lambda: render_summary(templates, summary), show)
-
-    def reread_reply(self) -> None:
-        inspector = self.inspector
-        reply = self._reply_editor.text
-
-        def show(result: tuple[Extraction, str] | TemplateError) -> None:
-            # A hand edit of the JSON is replaced by what the reply now reads as: kept in
-            # the JSON editor's undo, and said.
-            json_edited = self._json_editor.text != inspector.json_loaded
-            if inspector.reply_read(result):
-                self._show_extraction(undoable_json=json_edited)
-                if json_edited:
-                    self.notify(
-                        "the edited reply, read again, replaced your edit of the summary "
-                        "JSON: ctrl+z in the JSON editor (e) brings it back",
-                        markup=False,
-                    )
-            else:
-                self.banner = inspector.banner
-
-        self.render_off_thread(lambda: inspector.reread_reply(reply), show)
-
-    @work(thread=True, exclusive=True, group="render-summary", exit_on_error=False)
-    def render_off_thread(self, job: Callable[[], Any], show: Callable[[Any], None]) -> None:
-        """Run ``job`` (it renders the summary template) off the UI thread, so a slow
-        template never freezes the app, then ``show`` its result (or its TemplateError) on
-        the UI thread. A newer job cancels this one: its result is then dropped."""
-        worker = get_current_worker()
-        try:
-            result = job()
-        except TemplateError as exc:
-            result = exc
-
-        def deliver() -> None:
-            if not worker.is_cancelled:
-                show(result)
-
-        self.app.call_from_thread(deliver)
 
     # -- pane actions ----------------------------------------------------------------------
 
@@ -842,25 +698,11 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def action_edit_json(self) -> None:
         self._show_pane("fields")
-        self.query_one("#fields-tabs", TabbedContent).active = "fields-json-tab"
-        self._json_editor.focus()
-        self._say_if_locked()
+        self.fields.edit("json")
 
     def action_edit_reply(self) -> None:
         self._show_pane("fields")
-        self.query_one("#fields-tabs", TabbedContent).active = "fields-reply-tab"
-        self._reply_editor.focus()
-        self._say_if_locked()
-
-    def _lock_editors(self, locked: bool) -> None:
-        self._json_editor.read_only = self._reply_editor.read_only = locked
-
-    def _say_if_locked(self) -> None:
-        if self._json_editor.read_only:
-            self.notify(
-                "the summary can be edited once the compaction ends (escape cancels it)",
-                markup=False,
-            )
+        self.fields.edit("reply")
 
     def action_ask_focus(self) -> None:
         from goose_tui.tui.screens.input_prompt import InputPrompt

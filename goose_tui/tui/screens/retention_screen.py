@@ -254,7 +254,7 @@ def too_big_to_analyse(screen: Screen[None], summary: str, command: str) -> bool
 
 def open_retention(screen: Screen[None], inspector: Inspector) -> None:
     """Open the report for the inspector's current summary (the last good render)."""
-    session, summary = inspector.session, inspector.summary_text
+    session, summary = inspector.session, inspector.summary.text
     if session is None:
         screen.notify(no_session_hint(screen.app))
         return

@@ -1,0 +1,160 @@
+"""The fields pane: the inspector's notice on the summary, the summary as a tree, and the two
+editors of its hand edits (the JSON and the model's reply), which it applies through the
+Inspector as the user types."""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import TabbedContent, TabPane, Tabs, TextArea
+
+from goose_tui.inspector import NO_SUMMARY, Inspector, Notice, parses
+from goose_tui.tui.debounce import debounce
+from goose_tui.tui.widgets.code_editor import CodeEditor
+from goose_tui.tui.widgets.fields_tree import FieldsTree
+from goose_tui.tui.widgets.pane import Banner, Pane
+
+
+class FieldsPane(Pane):
+    """Set ``notice`` to show the inspector's report; ``locked`` while a compaction runs (its
+    summary replaces the editors' texts, so an edit typed meanwhile would be lost)."""
+
+    notice: reactive[Notice] = reactive(NO_SUMMARY, init=False)
+    locked: reactive[bool] = reactive(False, init=False)
+
+    class SummaryChanged(Message):
+        """A hand edit changed the summary shown; ``extracted``: read from an edited reply
+        (its analysis changed too)."""
+
+        def __init__(self, extracted: bool) -> None:
+            super().__init__()
+            self.extracted = extracted
+
+    def __init__(self, inspector: Inspector, *, id: str | None = None) -> None:
+        super().__init__("fields", copy_source=lambda: self.json_editor.text, id=id)
+        self.inspector = inspector
+
+    def compose(self) -> ComposeResult:
+        yield Banner("no summary yet", id="fields-banner", classes="pane-banner")
+        with TabbedContent(id="fields-tabs"):
+            with TabPane("tree", id="fields-tree-tab"):
+                yield FieldsTree(id="fields-tree")
+            with TabPane("json", id="fields-json-tab"):
+                yield CodeEditor("{}", syntax="json", id="json-editor")
+            with TabPane("reply", id="fields-reply-tab"):
+                yield CodeEditor("", syntax="markdown", id="reply-editor", soft_wrap=True)
+
+    def on_mount(self) -> None:
+        self.query_one(FieldsTree).show_summary(None)
+
+    @property
+    def json_editor(self) -> CodeEditor:
+        return self.query_one("#json-editor", CodeEditor)
+
+    @property
+    def reply_editor(self) -> CodeEditor:
+        return self.query_one("#reply-editor", CodeEditor)
+
+    def watch_notice(self, notice: Notice) -> None:
+        self.query_one(Banner).show(notice.message, notice.kind)
+
+    def watch_locked(self, locked: bool) -> None:
+        self.json_editor.read_only = self.reply_editor.read_only = locked
+        if locked:  # an edit waiting to be read would land on the compaction's summary
+            self.workers.cancel_node(self)
+
+    # -- what the screen draws -------------------------------------------------------------
+
+    def reset(self) -> None:
+        """As before a first compaction (the inspector has just forgotten the last one)."""
+        self.workers.cancel_node(self)
+        self.reply_editor.load_text(self.inspector.loaded.reply)
+        self.json_editor.load_text(self.inspector.loaded.json)
+        self.query_one(TabbedContent).active = "fields-tree-tab"
+        self.show_summary()
+
+    def show_summary(self) -> None:
+        self.notice = self.inspector.notice
+        self.query_one(FieldsTree).show_summary(self.inspector.summary.structured)
+
+    def load_reply(self) -> None:
+        self.reply_editor.load_text(self.inspector.loaded.reply)
+
+    def load_json(self, *, undoable: bool = False) -> None:
+        """The JSON as the inspector loaded it. ``undoable``: replaced as an edit, which
+        ctrl+z undoes (the editor holds a hand edit), not loaded afresh."""
+        editor = self.json_editor
+        if undoable:
+            editor.load_pending()  # a text held back while the editor was hidden
+            editor.replace(self.inspector.loaded.json, (0, 0), editor.document.end)
+        else:
+            editor.load_text(self.inspector.loaded.json)
+
+    def edit(self, tab: str) -> None:
+        """Show and focus the JSON editor ("json") or the reply editor ("reply")."""
+        self.query_one(TabbedContent).active = f"fields-{tab}-tab"
+        editor = self.json_editor if tab == "json" else self.reply_editor
+        editor.focus()
+        if self.locked:
+            self.notify(
+                "the summary can be edited once the compaction ends (escape cancels it)",
+                markup=False,
+            )
+
+    def leave_editor(self) -> None:
+        """Out of the editor (escape never types into it), staying in this pane."""
+        self.query_one(TabbedContent).query_one(Tabs).focus()
+
+    # -- hand edits ------------------------------------------------------------------------
+
+    @on(TextArea.Changed)
+    def _edited(self, event: TextArea.Changed) -> None:
+        event.stop()
+        inspector, text = self.inspector, event.text_area.text
+        if event.text_area is self.json_editor:
+            inspector.typed(json=text)
+            if text == inspector.loaded.json:  # an undo back to the loaded JSON: at once
+                self.read_json()
+            elif inspector.json_state == "invalid" and parses(text):
+                self.read_json()  # valid again: the "invalid JSON" banner goes at once
+            else:
+                debounce(self, "json", self.read_json)
+        elif event.text_area is self.reply_editor:
+            inspector.typed(reply=text)
+            if text != inspector.loaded.reply:
+                debounce(self, "reply", self.read_reply)
+
+    @work(exclusive=True, group="summary-edit", exit_on_error=False)
+    async def read_json(self) -> None:
+        self.workers.cancel_group(self, "debounce-json")
+        inspector = self.inspector
+
+        def rendering() -> None:
+            self.notice = inspector.notice
+
+        changed = await inspector.edit_json(self.json_editor.text, rendering=rendering)
+        self.notice = inspector.notice
+        if changed:
+            self.query_one(FieldsTree).show_summary(inspector.summary.structured)
+            self.post_message(self.SummaryChanged(extracted=False))
+
+    @work(exclusive=True, group="summary-edit", exit_on_error=False)
+    async def read_reply(self) -> None:
+        inspector = self.inspector
+        # A hand edit of the JSON is replaced by what the reply now reads as: kept in the
+        # JSON editor's undo, and said.
+        json_edited = self.json_editor.text != inspector.loaded.json
+        if not await inspector.edit_reply(self.reply_editor.text):
+            self.notice = inspector.notice
+            return
+        self.show_summary()
+        self.load_json(undoable=json_edited)
+        self.post_message(self.SummaryChanged(extracted=True))
+        if json_edited:
+            self.notify(
+                "the edited reply, read again, replaced your edit of the summary "
+                "JSON: ctrl+z in the JSON editor (e) brings it back",
+                markup=False,
+            )
