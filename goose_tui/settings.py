@@ -6,6 +6,7 @@ model = "openai/gpt-4o-mini"    # the default for --model
 api_base = "http://localhost:11434"
 threshold = 0.85                # the default for --threshold
 goose_profile = "goose-main"    # the default Goose format profile
+timeout = 300                   # seconds a model call may take (--timeout)
 
 [keymap]                        # Textual keymaps: binding id = keys
 "main.compact" = "C"
@@ -24,6 +25,7 @@ line back, in place (comments and the rest of the file are kept), atomically.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -44,6 +46,7 @@ class Settings(BaseModel):
     api_base: str | None = None
     threshold: StrictFloat | None = None  # a TOML number: `true` or "0.5" is no threshold
     goose_profile: str | None = None
+    timeout: StrictFloat | None = None  # seconds a model call may take (the app's --timeout)
     keymap: dict[str, str] = Field(default_factory=dict)
 
 
@@ -95,6 +98,9 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
     if settings.threshold is not None and (problem := threshold_problem(settings.threshold)):
         problems.append(f"threshold {problem}")
         settings.threshold = None
+    if settings.timeout is not None and not 0 < settings.timeout < math.inf:
+        problems.append(f"timeout {settings.timeout:g}: must be a number of seconds above 0")
+        settings.timeout = None
     return settings, f"{path}: {'; '.join(problems)}" if problems else None
 
 

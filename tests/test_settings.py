@@ -239,7 +239,7 @@ def test_an_unknown_setting_is_named_with_the_closest_known_one(tmp_path: Path) 
     assert problem == (
         f"{path}: unknown setting 'threshhold' (did you mean 'threshold'?); "
         "unknown setting 'colour' (known: theme, model, api_base, threshold, goose_profile, "
-        "keymap)"
+        "timeout, keymap)"
     )
 
 

@@ -100,9 +100,9 @@ def settings_epilog() -> str:
 
     return (
         f"settings: {config_path()} (TOML: theme, model, api_base, threshold, goose_profile,\n"
-        "and a [keymap] table of binding id = keys); command-line options win over it, the\n"
-        "headless commands read only its threshold, and the theme picked in the app is saved\n"
-        "there.\n"
+        "timeout and a [keymap] table of binding id = keys); command-line options win over\n"
+        "it, the headless commands read only its threshold, and the theme picked in the app\n"
+        "is saved there.\n"
     )
 
 
@@ -187,7 +187,10 @@ def run_app_from_args(argv: Sequence[str]) -> int:
         args.threshold = settings.threshold
     try:
         spec = ModelSpec.from_options(
-            args.model, args.replay, offline_context_limit=args.offline_context_limit
+            args.model,
+            args.replay,
+            offline_context_limit=args.offline_context_limit,
+            timeout=args.timeout or settings.timeout,
         )
     except ValueError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
@@ -200,6 +203,7 @@ def run_app_from_args(argv: Sequence[str]) -> int:
         all_sessions=args.all_sessions,
         model=spec.name,
         api_base=args.api_base or settings.api_base,
+        timeout=spec.timeout,
         prompts_dir=args.prompts_dir,
         threshold=args.threshold,
         context_limit=args.context_limit,

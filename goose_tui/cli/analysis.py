@@ -22,6 +22,7 @@ from goose_tui.cli.common import (
     EXIT_UNUSABLE,
     CliError,
     add_analysis_session_args,
+    add_timeout,
     compaction_error,
     load_session_arg,
     load_templates_arg,
@@ -63,6 +64,7 @@ def register(sub: Any) -> None:
     )
     _prompts_dir(s, "--prompts-dir")
     s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
+    add_timeout(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(offline_context_limit=None, handler=cmd_retention)
 
@@ -77,6 +79,7 @@ def register(sub: Any) -> None:
         )
         _prompts_dir(s, f"--{side}-prompts-dir")
     s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
+    add_timeout(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=cmd_compare)
 
@@ -98,6 +101,7 @@ def register(sub: Any) -> None:
     s.add_argument("--judge", metavar="M", help="the model that scores answers (default --model)")
     _prompts_dir(s, "--prompts-dir")
     s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
+    add_timeout(s)
     s.add_argument("--no-cache", action="store_true", help="ask every model call again")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(offline_context_limit=None, handler=cmd_probe)
@@ -207,7 +211,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         raise CliError("--judge needs --model with a real model", EXIT_UNUSABLE)
     judge = None
     if args.judge is not None:
-        judge = parse_model(args.judge, args.api_base)
+        judge = parse_model(args.judge, args.api_base, args.timeout)
         if not uses_a_model(judge):
             raise CliError(f"--judge {args.judge}: not a model that can score", EXIT_UNUSABLE)
     summary, source = _summary_to_judge(args, session, choice)
@@ -249,7 +253,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
 # --- compare ------------------------------------------------------------------------------
 
 
-def _side_source(side: str, text: str, api_base: str | None) -> str | Summarizer:
+def _side_source(
+    side: str, text: str, api_base: str | None, timeout: float | None
+) -> str | Summarizer:
     """A side of ``compare``: a saved summary's text (``summary:FILE``), or a model's
     summarizer (a missing reply file fails here, before either side calls a model). Its
     errors name the side."""
@@ -264,7 +270,7 @@ def _side_source(side: str, text: str, api_base: str | None) -> str | Summarizer
                     EXIT_UNUSABLE,
                 )
             return read_text_arg(path, "summary")
-        return summarizer_of(parse_model(text, api_base))
+        return summarizer_of(parse_model(text, api_base, timeout))
     except CliError as exc:
         raise CliError(f"{side}: {exc}", exc.exit_code) from exc
 
@@ -382,8 +388,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         load_templates_arg(args.b_prompts_dir, "--b-prompts-dir"),
     )
     sources = (
-        _side_source("A", args.a, args.api_base),
-        _side_source("B", args.b, args.api_base),
+        _side_source("A", args.a, args.api_base, args.timeout),
+        _side_source("B", args.b, args.api_base, args.timeout),
     )
     left, right = run_compaction(_both_sides(args, sources, session.messages, templates))
     comparison = compare_summaries(left, right, session.messages, session.working_dir)

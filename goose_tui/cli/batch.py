@@ -15,6 +15,7 @@ from goose_tui.cli.common import (
     EXIT_UNUSABLE,
     CliError,
     add_all_sessions_flag,
+    add_timeout,
     load_templates_arg,
     parse_model,
     path_arg,
@@ -36,6 +37,7 @@ def register(sub: Any) -> None:
         "--prompts-dir", type=path_arg, metavar="DIR", help="compaction.md / compaction_summary.md"
     )
     s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
+    add_timeout(s)
     s.add_argument("--json", action="store_true", help="print the report as JSON")
     s.add_argument(
         "-o",
@@ -154,7 +156,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         )
     for written in skipped_reports(args.target):  # an earlier run's -o, or this run's
         say(f"left out {written} (a goose-tui batch report, not a session)")
-    summarizer = summarizer_of(parse_model(args.model, args.api_base))
+    summarizer = summarizer_of(parse_model(args.model, args.api_base, args.timeout))
     report = run_compaction(
         run_batch(
             args.target,

@@ -231,6 +231,31 @@ def add_focus(p: argparse.ArgumentParser) -> None:
     )
 
 
+def seconds_arg(text: str) -> float:
+    """A positive, finite number of seconds (``--timeout``)."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (0 < value < math.inf):
+        raise argparse.ArgumentTypeError("must be a number of seconds above 0")
+    return value
+
+
+def add_timeout(p: argparse.ArgumentParser) -> None:
+    from goose_tui.llm.base import DEFAULT_TIMEOUT
+
+    p.add_argument(
+        "--timeout",
+        type=seconds_arg,
+        metavar="SECONDS",
+        help=f"give up on a model call after this many seconds ({DEFAULT_TIMEOUT:g}; the app "
+        "also reads timeout from the settings file)",
+    )
+
+
 def add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model",
@@ -246,6 +271,7 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="make the offline model reject prompts over N tokens (to watch the ladder)",
     )
+    add_timeout(p)
 
 
 def wants_settings_threshold(args: argparse.Namespace) -> bool:
@@ -343,13 +369,13 @@ def load_templates_arg(prompts_dir: Path | None, flag: str = "--prompts-dir") ->
 # --- the model ------------------------------------------------------------------------------
 
 
-def parse_model(text: str, api_base: str | None = None) -> ModelSpec:
+def parse_model(text: str, api_base: str | None = None, timeout: float | None = None) -> ModelSpec:
     """A model typed on the command line (``--a``, ``--judge``, batch's ``--model``): a
     litellm model is called in the worker, as ``--model`` is (see ``model_arg``)."""
     from goose_tui.llm.spec import ModelSpec
 
     try:
-        return ModelSpec.parse(text, api_base=api_base, in_worker_process=True)
+        return ModelSpec.parse(text, api_base=api_base, in_worker_process=True, timeout=timeout)
     except ValueError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
 
@@ -367,6 +393,7 @@ def model_arg(args: argparse.Namespace) -> ModelSpec | CliError:
             args.replay,
             api_base=args.api_base,
             offline_context_limit=args.offline_context_limit,
+            timeout=getattr(args, "timeout", None),
             # litellm's import (seconds) runs in the worker, on another core, while the
             # session loads and the prompt is built (goose_tui/llm/litellm_worker.py).
             in_worker_process=True,

@@ -50,6 +50,8 @@ OnChunk = Callable[[str], None]
 # characters); a reply that passes it is a runaway or a hostile server: reading stops there
 # and the call fails (no part of it is kept as a summary).
 MAX_REPLY_CHARS = 2_000_000
+# How long a model call may take, in seconds, unless --timeout or the settings file says.
+DEFAULT_TIMEOUT = 120.0
 
 
 def reply_too_long(limit: int = MAX_REPLY_CHARS) -> ModelError:

@@ -15,6 +15,7 @@ from typing import Any
 
 from goose_tui.gc_pause import paused_gc
 from goose_tui.llm.base import (
+    DEFAULT_TIMEOUT,
     MAX_REPLY_CHARS,
     ChatMessage,
     Completion,
@@ -26,7 +27,6 @@ from goose_tui.llm.base import (
     reply_too_long,
 )
 
-DEFAULT_TIMEOUT = 120.0
 # Local OpenAI-compatible servers usually ignore the key, but the openai client insists on one.
 DUMMY_KEY = "sk-goose-tui-local"
 

@@ -47,6 +47,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from goose_tui.llm.base import (
+    DEFAULT_TIMEOUT,
     ChatMessage,
     Completion,
     ContextLengthExceeded,
@@ -259,8 +260,6 @@ class WorkerLiteLLMSummarizer:
         timeout: float | None = None,
         stream: bool = True,
     ):
-        from goose_tui.llm.litellm_backend import DEFAULT_TIMEOUT
-
         self.model = self.name = model
         self.api_key = api_key
         self.timeout = timeout or DEFAULT_TIMEOUT

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from goose_tui.llm.base import MAX_REPLY_CHARS
+from goose_tui.llm.base import DEFAULT_TIMEOUT, MAX_REPLY_CHARS
 
 if TYPE_CHECKING:
     from goose_tui.llm.base import Summarizer
@@ -42,6 +42,8 @@ class ModelSpec(BaseModel):
     # screen), and
     # the CLI (litellm's import runs on another core while the session loads).
     in_worker_process: bool = False
+    # Seconds a litellm call may take; the others keep it for a litellm model typed after them.
+    timeout: float = DEFAULT_TIMEOUT
 
     @classmethod
     def parse(
@@ -51,6 +53,7 @@ class ModelSpec(BaseModel):
         api_base: str | None = None,
         offline_context_limit: int | None = None,
         in_worker_process: bool = False,
+        timeout: float | None = None,
     ) -> ModelSpec:
         """``offline``, ``replay:FILE`` or a litellm model string. Raises ``ValueError``
         with a message fit for the user when ``text`` cannot name a model."""
@@ -61,16 +64,28 @@ class ModelSpec(BaseModel):
             raise ValueError("--offline-context-limit goes with the offline model")
         if text == OFFLINE:
             return cls(
-                kind="offline", offline_context_limit=offline_context_limit, api_base=api_base
+                kind="offline",
+                offline_context_limit=offline_context_limit,
+                api_base=api_base,
+                timeout=timeout or DEFAULT_TIMEOUT,
             )
         if text.startswith(REPLAY_PREFIX):
             path = text[len(REPLAY_PREFIX) :]
             if not path:
                 raise ValueError("replay: needs a file, as in replay:reply.txt")
-            return cls(kind="replay", reply_file=Path(path).expanduser(), api_base=api_base)
+            return cls(
+                kind="replay",
+                reply_file=Path(path).expanduser(),
+                api_base=api_base,
+                timeout=timeout or DEFAULT_TIMEOUT,
+            )
         _refuse_a_near_miss(text)
         return cls(
-            kind="litellm", model=text, api_base=api_base, in_worker_process=in_worker_process
+            kind="litellm",
+            model=text,
+            api_base=api_base,
+            in_worker_process=in_worker_process,
+            timeout=timeout or DEFAULT_TIMEOUT,
         )
 
     @classmethod
@@ -82,6 +97,7 @@ class ModelSpec(BaseModel):
         api_base: str | None = None,
         offline_context_limit: int | None = None,
         in_worker_process: bool = False,
+        timeout: float | None = None,
     ) -> ModelSpec:
         """The command line's ``--model TEXT`` / ``--replay FILE`` (offline when neither)."""
         if replay is not None:
@@ -89,12 +105,18 @@ class ModelSpec(BaseModel):
                 raise ValueError("give either --model or --replay, not both")
             if offline_context_limit is not None:
                 raise ValueError("--offline-context-limit goes with the offline model")
-            return cls(kind="replay", reply_file=replay.expanduser(), api_base=api_base)
+            return cls(
+                kind="replay",
+                reply_file=replay.expanduser(),
+                api_base=api_base,
+                timeout=timeout or DEFAULT_TIMEOUT,
+            )
         return cls.parse(
             model or OFFLINE,
             api_base=api_base,
             offline_context_limit=offline_context_limit,
             in_worker_process=in_worker_process,
+            timeout=timeout,
         )
 
     @classmethod
@@ -102,9 +124,13 @@ class ModelSpec(BaseModel):
         return cls(kind="offline")
 
     def with_text(self, text: str) -> ModelSpec:
-        """Another model typed by the user, keeping this one's api base and how it is called."""
+        """Another model typed by the user, keeping this one's api base, timeout and how it is
+        called."""
         return ModelSpec.parse(
-            text, api_base=self.api_base, in_worker_process=self.in_worker_process
+            text,
+            api_base=self.api_base,
+            in_worker_process=self.in_worker_process,
+            timeout=self.timeout,
         )
 
     @property
@@ -169,17 +195,17 @@ class ModelSpec(BaseModel):
 
             assert self.reply_file is not None
             return ReplaySummarizer(self.reply_file)
-        from goose_tui.llm.litellm_backend import DEFAULT_TIMEOUT, LiteLLMSummarizer
+        from goose_tui.llm.litellm_backend import LiteLLMSummarizer
 
         assert self.model is not None
         if self.in_worker_process:
             from goose_tui.llm.litellm_worker import WorkerLiteLLMSummarizer
 
             return WorkerLiteLLMSummarizer(
-                self.model, api_base=self.api_base, api_key=api_key, timeout=timeout
+                self.model, api_base=self.api_base, api_key=api_key, timeout=timeout or self.timeout
             )
         return LiteLLMSummarizer(
-            self.model, api_base=self.api_base, api_key=api_key, timeout=timeout or DEFAULT_TIMEOUT
+            self.model, api_base=self.api_base, api_key=api_key, timeout=timeout or self.timeout
         )
 
     def prepare(self) -> None:

@@ -110,6 +110,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         all_sessions: bool = False,
         model: str = "offline",
         api_base: str | None = None,
+        timeout: float | None = None,
         prompts_dir: Path | None = None,
         threshold: float | None = None,
         context_limit: int | None = None,
@@ -145,7 +146,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         litellm_worker.niceness = litellm_worker.WORKER_NICENESS
         # The inspector's state; a broken override falls back (the app warns on mount).
         self._inspector = Inspector(
-            model=ModelSpec.parse(model, api_base=api_base, in_worker_process=True),
+            model=ModelSpec.parse(
+                model, api_base=api_base, in_worker_process=True, timeout=timeout
+            ),
             prompts_dir=prompts_dir,
             goose_profile=goose_profile,
             threshold=threshold,
@@ -632,6 +635,7 @@ def run_app(
     all_sessions: bool = False,
     model: str = "offline",
     api_base: str | None = None,
+    timeout: float | None = None,
     prompts_dir: Path | None = None,
     threshold: float | None = None,
     context_limit: int | None = None,
@@ -648,6 +652,7 @@ def run_app(
         all_sessions=all_sessions,
         model=model,
         api_base=api_base,
+        timeout=timeout,
         prompts_dir=prompts_dir,
         threshold=threshold,
         context_limit=context_limit,
