@@ -443,6 +443,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             "",
         )
         status.profile, status.next_model, status.next_profile = self.profile, "", ""
+        model = self.inspector.model
+        status.timeout, status.call_started = (model.timeout if model.is_litellm else None), 0.0
         status.state = "running"
         self.fields.locked = True
         if self._client_importing():
@@ -464,6 +466,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
                 self._streamed.clear()
                 analysis.set_text("")
                 status.received_chars = 0
+                status.call_started = self.clock() - self._started
 
         def on_chunk(chunk: str) -> None:
             # Kept until the next tick: a model may stream tens of thousands of chunks, and

@@ -58,6 +58,10 @@ class CompactionStatus(Widget):
     state: reactive[str] = reactive("idle")  # idle, running, done, failed, cancelled
     attempt: reactive[Attempt | None] = reactive(None)
     elapsed: reactive[float] = reactive(0.0)
+    # The running model call's limit and when it started (a ladder rung is a call of its own);
+    # None for the built-in models, which are not timed.
+    timeout: reactive[float | None] = reactive(None)
+    call_started: reactive[float] = reactive(0.0)
     received_chars: reactive[int] = reactive(0)
     note: reactive[str] = reactive("")
     compact_key: reactive[str] = reactive("c")  # the key the user compacts with (a keymap's)
@@ -85,9 +89,14 @@ class CompactionStatus(Widget):
             parts.append(self.no_session or f"press {self.compact_key} to compact")
         else:
             parts += [self.state, f"{self.elapsed:.1f}s"]
+            if self.state == "running" and self.timeout is not None:
+                left = max(self.timeout - (self.elapsed - self.call_started), 0.0)
+                parts.append(f"{left:.0f}s left of {self.timeout:g}s")
             attempt = self.attempt
             if attempt is not None and attempt.tokens_sent is not None:
-                parts.append(f"{attempt.tokens_sent:,} tokens sent")
+                # A failed call may never have reached the model (a refused connection).
+                sent = "sent" if self.state in ("running", "done") else "in the request"
+                parts.append(f"{attempt.tokens_sent:,} tokens {sent}")
             if self.received_chars:
                 parts.append(f"{self.received_chars:,} chars received")
         if self.note:
