@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from goose_tui.tui.app import GooseTUI
-from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.screens.error_modal import ErrorModal
+from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from tests.loopback import LoopbackServer, Reply, closed_port
 
 from .conftest import MODEL_CALL_SECONDS, settle, wait_until
