@@ -24,14 +24,14 @@ from goose_tui.llm import make_summarizer
 from goose_tui.session.loader import load_session
 from goose_tui.session.models import Message
 
-# The reader's ranks: lower is better; equal ranks are pairs the reader would not order
-# without hesitation (the offline summarizer quotes the last reply verbatim, so it may or
-# may not beat a paraphrase that lost the next step), and they are left out of tau.
+# The reader's ranks: lower is better; pairs of equal rank are left out of tau. The offline
+# summarizer's rank is set per session by reading its output (``Case.offline_rank``): on a
+# short session it quotes every user message and the last reply and is as good as the
+# complete summary; on a long one it cuts the reasons and the results.
 READER_RANK = {
     "complete": 0,
     "missing_reasons": 1,
     "missing_next_step": 2,
-    "offline": 2,
     "dump": 4,
     "one_line": 5,
 }
@@ -125,6 +125,7 @@ class Case:
     one_line: str
     working_dir: str | None = None
     has_reasons: bool = True
+    offline_rank: int = 2
     summaries: dict[str, str] = field(default_factory=dict)
 
     def build(self) -> Case:
@@ -150,23 +151,31 @@ def sample(path: Path) -> tuple[list[Message], str | None]:
     return session.messages, session.working_dir
 
 
-def kendall_tau(scores: dict[str, float | None]) -> float:
+def kendall_tau(scores: dict[str, float | None], offline_rank: int) -> float:
     """Kendall's tau between the reader's order and ``scores`` over the pairs the reader
     orders: +1 when every such pair is scored the same way round, -1 when every one is
     reversed; a tie in score counts as neither."""
-    names = list(READER_RANK)
+    ranks = {**READER_RANK, "offline": offline_rank}
+    names = list(ranks)
     agree = disagree = pairs = 0
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            if READER_RANK[a] == READER_RANK[b]:
+            if ranks[a] == ranks[b]:
                 continue
             pairs += 1
-            better, worse = (a, b) if READER_RANK[a] < READER_RANK[b] else (b, a)
+            better, worse = (a, b) if ranks[a] < ranks[b] else (b, a)
             diff = (scores[better] or 0.0) - (scores[worse] or 0.0)
             agree += diff > 1e-9
             disagree += diff < -1e-9
     return (agree - disagree) / pairs
 
 
-def overall(report: ProbeReport) -> float | None:
-    return report.overall
+def tau_by_session(
+    cases: Sequence[Case], reports: dict[str, dict[str, ProbeReport]]
+) -> dict[str, float]:
+    return {
+        case.name: kendall_tau(
+            {k: r.overall for k, r in reports[case.name].items()}, case.offline_rank
+        )
+        for case in cases
+    }
