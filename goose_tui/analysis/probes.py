@@ -194,7 +194,7 @@ _STOP = frozenset(
     two get got make made use used using see need needs like ill ive id im youll lets dont
     cant wont thats""".split()
 )
-_PLAIN_WORD = re.compile(r"(?<![\w./\\-])[A-Za-z][a-z]+(?![\w/\\-]|\.\w)")
+_PLAIN_WORD = re.compile(r"(?<![\w./\\-])[^\W\d_][^\W\d_A-Z]+(?![\w/\\-]|\.\w)")
 _WORDS = re.compile(r"[^\W_]+(?:[.'][^\W_]+)*", re.U)
 _CODEISH = re.compile(r"`[^`\n]*`|\S*[/=_\\]\S*|\S+\(\S*|\S+\.\w+\S*|--?\w[\w-]*")
 _SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-Z`\"'(])|\n+")  # "0.475" is not an end
@@ -213,15 +213,21 @@ def _stem(word: str) -> str:
     return word
 
 
+def _normal(text: str) -> str:
+    """As the summarizer read it (NFC, tag characters gone), then case-folded and stripped of
+    punctuation, so a file name macOS wrote decomposed matches its composed form."""
+    return normalize(normalize_text(text))
+
+
 def _stems(text: str) -> set[str]:
-    return {_stem(w) for w in _WORDS.findall(normalize(text))}
+    return {_stem(w) for w in _WORDS.findall(_normal(text))}
 
 
 def content_terms(text: str, limit: int = 14) -> list[str]:
     """The words that carry a statement's meaning: names, numbers and content words, not
     function words; stemmed, in the order written."""
     out: list[str] = []
-    for word in _WORDS.findall(normalize(text)):
+    for word in _WORDS.findall(_normal(text)):
         stem = _stem(word)
         if (len(word) >= 3 or word.isdigit()) and word not in _STOP and stem not in out:
             out.append(stem)
@@ -338,13 +344,13 @@ class SummaryPlaces:
                 continue
             if where == "prose" and not place.prose:
                 continue
-            if near and f" {normalize(near)} " not in place.normalized:
+            if near and f" {_normal(near)} " not in place.normalized:
                 continue
             yield place
 
 
 def _has(place: _Place, term: str) -> bool:
-    norm = normalize(term)
+    norm = _normal(term)
     if " " in norm or not norm:
         return bool(norm) and f" {norm} " in place.normalized
     return _stem(norm) in place.stems
@@ -355,7 +361,7 @@ def _evidence_score(evidence: Evidence, summary: SummaryPlaces) -> tuple[float, 
     best, where = 0.0, ""
     for place in summary.candidates(evidence.where, evidence.near):
         if evidence.match == "exact":
-            norm = normalize(evidence.text)
+            norm = _normal(evidence.text)
             score = 1.0 if norm and f" {norm} " in place.normalized else 0.0
         elif evidence.match == "error":
             name, words = evidence.terms[0], evidence.terms[1:]
@@ -514,7 +520,7 @@ def _error(line: str, where: Where) -> Evidence:
 def _decision(sentence: str, previous: str) -> tuple[str, str] | None:
     """(what was chosen, the reason) of a sentence that states a decision, else None."""
     agent = _AGENT.search(sentence)
-    if agent is None or _LOOKING.search(sentence):
+    if agent is None or (_LOOKING.search(sentence) and not _CHOICE.search(sentence)):
         return None
     reason = _REASON.search(sentence)
     if reason is not None and reason.start() > 10:
