@@ -13,9 +13,9 @@ import pytest
 
 from goose_tui.analysis.probes import (
     PROBE_KINDS,
-    offline_probes,
     command_core,
     error_terms,
+    offline_probes,
     offline_report,
     score_offline,
 )
