@@ -1,60 +1,77 @@
 """Can the agent still act after compaction? Probes: questions about the history that the
-summary alone must answer, in four kinds:
+summary alone must answer, in four kinds, weighted by what acting needs most:
 
-- recall: an exact error text, a command that was run, a value the user gave;
-- artifact: which files were created or changed, and how;
-- continuation: what the user asked for last, what is still failing, the last action;
-- decision: how an error was fixed, what was chosen instead of what.
+- continuation (weight 0.4): the user's last request, where the work stopped, the open
+  problem and the next step, taken from the assistant's last message and the last failure;
+- decision (0.25): what was chosen, and the reason given for it;
+- artifact (0.2): the files changed, and what was done to them;
+- recall (0.15): the key facts the user gave (names, values, paths), matched exactly.
 
-Offline probes are built from the session's structure and answered by looking their
-evidence up in the summary (exact, or normalized as in the retention report): a probe whose
-evidence is all there scores 1, half of it 0.5. No model, deterministic, free. Probes
-written, answered and judged by a model live in ``probe_model.py`` and score into the same
-report.
+Offline probes are built from the session's structure and answered by looking for their
+meaning in the summary: an error by its class and key words, a statement by the share of its
+content words, a path by its file name; exact strings only for the user's values. Credit
+comes only from where an answer would be: a continuation probe from a state-carrying place
+(a Current Work / Next Step / Pending Tasks section, or a sentence that says "still",
+"next", "to do"…), a decision or statement from prose (a list of paths, commands and error
+lines answers neither). No model, deterministic, free. Probes written, answered and judged
+by a model live in ``probe_model.py`` and score into the same report.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from goose_tui.analysis.retention import (
-    SummaryIndex,
-    _commands,
     _error_result_texts,
     _path_values,
     _tool_call,
     _user_texts,
     error_lines,
     identifiers_in_text,
+    normalize,
     paths_in_text,
 )
+from goose_tui.compaction.format import normalize_text
 from goose_tui.session.models import Message, content_type
 
 ProbeKind = Literal["recall", "artifact", "continuation", "decision"]
-PROBE_KINDS: tuple[ProbeKind, ...] = ("recall", "artifact", "continuation", "decision")
+PROBE_KINDS: tuple[ProbeKind, ...] = ("continuation", "decision", "artifact", "recall")
 PROBE_LABELS: dict[ProbeKind, str] = {
-    "recall": "recall",
+    "recall": "user facts",
     "artifact": "artifacts",
     "continuation": "continuation",
     "decision": "decisions",
 }
+# Six recall probes must not outvote one continuation probe: each kind's mean counts with
+# its weight, renormalized over the kinds the session has.
+KIND_WEIGHTS: dict[ProbeKind, float] = {
+    "continuation": 0.4,
+    "decision": 0.25,
+    "artifact": 0.2,
+    "recall": 0.15,
+}
 MAX_PER_KIND = 6  # most recent first: what the agent needs next is near the end
 _SNIPPET = 200
 
-# Editor sub-commands and tool names that change a file (Goose's text editor uses
-# write / str_replace / insert; other tools name what they do).
-_WRITE_COMMANDS = frozenset({"write", "create", "str_replace", "insert", "append", "edit"})
-_WRITE_TOOL = re.compile(r"(?:write|edit|create|patch|replace|insert|append)", re.I)
-_HOW = {"write": "written", "create": "created", "str_replace": "edited", "insert": "edited"}
-_CHOICE = re.compile(r"\b(?:instead of|rather than|in favou?r of|over using)\b", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")  # "0.475" is not a sentence end
-_NUMBERISH = re.compile(r"(?<![\w.])\d[\w.,:/-]*\d(?![\w])|\b\w*\d\w*\b")
-_ALLCAPS = re.compile(r"\b[A-Z][A-Z0-9_]{2,}\b")
+
+Where = Literal["anywhere", "prose", "state"]
+
+
+class Evidence(BaseModel):
+    """One thing a probe's answer must carry, and how it is looked for."""
+
+    match: Literal["exact", "error", "words", "path"]
+    text: str  # as the session wrote it
+    terms: list[str] = Field(default_factory=list)  # what is looked for (normalized)
+    need: float = 1.0  # the share of ``terms`` that counts as found
+    where: Where = "anywhere"
+    near: str = ""  # a term that must be in the same place (a file's name)
 
 
 class Probe(BaseModel):
@@ -62,22 +79,31 @@ class Probe(BaseModel):
     question: str
     expected: str
     message_index: int | None = None  # the source message, into the history, 0-based
-    # Offline only: each requirement is a list of alternatives, any one of which in the
-    # summary satisfies it.
-    evidence: list[list[str]] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)  # offline only
 
 
 class ProbeResult(BaseModel):
     probe: Probe
-    answer: str  # what the summary answered (offline: the lines holding the evidence)
-    score: float | None  # 0..1; None when a judge's reply could not be read
-    verdict: str = ""  # why: "2 of 2 found", or the judge's reason
+    answer: str  # what the summary answered (offline: the place holding the evidence)
+    score: float | None  # 0..1; None: unscored (a judge's reply could not be read)
+    verdict: str = ""  # why: what was found, or the judge's reason
+
+    @property
+    def outcome(self) -> Literal["found", "partial", "missing", "unscored"]:
+        if self.score is None:
+            return "unscored"
+        return "found" if self.score >= 0.75 else ("missing" if self.score < 0.25 else "partial")
 
 
 class KindScore(BaseModel):
     kind: ProbeKind
     probes: int
     score: float | None  # mean over the probes that have a score
+    found: int = 0
+    partial: int = 0
+    missing: int = 0
+    unscored: int = 0
+    weight: float = 0.0
 
 
 class ProbeCall(BaseModel):
@@ -94,7 +120,8 @@ class ProbeCall(BaseModel):
 
 class ProbeReport(BaseModel):
     mode: Literal["offline", "model"]
-    writer: str | None = None  # the model that wrote and answered the probes
+    writer: str | None = None  # the model that wrote the probes
+    answerer: str | None = None  # the model that answered them from the summary
     judge: str | None = None
     results: list[ProbeResult] = Field(default_factory=list)
     kinds: list[KindScore] = Field(default_factory=list)
@@ -102,8 +129,12 @@ class ProbeReport(BaseModel):
 
     @property
     def overall(self) -> float | None:
-        scores = [r.score for r in self.results if r.score is not None]
-        return sum(scores) / len(scores) if scores else None
+        """Can the agent act: the kinds' scores weighted by ``KIND_WEIGHTS``."""
+        scored = [k for k in self.kinds if k.score is not None]
+        total = sum(KIND_WEIGHTS[k.kind] for k in scored)
+        if not total:
+            return None
+        return sum(KIND_WEIGHTS[k.kind] * (k.score or 0.0) for k in scored) / total
 
     def kind(self, kind: ProbeKind) -> KindScore:
         return next(k for k in self.kinds if k.kind == kind)
@@ -120,6 +151,8 @@ class ProbeReport(BaseModel):
     def to_json_dict(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")
         data["overall"] = self.overall
+        for result, row in zip(self.results, data["results"], strict=True):
+            row["outcome"] = result.outcome
         data["cost_usd"] = self.cost_usd
         data["tokens"] = self.tokens
         data["calls_made"] = sum(1 for c in self.calls if not c.cached)
@@ -132,275 +165,242 @@ def kind_scores(results: Sequence[ProbeResult]) -> list[KindScore]:
     for kind in PROBE_KINDS:
         mine = [r for r in results if r.probe.kind == kind]
         scores = [r.score for r in mine if r.score is not None]
+        outcomes = [r.outcome for r in mine]
         out.append(
             KindScore(
-                kind=kind, probes=len(mine), score=sum(scores) / len(scores) if scores else None
+                kind=kind,
+                probes=len(mine),
+                score=sum(scores) / len(scores) if scores else None,
+                found=outcomes.count("found"),
+                partial=outcomes.count("partial"),
+                missing=outcomes.count("missing"),
+                unscored=outcomes.count("unscored"),
+                weight=KIND_WEIGHTS[kind],
             )
         )
     return out
 
 
-# --- offline probes from the session's structure -----------------------------------------
+# --- words and meaning --------------------------------------------------------------------
+
+_STOP = frozenset(
+    """a an the and or but nor so to of in on at by for with from into onto as is are was were
+    be been being it its this that these those there here then than too very can could will
+    would should shall may might must do does did done have has had having not no yes i we
+    you he she they them their our your my me us his her what which who whom when where why
+    how all any each both some such only own same also just now still again once more most
+    other about after before over under up down out off if else while until because since
+    though although per via let lets i'll we'll it's that's don't can't won't ll ve re one
+    two get got make made use used using see need needs like ill ive id im youll lets dont
+    cant wont thats""".split()
+)
+_PLAIN_WORD = re.compile(r"(?<![\w./\\-])[^\W\d_][^\W\d_A-Z]+(?![\w/\\-]|\.\w)")
+_WORDS = re.compile(r"[^\W_]+(?:[.'][^\W_]+)*", re.U)
+_CODEISH = re.compile(r"`[^`\n]*`|\S*[/=_\\]\S*|\S+\(\S*|\S+\.\w+\S*|--?\w[\w-]*")
+_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-Z`\"'(])|\n+")  # "0.475" is not an end
+_ERROR_CLASS = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Warning)\b")
+_GENERIC = frozenset(
+    "error errors exception traceback file line lines recent call last failed fail failure "
+    "fatal raise raised most".split()
+)
 
 
-def _short(text: str, width: int = 120) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _stem(word: str) -> str:
+    word = word.casefold()
+    for suffix in ("ing", "ies", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
 
 
-def _path_alternatives(path: str, working_dir: str | None) -> list[str]:
-    """A path as a summary may write it: whole, relative to the working folder, or its name."""
-    alts = [path]
-    if working_dir and path.startswith(working_dir.rstrip("/") + "/"):
-        alts.append(path[len(working_dir.rstrip("/")) + 1 :])
-    name = PurePosixPath(path).name
-    if name and name not in alts:
-        alts.append(name)
-    return alts
+def _normal(text: str) -> str:
+    """As the summarizer read it (NFC, tag characters gone), then case-folded and stripped of
+    punctuation, so a file name macOS wrote decomposed matches its composed form."""
+    return normalize(normalize_text(text))
 
 
-def salient_terms(text: str, limit: int = 6) -> list[str]:
-    """What a paraphrase must still carry: paths, identifiers, numbers and versions,
-    ALL-CAPS names; in the order written."""
-    found: list[str] = []
-    for term in (
-        paths_in_text(text)
-        + identifiers_in_text(text)
-        + [m.group(0) for m in _NUMBERISH.finditer(text)]
-        + _ALLCAPS.findall(text)
-    ):
-        term = term.strip(".,;:")
-        if len(term) >= 2 and term not in found:
-            found.append(term)
-    order = {t: text.find(t) for t in found}
-    return sorted(found, key=lambda t: order[t])[:limit]
+def _stems(text: str) -> set[str]:
+    return {_stem(w) for w in _WORDS.findall(_normal(text))}
 
 
-class _Event(BaseModel):
-    """One step of the session the probes are built from."""
-
-    kind: Literal["command", "write", "error", "ok"]
-    index: int
-    text: str  # the command, the path, the error line
-    how: str = ""  # for a write: the editor command
-    command: str = ""  # for an error or ok: the command whose response it is
-
-
-def _events(messages: Sequence[Message]) -> Iterator[_Event]:
-    pending: dict[str, str] = {}  # tool-request id -> its command (or tool name)
-    for index, message in enumerate(messages):
-        for item in message.content:
-            kind = content_type(item)
-            if kind == "toolRequest":
-                call = _tool_call(item)
-                if call is None:
-                    continue
-                name, arguments = call
-                commands = list(_commands(arguments))
-                for command in commands:
-                    yield _Event(kind="command", index=index, text=command)
-                sub = arguments.get("command")
-                writes = (isinstance(sub, str) and sub in _WRITE_COMMANDS) or (
-                    not isinstance(sub, str) and _WRITE_TOOL.search(name)
-                )
-                if writes:
-                    for path in _path_values(arguments):
-                        yield _Event(kind="write", index=index, text=path, how=str(sub or name))
-                pending[str(item.get("id"))] = commands[0] if commands else name
-            elif kind == "toolResponse":
-                failed, texts = _error_result_texts(item)
-                command = pending.get(str(item.get("id")), "")
-                lines = [line for t in texts for line in error_lines(t, failed=failed)]
-                for line in lines:
-                    yield _Event(kind="error", index=index, text=line, command=command)
-                if not lines:
-                    yield _Event(kind="ok", index=index, text="", command=command)
+def content_terms(text: str, limit: int = 14) -> list[str]:
+    """The words that carry a statement's meaning: names, numbers and content words, not
+    function words; stemmed, in the order written."""
+    out: list[str] = []
+    for word in _WORDS.findall(_normal(text)):
+        stem = _stem(word)
+        if (len(word) >= 3 or word.isdigit()) and word not in _STOP and stem not in out:
+            out.append(stem)
+    return out[:limit]
 
 
-def _requirement(text: str) -> list[list[str]]:
-    return [[text]]
+def error_terms(line: str) -> tuple[str | None, list[str]]:
+    """(the error's class, its key words): what a paraphrase of the error still says."""
+    classes = _ERROR_CLASS.findall(line)
+    name = classes[-1] if classes else None
+    rest = line.replace(name, " ") if name else line
+    words = [w for w in content_terms(rest, limit=10) if w not in _GENERIC]
+    return name, words
 
 
-def offline_probes(messages: Sequence[Message], working_dir: str | None = None) -> list[Probe]:
-    """Probes of every kind, built from what the session did; most recent first per kind,
-    at most ``MAX_PER_KIND`` each."""
-    events = list(_events(messages))
-    probes: dict[ProbeKind, list[Probe]] = {k: [] for k in PROBE_KINDS}
-
-    def add(probe: Probe) -> None:
-        bucket = probes[probe.kind]
-        if len(bucket) < MAX_PER_KIND and all(p.expected != probe.expected for p in bucket):
-            bucket.append(probe)
-
-    # recall: errors (newest first), then commands, then values the user typed
-    for e in reversed([e for e in events if e.kind == "error"]):
-        where = f"`{_short(e.command, 80)}`" if e.command else f"message #{e.index + 1}"
-        add(
-            Probe(
-                kind="recall",
-                question=f"What exact error did {where} report?",
-                expected=e.text,
-                message_index=e.index,
-                evidence=_requirement(e.text),
-            )
-        )
-    for e in reversed([e for e in events if e.kind == "command"]):
-        add(
-            Probe(
-                kind="recall",
-                question=f"Which command was run at message #{e.index + 1}?",
-                expected=e.text,
-                message_index=e.index,
-                evidence=_requirement(e.text),
-            )
-        )
-    user = [(i, t) for i, m in enumerate(messages) for t in _user_texts(m)]
-    for index, text in reversed(user):
-        for value in identifiers_in_text(text)[:2]:
-            add(
-                Probe(
-                    kind="recall",
-                    question=f"What value did the user give in message #{index + 1}?",
-                    expected=value,
-                    message_index=index,
-                    evidence=_requirement(value),
-                )
-            )
-
-    # artifact: each file changed, by its last change
-    last_write: dict[str, _Event] = {}
-    for e in events:
-        if e.kind == "write":
-            last_write.pop(e.text, None)
-            last_write[e.text] = e
-    for e in reversed(list(last_write.values())):
-        how = _HOW.get(e.how, e.how)
-        add(
-            Probe(
-                kind="artifact",
-                question="Which file was changed last in this session, and how?"
-                if not probes["artifact"]
-                else f"Which file was {how} at message #{e.index + 1}?",
-                expected=f"{e.text} ({how})",
-                message_index=e.index,
-                evidence=[_path_alternatives(e.text, working_dir)],
-            )
-        )
-
-    # continuation: the last request, what is still failing, the last action
-    if user:
-        index, text = user[-1]
-        terms = salient_terms(text)
-        add(
-            Probe(
-                kind="continuation",
-                question="What did the user ask for last?",
-                expected=text,
-                message_index=index,
-                evidence=[[text, t] for t in terms] if terms else _requirement(text),
-            )
-        )
-    # Still failing: the errors of the last tool response, when it failed (an earlier
-    # failure may have been fixed by a differently written run; only the end is certain).
-    responses = [e for e in events if e.kind in ("error", "ok")]
-    if responses and responses[-1].kind == "error":
-        last = responses[-1].index
-        for e in (r for r in responses if r.index == last and r.kind == "error"):
-            where = f" in `{_short(e.command, 80)}`" if e.command else ""
-            add(
-                Probe(
-                    kind="continuation",
-                    question=f"What is still failing{where}?",
-                    expected=e.text,
-                    message_index=e.index,
-                    evidence=_requirement(e.text),
-                )
-            )
-    actions = [e for e in events if e.kind in ("command", "write")]
-    if actions:
-        e = actions[-1]
-        alts = _path_alternatives(e.text, working_dir) if e.kind == "write" else [e.text]
-        add(
-            Probe(
-                kind="continuation",
-                question="What was the last action taken before the summary?",
-                expected=e.text,
-                message_index=e.index,
-                evidence=[alts],
-            )
-        )
-
-    # decision: how each error was fixed (the first write after it), choices stated in words
-    for n, e in reversed(list(enumerate(events))):
-        if e.kind != "error":
+def command_core(command: str) -> str:
+    """A command as a summary would name it: the last step of a ``cd … &&`` chain, without
+    ``sudo``, ``timeout N``, environment assignments and flags."""
+    step = re.split(r"\s*(?:&&|;|\|\|)\s*", command.strip())
+    parts = [s for s in step if s and not s.startswith("cd ")] or step
+    words: list[str] = []
+    for token in parts[-1].split("|")[0].split():
+        if not words and (token in ("sudo", "env", "time") or re.match(r"^\w+=", token)):
             continue
-        fix = next((w for w in events[n + 1 :] if w.kind == "write"), None)
-        if fix is None:
+        if not words and token == "timeout":
             continue
-        add(
-            Probe(
-                kind="decision",
-                question=f"How was `{_short(e.text, 80)}` fixed?",
-                expected=f"by changing {fix.text}",
-                message_index=fix.index,
-                evidence=[[e.text], _path_alternatives(fix.text, working_dir)],
-            )
-        )
-    for index, message in reversed(list(enumerate(messages))):
-        if message.role != "assistant":
+        if token.startswith("-") or (words == [] and token.isdigit()):
             continue
-        for item in message.content:
-            if content_type(item) != "text" or not isinstance(item.get("text"), str):
+        words.append(token)
+    return " ".join(words[:4])
+
+
+def _file_name(path: str) -> str:
+    return PurePosixPath(path).name or path
+
+
+# --- the summary, as places an answer can be ----------------------------------------------
+
+_STATE_TITLE = re.compile(
+    r"current work|next step|pending|to ?do|open (?:problem|issue|question)s?|status|"
+    r"remaining|blocker|where things stand|state",
+    re.I,
+)
+_STATE_CUE = re.compile(
+    r"\b(?:still (?:fail|fails|failing|broken|open|to do|missing|needs?|crash\w*|dies|"
+    r"reports?|pending|not|raises?)|next|remain\w*|pending|to do|todo|left to|not yet|until|"
+    r"otherwise|or else|"
+    r"unresolved|open|outstanding|blocked|waiting|then)\b",
+    re.I,
+)
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
+
+
+@dataclass(frozen=True)
+class _Place:
+    text: str
+    state: bool
+    prose: bool
+    normalized: str
+    stems: frozenset[str]
+
+
+def _is_prose(text: str) -> bool:
+    """A statement, not a list of strings: at least five plain words, two of them function
+    words, once code spans, paths, flags and identifiers are taken out."""
+    words = [w.casefold() for w in _PLAIN_WORD.findall(_CODEISH.sub(" ", text))]
+    return len(words) >= 5 and len({w for w in words if w in _STOP}) >= 2
+
+
+def _place(text: str, state: bool) -> _Place:
+    return _Place(
+        text=text,
+        state=state,
+        prose=_is_prose(text),
+        normalized=f" {normalize(text)} ",
+        stems=frozenset(_stems(text)),
+    )
+
+
+class SummaryPlaces:
+    """A summary cut into the places an answer can be: each Markdown section whole, and
+    each of its lines (free text has one untitled section). A place carries state when its
+    section's title says so or when the line itself does ("still", "next", …)."""
+
+    def __init__(self, summary: str):
+        self.text = normalize_text(summary)
+        self.places: list[_Place] = []
+        title, lines = "", []
+        for line in [*self.text.splitlines(), "# end"]:
+            heading = _HEADING.match(line)
+            if heading is None:
+                lines.append(line)
                 continue
-            for sentence in _SENTENCE_END.split(item["text"]):
-                sentence = sentence.strip()
-                if not _CHOICE.search(sentence):
-                    continue
-                terms = salient_terms(sentence)
-                if terms:
-                    add(
-                        Probe(
-                            kind="decision",
-                            question=f"What was chosen at message #{index + 1}, and over what?",
-                            expected=sentence,
-                            message_index=index,
-                            evidence=[[sentence, t] for t in terms],
-                        )
-                    )
-    return [p for kind in PROBE_KINDS for p in probes[kind]]
+            self._section(title, lines)
+            title, lines = heading.group(1), []
+
+    def _section(self, title: str, lines: list[str]) -> None:
+        body = [line.strip() for line in lines if line.strip()]
+        if not body:
+            return
+        state = bool(_STATE_TITLE.search(title))
+        places = [_place(line, state or bool(_STATE_CUE.search(line))) for line in body]
+        if title:
+            # The section whole answers too (an entry and its explanation on the next line),
+            # as prose only when one of its lines is.
+            whole = _place("\n".join(body), state)  # a title's words answer nothing
+            whole = _Place(**{**whole.__dict__, "prose": any(p.prose for p in places)})
+            self.places.append(whole)
+        self.places += places
+
+    def candidates(self, where: Where, near: str = "") -> Iterator[_Place]:
+        for place in self.places:
+            if where == "state" and not (place.state and place.prose):
+                continue
+            if where == "prose" and not place.prose:
+                continue
+            if near and f" {_normal(near)} " not in place.normalized:
+                continue
+            yield place
 
 
-# --- offline answering --------------------------------------------------------------------
+def _has(place: _Place, term: str) -> bool:
+    norm = _normal(term)
+    if " " in norm or not norm:
+        return bool(norm) and f" {norm} " in place.normalized
+    return _stem(norm) in place.stems
 
 
-def _line_with(index: SummaryIndex, term: str) -> str:
-    line = index.line_with(term)
-    # None: found only after normalizing; show what was looked for.
-    return _short(term if line is None else line.strip(), _SNIPPET)
+def _evidence_score(evidence: Evidence, summary: SummaryPlaces) -> tuple[float, str]:
+    """How well the best place answers one piece of evidence (0..1), and that place."""
+    best, where = 0.0, ""
+    for place in summary.candidates(evidence.where, evidence.near):
+        if evidence.match == "exact":
+            norm = _normal(evidence.text)
+            score = 1.0 if norm and f" {norm} " in place.normalized else 0.0
+        elif evidence.match == "error":
+            name, words = evidence.terms[0], evidence.terms[1:]
+            share = sum(_has(place, w) for w in words) / len(words) if words else 1.0
+            words_score = min(1.0, share / evidence.need)
+            score = 0.5 * _has(place, name) + 0.5 * words_score if name else words_score
+        else:
+            terms = evidence.terms
+            share = sum(_has(place, t) for t in terms) / len(terms) if terms else 0.0
+            score = min(1.0, share / evidence.need)
+        # Prefer the smallest place that answers as well: it is what a reader would quote.
+        if score > best + 1e-9 or (
+            score > 0 and abs(score - best) < 1e-9 and len(place.text) < len(where)
+        ):
+            best, where = score, place.text
+    return best, where
 
 
-def answer_offline(probe: Probe, index: SummaryIndex) -> ProbeResult:
-    found_lines: list[str] = []
-    found = 0
-    for alternatives in probe.evidence:
-        hit = next((a for a in alternatives if index.status(a) != "missing"), None)
-        if hit is not None:
-            found += 1
-            line = _line_with(index, hit)
-            if line not in found_lines:
-                found_lines.append(line)
+def answer_offline(probe: Probe, summary: SummaryPlaces) -> ProbeResult:
+    scores, places = [], []
+    for evidence in probe.evidence:
+        score, place = _evidence_score(evidence, summary)
+        scores.append(score)
+        line = _short(place, _SNIPPET) if place else ""
+        if line and line not in places:
+            places.append(line)
     total = len(probe.evidence)
+    found = sum(1 for s in scores if s >= 0.75)
     return ProbeResult(
         probe=probe,
-        answer=" … ".join(found_lines),
-        score=found / total if total else None,
+        answer=" … ".join(places),
+        score=sum(scores) / total if total else None,
         verdict=f"{found} of {total} found in the summary",
     )
 
 
 def score_offline(probes: Sequence[Probe], summary: str) -> ProbeReport:
-    index = SummaryIndex(summary)
-    results = [answer_offline(p, index) for p in probes]
+    places = SummaryPlaces(summary)
+    results = [answer_offline(p, places) for p in probes]
     return ProbeReport(mode="offline", results=results, kinds=kind_scores(results))
 
 
@@ -412,3 +412,253 @@ def offline_report(
 
 def format_probe_score(score: float | None) -> str:
     return "n/a" if score is None else f"{score:.0%}"
+
+
+def _short(text: str, width: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# --- offline probes from the session's structure -----------------------------------------
+
+_WRITE_COMMANDS = frozenset({"write", "create", "str_replace", "insert", "append", "edit"})
+_WRITE_TOOL = re.compile(r"(?:write|edit|create|patch|replace|insert|append)", re.I)
+_HOW = {"write": "written", "create": "created", "str_replace": "edited", "insert": "edited"}
+# A decision is said by someone acting or advising, with a choice or a reason; "round()
+# gives 0.47 instead of 0.48" describes a bug and says neither.
+_AGENT = re.compile(
+    r"\b(?:I['’]ll|I will|I['’]d|I['’]m going to|we['’]ll|we will|we should|let['’]s|"
+    r"recommend\w*|cho(?:se|ose|sen)|went with|go(?:ing)? with|decided|opted|prefer\w*|"
+    r"pick\w*|keep|should)\b",
+    re.I,
+)
+_CHOICE = re.compile(
+    r"\b(?:recommend\w*|cho(?:se|ose|sen)|went with|go(?:ing)? with|decided|opted|"
+    r"prefer\w*|instead of|rather than|in favou?r of|\w+ over \w+)\b",
+    re.I,
+)
+# Looking around before acting ("I'll check how the renderer uses it") decides nothing.
+_LOOKING = re.compile(
+    r"\b(?:I['’]ll|we['’]ll|let['’]s|I will)\s+(?:first\s+|now\s+)?(?:check|look|read|run|see|"
+    r"verify|inspect|reproduce|start|compute|view|try|note|test)\b",
+    re.I,
+)
+_REASON = re.compile(r"\b(?:because|since|so that|so|as it|otherwise|which means)\b|:\s", re.I)
+_NEXT = re.compile(
+    r"\b(?:next|then|still to do|to do|todo|remaining|left|need(?:s)? to|must|I['’]ll|"
+    r"we['’]ll|will|should|or else|otherwise|until)\b",
+    re.I,
+)
+
+
+class _Event(BaseModel):
+    kind: Literal["write", "error", "ok"]
+    index: int
+    text: str  # the path, the error line
+    how: str = ""
+    command: str = ""
+
+
+def _events(messages: Sequence[Message]) -> Iterator[_Event]:
+    pending: dict[str, str] = {}
+    for index, message in enumerate(messages):
+        for item in message.content:
+            kind = content_type(item)
+            if kind == "toolRequest":
+                call = _tool_call(item)
+                if call is None:
+                    continue
+                name, arguments = call
+                sub = arguments.get("command")
+                writes = (isinstance(sub, str) and sub in _WRITE_COMMANDS) or (
+                    not isinstance(sub, str) and _WRITE_TOOL.search(name)
+                )
+                if writes:
+                    for path in _path_values(arguments):
+                        yield _Event(kind="write", index=index, text=path, how=str(sub or name))
+                pending[str(item.get("id"))] = sub if isinstance(sub, str) else name
+            elif kind == "toolResponse":
+                failed, texts = _error_result_texts(item)
+                command = pending.get(str(item.get("id")), "")
+                lines = [line for t in texts for line in error_lines(t, failed=failed)]
+                for line in lines:
+                    yield _Event(kind="error", index=index, text=line, command=command)
+                if not lines:
+                    yield _Event(kind="ok", index=index, text="", command=command)
+
+
+def _assistant_texts(messages: Sequence[Message]) -> Iterator[tuple[int, str]]:
+    for index, message in enumerate(messages):
+        if message.role != "assistant":
+            continue
+        for item in message.content:
+            if content_type(item) == "text" and isinstance(item.get("text"), str):
+                if item["text"].strip():
+                    yield index, item["text"].strip()
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def _words(
+    text: str, need: float, where: Where, near: str = "", known: frozenset[str] = frozenset()
+) -> Evidence | None:
+    """A statement's content words, looked for together in one place; ``known`` words (the
+    topic every summary names) prove nothing and are left out."""
+    terms = [t for t in content_terms(text) if t not in known]
+    if len(terms) < 2:
+        return None
+    return Evidence(match="words", text=text, terms=terms, need=need, where=where, near=near)
+
+
+def _error(line: str, where: Where) -> Evidence:
+    name, words = error_terms(line)
+    return Evidence(match="error", text=line, terms=[name or "", *words], need=0.5, where=where)
+
+
+def _decision(sentence: str, previous: str) -> tuple[str, str] | None:
+    """(what was chosen, the reason) of a sentence that states a decision, else None."""
+    agent = _AGENT.search(sentence)
+    if agent is None or (_LOOKING.search(sentence) and not _CHOICE.search(sentence)):
+        return None
+    reason = _REASON.search(sentence)
+    if reason is not None and reason.start() > 10:
+        before, after = sentence[: reason.start()], sentence[reason.end() :]
+        if reason.group(0).strip().casefold() == "so" and agent.start() > reason.start():
+            return after, before  # "The totals are money, so the tests should …"
+        return before, after
+    if previous and len(content_terms(previous)) >= 3:
+        return sentence, previous  # "int("-0") is 0, so … . I'll format …"
+    if _CHOICE.search(sentence):
+        return sentence, ""
+    return None
+
+
+def offline_probes(messages: Sequence[Message], working_dir: str | None = None) -> list[Probe]:
+    """Probes of every kind, built from what the session did; most recent first per kind,
+    at most ``MAX_PER_KIND`` each."""
+    events = list(_events(messages))
+    said = list(_assistant_texts(messages))
+    probes: dict[ProbeKind, list[Probe]] = {k: [] for k in PROBE_KINDS}
+
+    def add(probe: Probe) -> None:
+        bucket = probes[probe.kind]
+        if not probe.evidence or len(bucket) >= MAX_PER_KIND:
+            return
+        if all(p.expected != probe.expected for p in bucket):
+            bucket.append(probe)
+
+    # continuation: the last request, the open problem, where the work stopped, what is next
+    user = [(i, t) for i, m in enumerate(messages) for t in _user_texts(m)]
+    if user:
+        index, text = user[-1]
+        request = _words(text, 0.6, "prose")
+        add(
+            Probe(
+                kind="continuation",
+                question="What did the user ask for last?",
+                expected=text,
+                message_index=index,
+                evidence=[request] if request else [],
+            )
+        )
+    responses = [e for e in events if e.kind in ("error", "ok")]
+    if responses and responses[-1].kind == "error":
+        last = responses[-1]
+        add(
+            Probe(
+                kind="continuation",
+                question="What is still failing?",
+                expected=last.text,
+                message_index=last.index,
+                evidence=[_error(last.text, "state")],
+            )
+        )
+    if said:
+        index, text = said[-1]
+        parts = sentences(text)
+        nexts = [s for s in parts if _NEXT.search(s)]
+        stands = [s for s in parts if s not in nexts]
+        # Where the work stopped may be told anywhere, but it counts in full only where the
+        # summary states the state; the next step only there.
+        steps: tuple[tuple[str, list[str], tuple[Where, ...]], ...] = (
+            ("Where did the work stop?", stands, ("prose", "state")),
+            ("What is the next step?", nexts, ("state",)),
+        )
+        for question, chosen, places in steps:
+            stated = [_words(" ".join(chosen), 0.5, where) for where in places]
+            add(
+                Probe(
+                    kind="continuation",
+                    question=question,
+                    expected=" ".join(chosen),
+                    message_index=index,
+                    evidence=[e for e in stated if e is not None],
+                )
+            )
+
+    # decision: what was chosen and why, newest first
+    topic = frozenset(t for _, text in user for t in content_terms(text, limit=1000))
+    for index, text in reversed(said):
+        parts = sentences(text)
+        for n in range(len(parts) - 1, -1, -1):
+            found = _decision(parts[n], parts[n - 1] if n else "")
+            if found is None:
+                continue
+            choice, why = found
+            reason = _words(why, 0.5, "prose", known=topic)
+            evidence = [e for e in (_words(choice, 0.4, "prose"), reason) if e]
+            add(
+                Probe(
+                    kind="decision",
+                    question=f"What was decided at message #{index + 1}, and why?",
+                    expected=parts[n] if why in parts[n] else f"{parts[n]} ({why})",
+                    message_index=index,
+                    evidence=evidence if why else evidence[:1],
+                )
+            )
+
+    # artifact: each file changed, by its last change, with what was said about it
+    last_write: dict[str, _Event] = {}
+    for e in events:
+        if e.kind == "write":
+            last_write.pop(e.text, None)
+            last_write[e.text] = e
+    for e in reversed(list(last_write.values())):
+        how = _HOW.get(e.how, e.how)
+        name = _file_name(e.text)
+        about = next((t for i, t in reversed(said) if e.index - 2 <= i <= e.index), "")
+        evidence = [Evidence(match="path", text=e.text, terms=[name])]
+        what = _words(about, 0.4, "anywhere", near=name)
+        if what is not None:
+            evidence.append(what)
+        add(
+            Probe(
+                kind="artifact",
+                question=f"Which file was {how} at message #{e.index + 1}, and what was done?",
+                expected=f"{e.text} ({how})" + (f": {_short(about, 160)}" if about else ""),
+                message_index=e.index,
+                evidence=evidence,
+            )
+        )
+
+    # recall: the values the user gave (names, numbers, paths), exactly
+    for index, text in reversed(user):
+        values = paths_in_text(text) + identifiers_in_text(text)
+        values += [m.group(0) for m in _NUMBERISH.finditer(text)]
+        for value in dict.fromkeys(v.strip(".,;:") for v in values):
+            if len(value) >= 2:
+                add(
+                    Probe(
+                        kind="recall",
+                        question=f"What value did the user give in message #{index + 1}?",
+                        expected=value,
+                        message_index=index,
+                        evidence=[Evidence(match="exact", text=value)],
+                    )
+                )
+    return [p for kind in PROBE_KINDS for p in probes[kind]]
+
+
+_NUMBERISH = re.compile(r"(?<![\w.])\d[\w.,:/-]*\d(?![\w])")

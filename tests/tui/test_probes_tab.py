@@ -14,7 +14,7 @@ from goose_tui.tui.screens.retention_screen import RetentionScreen
 from goose_tui.tui.widgets.conversation_view import ConversationView
 from goose_tui.tui.widgets.probes_panel import ProbesPanel, _one_line
 from tests.loopback import LoopbackServer
-from tests.test_probe_model import LAST_ERROR, PROBES, scripted_model
+from tests.test_probe_model import PROBES, scripted_model
 
 from .conftest import settle
 
@@ -52,8 +52,10 @@ async def test_offline_probes_on_the_bundled_sample() -> None:
         assert _cells(kinds, 2)[:4] == [f"{k.score:.0%}" for k in report.kinds]
         items = panel.query_one("#probe-items", DataTable)
         assert items.row_count == len(report.results)
-        assert _cells(items, 4)[0] == _one_line(LAST_ERROR)  # expected
-        assert _cells(items, 5)[0] == _one_line(LAST_ERROR)  # answered by the summary
+        first = report.results[0]  # the user's last request: continuation comes first
+        assert first.probe.question == "What did the user ask for last?"
+        assert _cells(items, 4)[0] == _one_line(first.probe.expected)
+        assert _cells(items, 5)[0] == _one_line(first.answer)  # answered by the summary
         source = report.results[0].probe.message_index
         assert _cells(items, 1)[0] == f"#{source + 1}"
         assert app.focused is items
