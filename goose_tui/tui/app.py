@@ -600,6 +600,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 # Saved in place of a JSON edit that does not parse (asked first): say so.
                 note = " (the last good summary; the JSON edit is not in it)" if last_good else ""
                 self.notify(f"saved {written}{note}", markup=False)
+                for warning in inspector.session_save_notes(kind):
+                    self.notify(warning, severity="warning", markup=False, timeout=12)
 
             try:
                 checked = inspector.check_save(kind, target)
