@@ -35,6 +35,7 @@ from goose_tui.session.models import SessionInfo
 from goose_tui.session.writer import SaveRefused
 from goose_tui.tui.commands import ActionCommands, ModelCommands
 from goose_tui.tui.messages import (
+    AuditCompaction,
     GooseProfileRequested,
     ModelChoiceRequested,
     SaveRequested,
@@ -331,6 +332,10 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             self.ask_replay_file()
         else:
             self.ask_litellm_model()
+
+    @on(AuditCompaction)
+    def _audit_compaction(self, message: AuditCompaction) -> None:
+        self.main.audit_compaction(message.number)
 
     @on(ShowMessage)
     def _show_message(self, message: ShowMessage) -> None:
