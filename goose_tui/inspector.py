@@ -605,9 +605,35 @@ class Inspector:
         self._mark_saved()
         return written
 
+    def summary_is_offline(self) -> bool:
+        """The summary is the offline summarizer's extract, unedited: as a Goose session's
+        only memory of its history it is a poor one, and a save says so."""
+        result = self.result
+        if result is None or result.model != "offline":
+            return False
+        return self.summary_text == result.summary
+
+    def session_save_notes(self, kind: saving.SaveKind) -> list[str]:
+        """What a compacted-session save of ``kind`` changes or leaves out so that Goose
+        reads it, and whether its summary is the offline one; [] for a summary file."""
+        from goose_tui.session.writer import save_notes
+
+        if kind not in saving.SESSION_FORMATS or self.session is None:
+            return []
+        notes = save_notes(self.session, saving.SESSION_FORMATS[kind])
+        if self.summary_is_offline():
+            notes.append(OFFLINE_SUMMARY_NOTE)
+        return notes
+
     def save_text(self, target: Path, text: str, *, replace: bool = True) -> Path:
         """Write ``text`` (the last copy) atomically, never over an input."""
         return saving.save(target, text, self.input_files(), replace=replace)
+
+
+OFFLINE_SUMMARY_NOTE = (
+    "the summary is the offline summarizer's extract (no model was called): it is all the "
+    "agent will remember of the history; compact with --model (or pick a model) for a real one"
+)
 
 
 def _render(templates: Templates, summary: StructuredSummary) -> str | TemplateError:

@@ -92,13 +92,16 @@ def _texts(message: Message) -> list[str]:
 
 
 def is_summary_message(message: Message) -> bool:
-    """Goose's summary: a user message the agent sees and the user does not, or any message
-    whose text opens with a summary heading (older sessions, other writers)."""
+    """Goose's summary: a user message with text the user does not see (the agent does, or
+    did until a later compaction hid it too), or any message whose text opens with a summary
+    heading (older sessions, other writers). A turn-context event is hidden from the user
+    too, and is no summary."""
     texts = _texts(message)
     if any(_SUMMARY_HEADING.match(t) for t in texts):
         return True
-    agent_only = message.metadata.agent_visible and not message.metadata.user_visible
-    return message.role == "user" and agent_only and bool(texts)
+    metadata = message.metadata
+    hidden = not metadata.user_visible and not metadata.turn_context
+    return message.role == "user" and hidden and bool(texts)
 
 
 def _legacy_marker(message: Message) -> EventKind | None:

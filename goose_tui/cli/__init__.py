@@ -45,6 +45,7 @@ _REGISTERS: dict[str, tuple[str, str]] = {
     "probe": ("analysis", "register"),
     "compare": ("analysis", "register"),
     "timeline": ("timeline", "register"),
+    "audit": ("audit", "register"),
     "batch": ("batch", "register"),
     "schema": ("schema", "register"),
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goose_tui.cli.common import (
@@ -86,8 +87,18 @@ def register_compact(sub: Any) -> None:
     )
     s.add_argument(
         "--save-format",
-        choices=("jsonl", "json"),
-        help="jsonl: Goose's legacy session file; json: the export shape (default: by suffix)",
+        choices=("json", "jsonl"),
+        help="json (the default, except for a .jsonl name): the session JSON today's Goose "
+        "imports; jsonl: the legacy session file, for older Goose",
+    )
+    s.add_argument(
+        "--add-to-goose-db",
+        nargs="?",
+        const="",
+        type=str,
+        metavar="SESSIONS_DB",
+        help="also add the compacted session to Goose's sessions.db as a new session (for the "
+        "Goose CLI, which has no import): a backup of it first; default: Goose's own",
     )
     s.add_argument(
         "--overwrite", action="store_true", help="replace an existing -o or --save-session file"
@@ -207,6 +218,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         )
         if args.save_session is not None:
             _check_save_target(args, inspector)
+        goose_db = _check_goose_db(args)
         # The JSON reports every attempt's tokens and the usage; the summary alone needs no
         # count.
         compaction = inspector.compact(
@@ -235,6 +247,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
             session_failure = str(exc)
         except OSError as exc:  # after the checks (a folder made read-only meanwhile)
             session_failure = write_error(args.save_session, exc)
+    if goose_db is not None and session_failure is None:
+        session_failure = _add_to_goose_db(goose_db, inspector)
     if args.json:
         from goose_tui.cli.reports import CompactOutput
 
@@ -304,5 +318,49 @@ def _check_save_target(args: argparse.Namespace, inspector: Inspector) -> None:
 
 def _save_session(args: argparse.Namespace, inspector: Inspector) -> None:
     """Raises ``SaveRefused`` (a target refused at the last check) or ``OSError``."""
-    written = inspector.save(_session_kind(args), args.save_session, **_save_options(args))
+    kind = _session_kind(args)
+    written = inspector.save(kind, args.save_session, **_save_options(args))
     print(f"goose-tui: saved the compacted session to {written}", file=sys.stderr)
+    for note in inspector.session_save_notes(kind):
+        print(f"goose-tui: warning: {note}", file=sys.stderr)
+
+
+def _check_goose_db(args: argparse.Namespace) -> Path | None:
+    """--add-to-goose-db's database, checked before the model is called (exit 2)."""
+    from goose_tui.session.goose_db import GooseDbRefused, check_db, default_goose_db
+
+    if args.add_to_goose_db is None:
+        return None
+    db = Path(args.add_to_goose_db).expanduser() if args.add_to_goose_db else default_goose_db()
+    if db is None:
+        raise CliError(
+            "--add-to-goose-db: no Goose sessions.db found in Goose's data folders; name it",
+            EXIT_UNUSABLE,
+        )
+    try:
+        check_db(db)
+    except GooseDbRefused as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    return db
+
+
+def _add_to_goose_db(db: Path, inspector: Inspector) -> str | None:
+    """Add the compacted session to ``db``; what failed, or None."""
+    from goose_tui.inspector import OFFLINE_SUMMARY_NOTE
+    from goose_tui.session.goose_db import GooseDbRefused, add_session
+
+    assert inspector.session is not None
+    try:
+        added = add_session(db, inspector.session, inspector.summary_text)
+    except GooseDbRefused as exc:
+        return str(exc)
+    print(f"goose-tui: backed up {db} to {added.backup}", file=sys.stderr)
+    print(
+        f"goose-tui: added session {added.session_id} ({added.message_count} messages) to {db}",
+        file=sys.stderr,
+    )
+    notes = [*added.notes, *([OFFLINE_SUMMARY_NOTE] if inspector.summary_is_offline() else [])]
+    for note in notes:
+        print(f"goose-tui: warning: {note}", file=sys.stderr)
+    print(f"goose-tui: continue it with: {added.resume_command}", file=sys.stderr)
+    return None

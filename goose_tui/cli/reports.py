@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, RootModel
 
+from goose_tui.analysis.audit import AuditScore
 from goose_tui.analysis.batch import BatchReport
 from goose_tui.analysis.breakdown import ContextBreakdown
 from goose_tui.analysis.compare import Comparison, FieldDiff
@@ -265,6 +266,31 @@ class TimelineOutput(Timeline, SessionHead):
         return cls(session=session, **dict(timeline))
 
 
+class AuditEntry(BaseModel):
+    """One compaction Goose made, scored against the history it summarized."""
+
+    number: int = Field(description="1-based, in the session's order (audit --at N)")
+    summary_message: int = Field(description="the summary message's number in the session")
+    history_messages: list[int] = Field(
+        description="first and last message number of the history Goose summarized"
+    )
+    summary_chars: int
+    retention: RetentionScores
+    probes: ProbeScores
+
+
+class AuditOutput(SessionHead):
+    """``goose-tui audit --json``: every past compaction of the session, with its scores."""
+
+    compactions: list[AuditEntry]
+
+    @classmethod
+    def of(cls, session: str, scores: list[AuditScore]) -> AuditOutput:
+        return cls.model_validate(
+            {"session": session, "compactions": [s.to_json_dict() for s in scores]}
+        )
+
+
 # ``goose-tui schema NAME``: the command whose --json output each model describes.
 OUTPUTS: dict[str, type[BaseModel]] = {
     "parse": ParseOutput,
@@ -275,5 +301,6 @@ OUTPUTS: dict[str, type[BaseModel]] = {
     "probe": ProbeOutput,
     "compare": CompareOutput,
     "timeline": TimelineOutput,
+    "audit": AuditOutput,
     "batch": BatchReport,
 }

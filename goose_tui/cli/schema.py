@@ -19,6 +19,7 @@ NAMES = (
     "probe",
     "compare",
     "timeline",
+    "audit",
     "batch",
 )
 

@@ -64,6 +64,9 @@ _SESSION_COLUMNS = (
     "schedule_id",
     "user_set_name",
     "accumulated_cost",
+    "extension_data",
+    "recipe_json",
+    "user_recipe_values_json",
 )
 _MESSAGE_COLUMNS = (
     "id",
@@ -75,6 +78,12 @@ _MESSAGE_COLUMNS = (
     "tokens",
 )
 _EXTRA_COLUMNS = ("session_type", "goose_mode", "schedule_id", "user_set_name", "accumulated_cost")
+# The session's state Goose keeps as JSON text, read into the field its Session has.
+_JSON_COLUMNS = {
+    "extension_data": "extension_data",
+    "recipe_json": "recipe",
+    "user_recipe_values_json": "user_recipe_values",
+}
 
 
 def _is_wal(path: Path) -> bool:
@@ -374,7 +383,13 @@ def _text(value: object) -> str | None:
 
 
 def _model_config(row: dict[str, Any]) -> Any:
-    raw = row.get("model_config_json")
+    return _json_column(row, "model_config_json")
+
+
+def _json_column(row: dict[str, Any], name: str) -> Any:
+    """A column of JSON text, parsed; None when empty or not JSON (as Goose's from_row reads
+    it: ``serde_json::from_str(..).ok()``)."""
+    raw = row.get(name)
     if not raw:
         return None
     try:
@@ -387,6 +402,9 @@ def _session(
     path: Path, row: dict[str, Any], messages: list[Message], warnings: list[LoadWarning]
 ) -> Session:
     extras = {name: row[name] for name in _EXTRA_COLUMNS if name in row}
+    for column, field in _JSON_COLUMNS.items():
+        if column in row:
+            extras[field] = _json_column(row, column)
     return Session(
         id=str(row["id"]),
         # Goose shows the description when the (newer) name column is empty.

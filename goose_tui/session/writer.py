@@ -7,14 +7,15 @@ the agent (its user visibility unchanged, so the history still shows), followed 
 summary as a ``user`` message that only the agent sees. That summary is then the one
 message the agent reads when the session continues.
 
-Two files: Goose's legacy JSONL (a ``SessionMetadata`` line, then one ``Message`` per line;
-``crates/goose/src/session/legacy.rs`` reads it) and the ``goose session export`` JSON (the
-``Session`` of ``crates/goose/src/session/session_manager.rs`` with its ``conversation``,
-what Goose's session import takes).
+Two files: the session JSON today's Goose imports (the ``Session`` of
+``crates/goose/src/session/model.rs`` with its ``conversation``; what it keeps and cannot
+read is in ``goose_import``), the default; and Goose's legacy JSONL (a ``SessionMetadata``
+line, then one ``Message`` per line; ``crates/goose/src/session/legacy.rs`` reads it), which
+only older Goose versions open.
 
-goose-tui never writes into Goose's own sessions folder or its ``sessions.db``: a running
-Goose owns them. Writes are atomic, never over an input, never over an existing file unless
-asked, and never onto anything but a regular file.
+The one write into Goose's own ``sessions.db`` is ``goose_db.add_session``; every other
+target in Goose's data folders is refused here. Writes are atomic, never over an input,
+never over an existing file unless asked, and never onto anything but a regular file.
 """
 
 from __future__ import annotations
@@ -29,10 +30,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from goose_tui.files import atomic_write_text, same_file
+from goose_tui.session.goose_import import (
+    goose_model_config,
+    readable_messages,
+    session_state,
+)
 from goose_tui.session.models import Message, Session
 
-SaveFormat = Literal["jsonl", "json"]
-SAVE_FORMATS: tuple[SaveFormat, ...] = ("jsonl", "json")
+SaveFormat = Literal["json", "jsonl"]
+SAVE_FORMATS: tuple[SaveFormat, ...] = ("json", "jsonl")
 
 
 class SaveRefused(Exception):
@@ -213,10 +219,11 @@ def jsonl_text(session: Session, messages: Sequence[Message], now: int | None = 
     read them; the accumulated counts (the session's spend) are kept."""
     now = int(time.time()) if now is None else now
     acc = session.accumulated_usage
+    state, _ = session_state(session)
     metadata = {
         "working_dir": session.working_dir or "",
         "description": _name(session),
-        "schedule_id": None,
+        "schedule_id": state["schedule_id"],
         "message_count": len(messages),
         "total_tokens": None,
         "input_tokens": None,
@@ -224,6 +231,8 @@ def jsonl_text(session: Session, messages: Sequence[Message], now: int | None = 
         "accumulated_total_tokens": acc.total_tokens,
         "accumulated_input_tokens": acc.input_tokens,
         "accumulated_output_tokens": acc.output_tokens,
+        "extension_data": state["extension_data"],
+        "recipe": state["recipe"],
     }
     metadata.update(_model_fields(session))
     lines = [json.dumps(metadata, ensure_ascii=False)]
@@ -241,41 +250,66 @@ def _rfc3339(value: datetime | None, now: int) -> str:
 def export_dict(
     session: Session, messages: Sequence[Message], now: int | None = None
 ) -> dict[str, Any]:
-    """The ``goose session export --format json`` shape. ``name`` only (Goose reads
-    ``description`` as an alias of it, and both at once is a duplicate field); the token
-    counts of the last call are null for the reason given in ``jsonl_text``."""
+    """The session JSON today's Goose imports: ``name`` only (Goose reads ``description``
+    as an alias of it, and both at once is a duplicate field), the session's state as the
+    import keeps it (``goose_import.session_state``), content Goose cannot read left out; the
+    token counts of the last call are null for the reason given in ``jsonl_text``."""
     now = int(time.time()) if now is None else now
     acc = session.accumulated_usage
+    state, _ = session_state(session)
+    readable, _ = readable_messages(messages)
     empty_usage = {"input_tokens": None, "output_tokens": None, "total_tokens": None}
     data: dict[str, Any] = {
         "id": session.id or f"goose-tui-{now}",
         "working_dir": session.working_dir or "",
         "name": _name(session),
         "user_set_name": True,
-        "session_type": "user",
+        "session_type": state["session_type"],
         "created_at": _rfc3339(session.created_at, now),
         "updated_at": _rfc3339(None, now),
-        "extension_data": {},
+        "extension_data": state["extension_data"],
         "total_tokens": None,
         "input_tokens": None,
         "output_tokens": None,
         "accumulated_total_tokens": acc.total_tokens,
         "accumulated_input_tokens": acc.input_tokens,
         "accumulated_output_tokens": acc.output_tokens,
-        "schedule_id": None,
-        "recipe": None,
-        "user_recipe_values": None,
+        "schedule_id": state["schedule_id"],
+        "recipe": state["recipe"],
+        "user_recipe_values": state["user_recipe_values"],
         "usage": empty_usage,
         "accumulated_usage": {
             "input_tokens": acc.input_tokens,
             "output_tokens": acc.output_tokens,
             "total_tokens": acc.total_tokens,
         },
-        "message_count": len(messages),
-        "conversation": _message_dicts(messages, now),
+        "message_count": len(readable),
+        "conversation": _message_dicts(readable, now),
     }
-    data.update(_model_fields(session))
+    for optional in ("goose_mode", "accumulated_cost"):
+        if optional in state:
+            data[optional] = state[optional]
+    fields = _model_fields(session)
+    if "model_config" in fields:
+        config = goose_model_config(fields.pop("model_config"))
+        if config is not None:
+            fields["model_config"] = config
+    data.update(fields)
     return data
+
+
+def save_notes(session: Session, fmt: SaveFormat) -> list[str]:
+    """What a save in ``fmt`` changes or leaves out so that Goose reads it, one line each
+    (the JSON only: Goose's legacy reader skips a line it cannot read by itself)."""
+    if fmt != "json":
+        return []
+    _, state_notes = session_state(session)
+    _, content_notes = readable_messages(session.messages)
+    notes = [*state_notes, *content_notes]
+    config = session.model_config_.model_dump(mode="json", exclude_none=True)
+    if config and goose_model_config(config) is None:
+        notes.append("model_config has no model name Goose can read: left out")
+    return notes
 
 
 def _model_fields(session: Session) -> dict[str, Any]:
@@ -301,12 +335,13 @@ def compacted_session_text(
 
 
 def format_for(target: Path, fmt: str | None = None) -> SaveFormat:
-    """The explicit format, else ``json`` for a ``.json`` target and ``jsonl`` otherwise."""
+    """The explicit format, else ``jsonl`` for a ``.jsonl`` target (a legacy file asked for
+    by name) and ``json``, what today's Goose imports, otherwise."""
     if fmt is not None:
         if fmt not in SAVE_FORMATS:
-            raise ValueError(f"unknown session format {fmt!r}: use jsonl or json")
+            raise ValueError(f"unknown session format {fmt!r}: use json or jsonl")
         return fmt
-    return "json" if target.suffix.lower() == ".json" else "jsonl"
+    return "jsonl" if target.suffix.lower() == ".jsonl" else "json"
 
 
 def save_compacted_session(

@@ -32,6 +32,7 @@ from goose_tui.session.models import SessionInfo
 from goose_tui.session.writer import SaveRefused
 from goose_tui.tui.commands import ActionCommands, ModelCommands
 from goose_tui.tui.messages import (
+    AuditCompaction,
     GooseProfileRequested,
     ModelChoiceRequested,
     SaveRequested,
@@ -331,6 +332,10 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         else:
             self.ask_litellm_model()
 
+    @on(AuditCompaction)
+    def _audit_compaction(self, message: AuditCompaction) -> None:
+        self.main.audit_compaction(message.number)
+
     @on(ShowMessage)
     def _show_message(self, message: ShowMessage) -> None:
         self.show_message(message.index, message.highlight)
@@ -516,6 +521,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 # Saved in place of a JSON edit that does not parse (asked first): say so.
                 note = " (the last good summary; the JSON edit is not in it)" if last_good else ""
                 self.notify(f"saved {written}{note}", markup=False)
+                for warning in inspector.session_save_notes(kind):
+                    self.notify(warning, severity="warning", markup=False, timeout=12)
 
             try:
                 checked = inspector.check_save(kind, target)

@@ -56,6 +56,15 @@ class ModelChoiceRequested(Message):
         self.kind = kind
 
 
+class AuditCompaction(Message):
+    """Load the history Goose summarized at past compaction ``number`` (1-based), with
+    Goose's summary as the current one."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__()
+        self.number = number
+
+
 class ShowMessage(Message):
     """Back to the inspector with message ``index`` selected (``highlight``: also mark these
     messages, for n / N)."""

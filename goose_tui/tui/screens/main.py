@@ -754,6 +754,38 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
         open_retention(self, self.inspector)
 
+    def audit_compaction(self, number: int) -> None:
+        """Past compaction ``number``: the history Goose summarized then, with Goose's
+        summary as the current one, so what was lost, the probes and compare judge what
+        Goose wrote."""
+        from goose_tui.analysis.audit import compaction_at, history_session
+        from goose_tui.compaction.templates import TemplateError
+
+        inspector = self.inspector
+        session = inspector.session
+        if session is None:
+            return
+        try:
+            compaction = compaction_at(session.messages, number)
+            read = inspector.reread_reply(compaction.summary)
+        except (LookupError, TemplateError) as exc:
+            self.app.notify(str(exc), severity="error", markup=False)
+            return
+        self.show_session(history_session(session, compaction))
+        inspector.reply_loaded = inspector.reply_text = inert(compaction.summary)
+        self._reply_editor.load_text(inspector.reply_loaded)
+        if inspector.reply_read(read):
+            inspector.mark_saved()
+            self._show_extraction()
+        first, last = compaction.history_range
+        self.app.notify(
+            f"Goose's compaction {number} (message #{compaction.summary_index + 1}): its history "
+            f"#{first + 1}-#{last + 1} and Goose's summary; {compact_key(self.app)} compacts "
+            "the same history with your template and model",
+            markup=False,
+            timeout=10,
+        )
+
     def action_switch_profile(self) -> None:
         """The next Goose version's conversation format (profiles.py); the input pane is
         rendered again so the user sees what changed."""

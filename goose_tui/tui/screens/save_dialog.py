@@ -17,8 +17,8 @@ from goose_tui.saving import SaveKind
 LABELS: dict[SaveKind, str] = {
     "json": "summary JSON",
     "markdown": "summary Markdown",
-    "session": "compacted session, Goose JSONL (the agent sees the summary and Goose's note)",
-    "export": "compacted session, Goose export JSON (for Goose's session import)",
+    "session": "compacted session, legacy JSONL (for older Goose, which reads session files)",
+    "export": "compacted session, JSON for today's Goose (its session import)",
 }
 
 

@@ -22,7 +22,7 @@ from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.session.models import Message, Session, content_type
 from goose_tui.tokens import limit_source_text
-from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
+from goose_tui.tui.messages import AuditCompaction, ShowMessage, WorkerErrorsUp
 from goose_tui.tui.widgets.compaction_status import no_session_hint
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.timeline_plot import TimelinePlot
@@ -63,6 +63,7 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
         Binding("escape", "back", "Back", id="timeline.back"),
         Binding("enter", "open_message", "Go to message", id="timeline.open"),
         Binding("z", "zoom", "Zoom to peak", id="timeline.zoom"),
+        Binding("a", "audit", "Audit compaction", id="timeline.audit"),
     ]
 
     def __init__(
@@ -192,6 +193,20 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
     def action_open_message(self) -> None:
         if self.timeline is not None:
             self.post_message(ShowMessage(self._plot.cursor))
+
+    def action_audit(self) -> None:
+        """The compaction Goose made at or before the cursor, loaded in the inspector: its
+        history, and Goose's summary as the current one (c then compacts the same history
+        with your template and model, v compares the two)."""
+        from goose_tui.analysis.audit import past_compactions
+
+        cursor = self._plot.cursor
+        found = [c for c in past_compactions(self.session.messages) if c.summary_index <= cursor]
+        if not found:
+            self.notify(f"no compaction by Goose at or before #{cursor + 1}", markup=False)
+            return
+        self.post_message(AuditCompaction(found[-1].number))
+        self.dismiss(None)
 
     def action_zoom(self) -> None:
         plot = self._plot
