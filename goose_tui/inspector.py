@@ -400,6 +400,15 @@ class Inspector:
         self._use_extraction(extraction, summary_text, text)
         return True
 
+    async def use_summary(self, text: str) -> bool:
+        """``text``, a summary written elsewhere (Goose's own, for an audit), becomes the
+        current one, read as a reply is, and counts as saved. False on a template error (the
+        notice says it)."""
+        if not await self.edit_reply(text):
+            return False
+        self.saved = self.edits
+        return True
+
     def has_summary(self) -> bool:
         """Whether there is a summary to save: compacted, or read from an edited JSON."""
         return self.summary.structured is not None or bool(self.summary.text)
@@ -611,7 +620,7 @@ class Inspector:
         result = self.result
         if result is None or result.model != "offline":
             return False
-        return self.summary_text == result.summary
+        return self.summary.text == result.summary
 
     def session_save_notes(self, kind: saving.SaveKind) -> list[str]:
         """What a compacted-session save of ``kind`` changes or leaves out so that Goose

@@ -351,7 +351,7 @@ def _add_to_goose_db(db: Path, inspector: Inspector) -> str | None:
 
     assert inspector.session is not None
     try:
-        added = add_session(db, inspector.session, inspector.summary_text)
+        added = add_session(db, inspector.session, inspector.summary.text)
     except GooseDbRefused as exc:
         return str(exc)
     print(f"goose-tui: backed up {db} to {added.backup}", file=sys.stderr)

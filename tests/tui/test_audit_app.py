@@ -26,11 +26,11 @@ async def test_a_in_the_timeline_audits_gooses_compaction_then_c_compacts_it_aga
         inspector = app.inspector
         assert len(inspector.session.messages) == 2  # the history #1-#2 Goose summarized
         assert all(m.metadata.agent_visible for m in inspector.session.messages)
-        assert inspector.summary_text.startswith("Summary of the earlier")
-        gooses = inspector.summary_text
+        assert inspector.summary.text.startswith("Summary of the earlier")
+        gooses = inspector.summary.text
         await pilot.press("c")
         await settle(pilot)
         assert inspector.result is not None and inspector.result.model == "offline"
         # The compare key sets Goose's summary beside the new one.
-        assert inspector.previous_summary is not None
-        assert inspector.previous_summary[1] == gooses
+        assert inspector.previous is not None
+        assert inspector.previous.text == gooses

@@ -754,12 +754,12 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
         open_retention(self, self.inspector)
 
-    def audit_compaction(self, number: int) -> None:
+    @work(exclusive=True, group="audit", exit_on_error=False)
+    async def audit_compaction(self, number: int) -> None:
         """Past compaction ``number``: the history Goose summarized then, with Goose's
         summary as the current one, so what was lost, the probes and compare judge what
         Goose wrote."""
         from goose_tui.analysis.audit import compaction_at, history_session
-        from goose_tui.compaction.templates import TemplateError
 
         inspector = self.inspector
         session = inspector.session
@@ -767,16 +767,18 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             return
         try:
             compaction = compaction_at(session.messages, number)
-            read = inspector.reread_reply(compaction.summary)
-        except (LookupError, TemplateError) as exc:
+        except LookupError as exc:
             self.app.notify(str(exc), severity="error", markup=False)
             return
         self.show_session(history_session(session, compaction))
-        inspector.reply_loaded = inspector.reply_text = inert(compaction.summary)
-        self._reply_editor.load_text(inspector.reply_loaded)
-        if inspector.reply_read(read):
-            inspector.mark_saved()
-            self._show_extraction()
+        if not await inspector.use_summary(inert(compaction.summary)):
+            self.fields.notice = inspector.notice
+            return
+        self.fields.load_reply()
+        self.fields.show_summary()
+        self.fields.load_json()
+        self._show_analysis()
+        self._show_markdown()
         first, last = compaction.history_range
         self.app.notify(
             f"Goose's compaction {number} (message #{compaction.summary_index + 1}): its history "
