@@ -431,6 +431,7 @@ def summarizer_of(spec: ModelSpec) -> Summarizer:
 def compaction_error(exc: BaseException) -> CliError | None:
     """The CLI error of one of the pipeline's failures (exit 1; a model string litellm knows
     no provider for is unusable input, exit 2), or None for anything else."""
+    from goose_tui.analysis.failures import failure_text
     from goose_tui.compaction.reply_check import UnusableReply
     from goose_tui.compaction.summarize import CompactionFailed
     from goose_tui.compaction.templates import TemplateError
@@ -439,7 +440,7 @@ def compaction_error(exc: BaseException) -> CliError | None:
     if isinstance(exc, UnknownModel):
         return CliError(str(exc), EXIT_UNUSABLE)
     if isinstance(exc, (CompactionFailed, ModelError, TemplateError, UnusableReply)):
-        return CliError(str(exc), EXIT_FAILED)
+        return CliError(failure_text(exc), EXIT_FAILED)
     return None
 
 

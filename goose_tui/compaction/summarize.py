@@ -47,10 +47,11 @@ NOTHING_TO_REMOVE = (
     "model or configuration with a larger usable context, disable some extensions so fewer "
     "tool schemas are sent, or start a new session."
 )
-# The first line is Goose's own error, word for word (crates/goose-context-management/src/
-# summarize.rs), so a search for what Goose printed finds this too; our advice follows.
-EXHAUSTED = (
-    "Failed to compact: context limit exceeded even after removing all tool responses\n"
+# Goose's own error, word for word (crates/goose-context-management/src/summarize.rs, whose
+# test compares the whole string), so what a script or a search matches in Goose's output
+# matches here too; our advice is kept apart (CompactionFailed.advice).
+EXHAUSTED = "Failed to compact: context limit exceeded even after removing all tool responses"
+EXHAUSTED_ADVICE = (
     "Use a model or configuration with a larger usable context, or start a new session."
 )
 
@@ -149,11 +150,14 @@ class CompactionResult(BaseModel):
 
 
 class CompactionFailed(Exception):
-    """The ladder gave up (docs/pipeline.md §7); ``attempts`` says what was tried."""
+    """The ladder gave up (docs/pipeline.md §7); ``attempts`` says what was tried. The
+    message is the error as Goose words it; ``advice``, when there is any, is what to do
+    about it, shown after it (analysis.failures.failure_text)."""
 
-    def __init__(self, message: str, attempts: list[Attempt]):
+    def __init__(self, message: str, attempts: list[Attempt], advice: str | None = None):
         super().__init__(message)
         self.attempts = attempts
+        self.advice = advice
 
 
 def removal_order(n: int) -> list[int]:
@@ -385,7 +389,7 @@ async def summarize(
             focus,
             estimate_tokens,
         )
-    raise CompactionFailed(EXHAUSTED, attempts)
+    raise CompactionFailed(EXHAUSTED, attempts, EXHAUSTED_ADVICE)
 
 
 async def _settled(counting: Any) -> None:
