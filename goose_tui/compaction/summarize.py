@@ -18,7 +18,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, PrivateAttr
 
 from goose_tui.compaction.extract import Extraction, extract_summary
-from goose_tui.compaction.profiles import DEFAULT_PROFILE, GooseProfile, pieces_for_profile
+from goose_tui.compaction.profiles import (
+    DEFAULT_PROFILE,
+    GooseProfile,
+    pieces_for_profile,
+    templates_for_profile,
+)
 from goose_tui.compaction.templates import (
     TemplateError,
     Templates,
@@ -197,6 +202,7 @@ def _request(
     """The request for messages already cut to what the summarizer receives."""
     # The conversation's pieces go into the prompt in one join (engine.Pieces).
     conversation = Pieces(pieces_for_profile(visible, profile))
+    templates = templates_for_profile(templates, profile)
     return CompactionRequest(prompt=render_compaction_prompt(templates, conversation, focus))
 
 
