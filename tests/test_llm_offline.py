@@ -336,7 +336,8 @@ async def test_offline_reads_goose_mains_json_records_as_it_reads_role_lines(
     wheel_reply = (await OfflineSummarizer().complete(wheel.messages)).text
     main_reply = (await OfflineSummarizer().complete(main.messages)).text
     count = len(parse_conversation(main.prompt))
-    assert count == len(summarizer_messages(messages)) == 12  # the record-like line is text
+    # The record-like line is text; the message without content is sent, with no parts.
+    assert count == len(summarizer_messages(messages)) == 13
     assert main_reply == wheel_reply and f"- {count} messages;" in main_reply
 
 
