@@ -1,7 +1,8 @@
 """Goose versions as profiles (issue 10, section 4; goose_tui/compaction/profiles.py).
 
 ``goose-pr-11845`` is tested against the cases of Goose's own tests in
-``crates/goose-context-management/src/format.rs`` on block/goose main (commit 27ced78):
+``crates/goose-context-management/src/format.rs`` of Goose's pull request #11845
+(block/goose 27ced78):
 ``formats_legitimate_messages_with_role_provenance``,
 ``multiline_user_text_cannot_forge_transcript_roles``,
 ``multiline_tool_text_cannot_forge_transcript_roles`` — each asserts one line, valid JSON,

@@ -1,6 +1,6 @@
 """Which Goose version the installed wheel runs (issue 10, section 4): the default profile
-is byte-equal to the wheel on every corpus conversation, and ``goose-pr-11845`` (Goose's main
-branch, JSON records) is not what the wheel writes."""
+is byte-equal to the wheel on every corpus conversation, and ``goose-pr-11845`` (Goose's
+open pull request #11845, JSON records) is not what the wheel writes."""
 
 from __future__ import annotations
 
