@@ -57,3 +57,21 @@ def test_every_difference_between_the_tables_matches_the_wheel(server: ScriptedS
     for line, text in zip(sent[2:-2].split("\n"), texts, strict=True):
         assert line == f"[user]: {normalize_text(text)}"
         assert line != f"[user]: {unicodedata.normalize('NFC', text)}"
+
+
+def test_the_debug_form_of_two_characters_differs(server: ScriptedServer) -> None:
+    """A documented difference (docs/fidelity.md): minijinja's debug form escapes by the
+    Rust toolchain's Unicode tables, and the wheel's and the minijinja package's differ on
+    U+FF9E and U+FF9F. Characters both escape, or both print, stay equal."""
+    from goose_tui.compaction.templates import load_templates, render_compaction_prompt
+
+    template = "{{ [messages] }}"
+    ours = load_templates(None).with_text("compaction.md", template)
+    for char, same in (("\uff9e", False), ("\uff9f", False), ("\u0301", True), ("\u00ad", True)):
+        case = Case("debug", (("user", char),), "")
+        theirs = sent_system_prompt(server, case, template)
+        mine = str(render_compaction_prompt(ours, format_messages(our_messages(case))))
+        assert (theirs == mine) is same, (char, theirs, mine)
+        if not same:
+            assert theirs == f'["[user]: {char}"]'
+            assert mine == f'["[user]: \\u{{{ord(char):x}}}"]'
