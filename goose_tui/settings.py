@@ -5,7 +5,7 @@ theme = "textual-dark"          # saved by the app when you pick a theme
 model = "openai/gpt-4o-mini"    # the default for --model
 api_base = "http://localhost:11434"
 threshold = 0.85                # the default for --threshold
-goose_profile = "goose-main"    # the default Goose format profile
+goose_profile = "goose-pr-11845" # a Goose version (--goose-profile)
 timeout = 300                   # seconds a model call may take (--timeout)
 
 [keymap]                        # Textual keymaps: binding id = keys

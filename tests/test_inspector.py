@@ -227,7 +227,7 @@ def test_profile_switch_changes_the_formatted_input(session_file: Path) -> None:
     inspector = _inspector(session_file)
     sdk = inspector.build_request().system_prompt
     assert "[user]: The test test_parse_dates" in sdk
-    inspector.set_profile("goose-main")
+    inspector.set_profile("goose-pr-11845")
     main = inspector.build_request().system_prompt
     assert main != sdk
     assert "[user]: The test test_parse_dates" not in main

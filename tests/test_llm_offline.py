@@ -322,7 +322,7 @@ async def test_offline_takes_prose_around_code_blocks(templates: Templates) -> N
 async def test_offline_reads_goose_mains_json_records_as_it_reads_role_lines(
     templates: Templates, focus: str | None
 ) -> None:
-    # goose-main writes each message as one JSON record (goose_tui/compaction/profiles.py);
+    # goose-pr-11845 writes each message as one JSON record (goose_tui/compaction/profiles.py);
     # the offline model found no "[role]: " line in it and answered "0 messages", a reply
     # with no field filled (the raw-text fallback), for every session under that profile.
     messages = coding_session()
@@ -330,13 +330,14 @@ async def test_offline_reads_goose_mains_json_records_as_it_reads_role_lines(
     messages.append(msg("user", record_like))
     messages.append(Message(role="assistant", content=[]))
     wheel = build_request(messages, templates, focus, profile="goose-sdk-wheel")
-    main = build_request(messages, templates, focus, profile="goose-main")
+    main = build_request(messages, templates, focus, profile="goose-pr-11845")
     assert '{"role":"user","content":[' in str(main.prompt)
     assert parse_conversation(main.prompt) == parse_conversation(wheel.prompt)
     wheel_reply = (await OfflineSummarizer().complete(wheel.messages)).text
     main_reply = (await OfflineSummarizer().complete(main.messages)).text
     count = len(parse_conversation(main.prompt))
-    assert count == len(summarizer_messages(messages)) == 12  # the record-like line is text
+    # The record-like line is text; the message without content is sent, with no parts.
+    assert count == len(summarizer_messages(messages)) == 13
     assert main_reply == wheel_reply and f"- {count} messages;" in main_reply
 
 
@@ -378,7 +379,7 @@ async def test_goose_mains_records_are_read_under_a_template_of_ones_own(tmp_pat
     own = load_templates(tmp_path)
     messages = coding_session()
     wheel = build_request(messages, own, profile="goose-sdk-wheel")
-    main = build_request(messages, own, profile="goose-main")
+    main = build_request(messages, own, profile="goose-pr-11845")
     assert [m.role for m in parse_conversation(main.prompt)] == [
         m.role for m in parse_conversation(wheel.prompt)
     ]

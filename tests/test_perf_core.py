@@ -391,7 +391,7 @@ print(json.dumps({
 """
 
 
-@pytest.mark.parametrize("profile", ["goose-sdk-wheel", "goose-main"])
+@pytest.mark.parametrize("profile", ["goose-sdk-wheel", "goose-pr-11845"])
 def test_the_prompt_is_the_conversations_own_strings(profile: str) -> None:
     """The prompt is the pieces of its text (goose_tui.pieces): the session's own strings,
     never joined. Joining the conversation and then the prompt around it held two copies
@@ -406,7 +406,7 @@ def test_the_prompt_is_the_conversations_own_strings(profile: str) -> None:
     found = _in_own_interpreter(PROMPT_PEAK, profile)
     peak, prompt = found["peak"], found["prompt"]
     assert prompt > 6_000_000
-    if profile == "goose-main":
+    if profile == "goose-pr-11845":
         # That version writes each message as JSON: one new (1-byte) string per message
         # (0.26x the prompt here). A copy of the prompt would be 1x.
         assert peak < prompt * 0.3, f"peak {peak / 1e6:.1f} MB, prompt {prompt / 1e6:.1f} MB"

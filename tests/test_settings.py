@@ -14,7 +14,7 @@ CONFIG = """# my settings
 model = "ollama/llama3.2"
 api_base = "http://localhost:11434"
 threshold = 0.85
-goose_profile = "goose-main"
+goose_profile = "goose-pr-11845"
 theme = "nord"  # the old one
 
 [keymap]
@@ -36,7 +36,7 @@ def test_settings_are_read_and_a_broken_file_is_reported_not_fatal(tmp_path: Pat
     settings, problem = load_settings(path)
     assert problem is None
     assert settings.model == "ollama/llama3.2" and settings.threshold == 0.85
-    assert settings.goose_profile == "goose-main" and settings.theme == "nord"
+    assert settings.goose_profile == "goose-pr-11845" and settings.theme == "nord"
     assert settings.keymap == {"main.compact": "C"}
     path.write_text("threshold = [", encoding="utf-8")
     settings, problem = load_settings(path)
@@ -72,10 +72,10 @@ def test_the_app_takes_goose_profile_from_settings_unless_the_flag_says_otherwis
     config.parent.mkdir(parents=True)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
     assert cli.main([str(session)]) == 0
-    config.write_text('goose_profile = "goose-main"\n', encoding="utf-8")
+    config.write_text('goose_profile = "goose-pr-11845"\n', encoding="utf-8")
     assert cli.main([str(session)]) == 0
     assert cli.main([str(session), "--goose-profile", "goose-sdk-wheel"]) == 0
-    assert seen == ["goose-sdk-wheel", "goose-main", "goose-sdk-wheel"]
+    assert seen == ["goose-sdk-wheel", "goose-pr-11845", "goose-sdk-wheel"]
 
 
 THRESHOLD_RULE = "must be in [0, 1] (a fraction of the window; 0 or 1 turns auto compaction off)"
@@ -196,7 +196,7 @@ def test_the_app_shows_settings_problems_itself_not_on_stderr_before_it_starts(
     assert first["threshold"] is None  # the app's default, not 5
     assert first["settings_problems"] == [
         f"{config_path()}: threshold 5: {THRESHOLD_RULE}",
-        "goose_profile 'goose-next' is not one of goose-sdk-wheel, goose-main",
+        "goose_profile 'goose-next' is not one of goose-sdk-wheel, goose-pr-11845",
     ]
     [problem] = second["settings_problems"]
     assert problem.startswith(f"{config_path()}: not valid TOML")

@@ -25,9 +25,12 @@ WORDED_ERRORS: tuple[type[BaseException], ...] = (
 
 
 def failure_text(error: BaseException) -> str:
-    """The message of an error worded for the user; anything else is a bug of ours, and
-    keeps its type (``KeyError: 'choices'`` says more than ``'choices'``)."""
+    """The message of an error worded for the user (a failed compaction's advice on the line
+    after it); anything else is a bug of ours, and keeps its type (``KeyError: 'choices'``
+    says more than ``'choices'``)."""
     text = str(error).strip()
+    if isinstance(error, CompactionFailed) and error.advice:
+        return f"{text}\n{error.advice}"
     if text and isinstance(error, WORDED_ERRORS):
         return text
     return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -271,7 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 handler: Callable[[argparse.Namespace], int] = args.handler
                 if (threshold_problem := check_limits(args)) is not None:
                     print(f"goose-tui: {threshold_problem}", file=sys.stderr)
-                resolve_profile(args)
+                if (profile_note := resolve_profile(args)) is not None:
+                    print(f"goose-tui: {profile_note}", file=sys.stderr)
                 if wants_settings_threshold(args):
                     _settings_threshold(args)
                 return _run_checked(handler, args)

@@ -194,32 +194,41 @@ def add_prompts_dir(p: argparse.ArgumentParser) -> None:
 
 
 def add_profile_arg(p: argparse.ArgumentParser) -> None:
-    from goose_tui.compaction.profiles import PROFILES
+    from goose_tui.compaction.profiles import ALIASES, PROFILES
 
     p.add_argument(
         "--goose-profile",
-        choices=PROFILES,
+        choices=(*PROFILES, *ALIASES),
+        metavar="{" + ",".join(PROFILES) + "}",
         default=None,
-        help="which Goose version's conversation format to use: goose-sdk-wheel ([role]: "
-        "lines, the installed reference and released Goose; the default) or goose-main "
-        "(one JSON record per message, Goose's main branch); the app also reads "
-        "goose_profile from the settings file",
+        help="which Goose version to compact as: goose-sdk-wheel (the default) is released "
+        "Goose, as the goose-sdk wheels 0.1.0a8 to 0.1.0a13 run it: [role]: lines; "
+        "goose-pr-11845 is Goose's open pull request #11845, in no release: one JSON record "
+        "per message, and with Goose's own compaction.md the line that change adds to it "
+        "(its old name goose-main still works); the app also reads goose_profile from the "
+        "settings file",
     )
 
 
 def resolve_profile(args: argparse.Namespace, from_settings: str | None = None) -> str | None:
-    """--goose-profile, else the settings file's (the app), else the installed wheel's.
-    Returns what to report of the settings file's value: a name that is no profile, ignored."""
-    from goose_tui.compaction.profiles import DEFAULT_PROFILE, PROFILES
+    """--goose-profile, else the settings file's (the app), else the installed wheel's, an
+    old name read as its profile. Returns what to report: a settings value that is no
+    profile (ignored), or the note on an old name."""
+    from goose_tui.compaction.profiles import DEFAULT_PROFILE, PROFILES, profile_named
 
-    if not hasattr(args, "goose_profile") or args.goose_profile is not None:
+    if not hasattr(args, "goose_profile"):
         return None
-    problem = None
-    if from_settings is not None and from_settings not in PROFILES:
-        problem = f"goose_profile {from_settings!r} is not one of {', '.join(PROFILES)}"
-        from_settings = None
-    args.goose_profile = from_settings or DEFAULT_PROFILE
-    return problem
+    if args.goose_profile is not None:
+        args.goose_profile, note = profile_named(args.goose_profile)
+        return note
+    if from_settings is None:
+        args.goose_profile = DEFAULT_PROFILE
+        return None
+    profile, note = profile_named(from_settings)
+    args.goose_profile = profile or DEFAULT_PROFILE
+    if profile is None:
+        return f"goose_profile {from_settings!r} is not one of {', '.join(PROFILES)}"
+    return None if note is None else f"settings: {note}"
 
 
 def add_focus(p: argparse.ArgumentParser) -> None:
@@ -431,6 +440,7 @@ def summarizer_of(spec: ModelSpec) -> Summarizer:
 def compaction_error(exc: BaseException) -> CliError | None:
     """The CLI error of one of the pipeline's failures (exit 1; a model string litellm knows
     no provider for is unusable input, exit 2), or None for anything else."""
+    from goose_tui.analysis.failures import failure_text
     from goose_tui.compaction.reply_check import UnusableReply
     from goose_tui.compaction.summarize import CompactionFailed
     from goose_tui.compaction.templates import TemplateError
@@ -439,7 +449,7 @@ def compaction_error(exc: BaseException) -> CliError | None:
     if isinstance(exc, UnknownModel):
         return CliError(str(exc), EXIT_UNUSABLE)
     if isinstance(exc, (CompactionFailed, ModelError, TemplateError, UnusableReply)):
-        return CliError(str(exc), EXIT_FAILED)
+        return CliError(failure_text(exc), EXIT_FAILED)
     return None
 
 

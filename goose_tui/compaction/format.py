@@ -8,9 +8,10 @@ written by an older or newer Goose must format, never raise.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
+
+import unicodedata2
 
 from goose_tui.session.content import ok_value, tool_response_texts
 from goose_tui.session.models import ContentItem, Message, content_type
@@ -140,6 +141,12 @@ def format_content_item(item: ContentItem) -> str | None:
 
 _TAG_CHARACTERS = re.compile("[\U000e0000-\U000e007f]")
 
+# Goose's normalization uses Unicode 17.0's tables (tests/differential/test_unicode_tables.py),
+# newer than the running Python's (3.11 has 14.0), so the tables come from unicodedata2: a
+# character composed or reordered only in newer Unicode reaches the prompt as Goose sends it.
+UNICODE_VERSION: str = unicodedata2.unidata_version
+_nfc: Callable[[str, str], str] = unicodedata2.normalize
+
 
 def _has_astral(text: str) -> bool:
     """Whether ``text`` holds a character past U+FFFF (which every tag character is): its
@@ -157,8 +164,7 @@ def normalize_text(text: str) -> str:
     for the usual text that needs neither."""
     if text.isascii():  # C speed; most tool output ends here
         return text
-    if not unicodedata.is_normalized("NFC", text):
-        text = unicodedata.normalize("NFC", text)
+    text = _nfc("NFC", text)  # returns ``text`` itself when it is already NFC
     if _has_astral(text) and _TAG_CHARACTERS.search(text):
         text = _TAG_CHARACTERS.sub("", text)
     return text

@@ -18,7 +18,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, PrivateAttr
 
 from goose_tui.compaction.extract import Extraction, extract_summary
-from goose_tui.compaction.profiles import DEFAULT_PROFILE, GooseProfile, pieces_for_profile
+from goose_tui.compaction.profiles import (
+    DEFAULT_PROFILE,
+    GooseProfile,
+    pieces_for_profile,
+    templates_for_profile,
+)
 from goose_tui.compaction.templates import (
     TemplateError,
     Templates,
@@ -47,10 +52,11 @@ NOTHING_TO_REMOVE = (
     "model or configuration with a larger usable context, disable some extensions so fewer "
     "tool schemas are sent, or start a new session."
 )
-# The first line is Goose's own error, word for word (crates/goose-context-management/src/
-# summarize.rs), so a search for what Goose printed finds this too; our advice follows.
-EXHAUSTED = (
-    "Failed to compact: context limit exceeded even after removing all tool responses\n"
+# Goose's own error, word for word (crates/goose-context-management/src/summarize.rs, whose
+# test compares the whole string), so what a script or a search matches in Goose's output
+# matches here too; our advice is kept apart (CompactionFailed.advice).
+EXHAUSTED = "Failed to compact: context limit exceeded even after removing all tool responses"
+EXHAUSTED_ADVICE = (
     "Use a model or configuration with a larger usable context, or start a new session."
 )
 
@@ -149,11 +155,14 @@ class CompactionResult(BaseModel):
 
 
 class CompactionFailed(Exception):
-    """The ladder gave up (docs/pipeline.md §7); ``attempts`` says what was tried."""
+    """The ladder gave up (docs/pipeline.md §7); ``attempts`` says what was tried. The
+    message is the error as Goose words it; ``advice``, when there is any, is what to do
+    about it, shown after it (analysis.failures.failure_text)."""
 
-    def __init__(self, message: str, attempts: list[Attempt]):
+    def __init__(self, message: str, attempts: list[Attempt], advice: str | None = None):
         super().__init__(message)
         self.attempts = attempts
+        self.advice = advice
 
 
 def removal_order(n: int) -> list[int]:
@@ -193,6 +202,7 @@ def _request(
     """The request for messages already cut to what the summarizer receives."""
     # The conversation's pieces go into the prompt in one join (engine.Pieces).
     conversation = Pieces(pieces_for_profile(visible, profile))
+    templates = templates_for_profile(templates, profile)
     return CompactionRequest(prompt=render_compaction_prompt(templates, conversation, focus))
 
 
@@ -385,7 +395,7 @@ async def summarize(
             focus,
             estimate_tokens,
         )
-    raise CompactionFailed(EXHAUSTED, attempts)
+    raise CompactionFailed(EXHAUSTED, attempts, EXHAUSTED_ADVICE)
 
 
 async def _settled(counting: Any) -> None:

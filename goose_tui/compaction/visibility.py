@@ -5,7 +5,8 @@ Goose compacts only what the agent itself sees (crates/goose/src/context_mgmt/mo
 per-turn state), then messages that are not agent-visible, and every remaining message is cut
 down to its ``agent_visible_content`` (crates/goose/src/conversation/message.rs): a content
 item whose ``annotations.audience`` lists roles without ``assistant`` is for the user only.
-A message with no content left is not sent at all.
+A message the audience cut leaves without content is not sent at all; one that had no
+content to begin with is (docs/fidelity.md, "Messages without content").
 That is how the developer extension's doubled shell output (one copy for the assistant, one
 for the user with priority 0.0) reaches the summarizer once.
 """
@@ -79,16 +80,18 @@ def agent_visible_content(message: Message) -> Message:
 
 def summarizer_messages(messages: Iterable[Message]) -> list[Message]:
     """What Goose hands its summarizer: no turn-context messages, agent-visible messages
-    only, each cut to its agent-visible content, and a message left without content is
-    dropped (``Conversation::agent_visible_messages``, crates/goose/src/conversation/mod.rs).
-    A message whose items are all dropped by the formatter (only thinking, say) still has
-    content, and is still ``<empty message>`` (docs/pipeline.md §2)."""
+    only, each cut to its agent-visible content (``Conversation::agent_visible_messages``,
+    crates/goose/src/conversation/mod.rs). A message the cut leaves empty is dropped with
+    the cut; a message stored without content (its only item a ``conversationCompacted``
+    the reader dropped) is kept, as Goose's metadata filter keeps it, and is written with
+    no parts: ``<empty message>``, as is one whose items the formatter drops (only
+    thinking, say; docs/pipeline.md §2)."""
     out = []
     with paused_gc():  # a copy per cut message: see gc_pause
         for message in messages:
             if message.metadata.agent_visible and not message.metadata.turn_context:
                 visible = agent_visible_content(message)
-                if visible.content:
+                if visible.content or not message.content:
                     out.append(visible)
     return out
 

@@ -1,7 +1,7 @@
 """A deterministic extractive summarizer written for this project: no model, no network.
 
 It reads the conversation back out of the system prompt it is sent (the ``[role]: ...``
-lines of docs/pipeline.md §2, or goose-main's JSON record a message) and writes a reply in the
+lines of docs/pipeline.md §2, or goose-pr-11845's JSON record a message) and writes a reply in the
 contract's shape: an ``<analysis>`` checklist, then one ```json block with the nine fields.
 Everything in the summary is copied or counted from the conversation; nothing is invented.
 """
@@ -23,7 +23,7 @@ from goose_tui.pieces import Pieces, Text, line_windows
 
 WINDOW_CHARS = 1 << 20  # the prompt is searched for role lines this much at a time
 _ROLE_LINE = re.compile(r"^\[(user|assistant|system)\]: ", re.MULTILINE)
-# goose-main writes each message as one JSON record a line (compaction/profiles.py).
+# goose-pr-11845 writes each message as one JSON record a line (compaction/profiles.py).
 _RECORD_LINE = re.compile(r'^\{"role":"(user|assistant|system)","content":\[', re.MULTILINE)
 _TOOL_REQUEST = re.compile(r"^tool_request\(([^)\n]*)\): (.*)$")
 _ERROR_LINE = re.compile(
@@ -182,7 +182,7 @@ def read_conversation(system_prompt: Text) -> Iterator[ParsedMessage]:
     output copied into parts) are never all in memory at once."""
     text = _as_pieces(system_prompt)
     begin, size = _conversation_bounds(text)
-    # How the messages are written: goose-main's JSON records when one starts at ``begin``,
+    # How the messages are written: goose-pr-11845's JSON records when one starts at ``begin``,
     # else ``[role]: `` lines. One form per conversation: a record typed inside a message of
     # the other form is that message's text.
     head = text.slice(begin, min(begin + 40, len(text)))
@@ -204,7 +204,7 @@ def read_conversation(system_prompt: Text) -> Iterator[ParsedMessage]:
 
 
 def _record_message(block: str) -> ParsedMessage:
-    """A goose-main record (``{"role": ..., "content": [parts]}``) as the message its
+    """A goose-pr-11845 record (``{"role": ..., "content": [parts]}``) as the message its
     ``[role]: `` line would be: the parts joined by newlines. Whatever follows the record on
     its line (a template's own text after the last one) is not part of it; a record that
     does not read whole stays text of its message."""

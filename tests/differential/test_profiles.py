@@ -1,6 +1,6 @@
 """Which Goose version the installed wheel runs (issue 10, section 4): the default profile
-is byte-equal to the wheel on every corpus conversation, and ``goose-main`` (Goose's main
-branch, JSON records) is not what the wheel writes."""
+is byte-equal to the wheel on every corpus conversation, and ``goose-pr-11845`` (Goose's
+open pull request #11845, JSON records) is not what the wheel writes."""
 
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ def test_the_default_profile_is_what_the_installed_wheel_writes(
     messages = our_messages(case)
     assert format_for_profile(messages, DEFAULT_PROFILE) == theirs
     if messages:
-        assert format_for_profile(messages, "goose-main") != theirs
+        assert format_for_profile(messages, "goose-pr-11845") != theirs
         records = [
-            json.loads(line) for line in format_for_profile(messages, "goose-main").split("\n")
+            json.loads(line) for line in format_for_profile(messages, "goose-pr-11845").split("\n")
         ]
         assert [r["role"] for r in records] == [m.role for m in messages]

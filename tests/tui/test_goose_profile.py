@@ -31,8 +31,8 @@ async def test_p_switches_the_profile_and_rerenders_the_input_pane(session_file:
 
         await pilot.press("p")
         await settle(pilot)
-        assert app.inspector.goose_profile == "goose-main"
-        assert "format goose-main" in _status(app)
+        assert app.inspector.goose_profile == "goose-pr-11845"
+        assert "format goose-pr-11845" in _status(app)
         prompt = _prompt(app)
         assert "[user]: The test test_parse_dates" not in prompt
         records = [line for line in prompt.splitlines() if line.startswith('{"role":')]
@@ -46,10 +46,10 @@ async def test_p_switches_the_profile_and_rerenders_the_input_pane(session_file:
 
 
 async def test_the_profile_from_the_command_line_and_the_palette(session_file: Path) -> None:
-    app = GooseTUI(session_file, goose_profile="goose-main")
+    app = GooseTUI(session_file, goose_profile="goose-pr-11845")
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
-        assert "format goose-main" in _status(app)
+        assert "format goose-pr-11845" in _status(app)
         assert '{"role":"user","content":[' in _prompt(app)
         app.set_goose_profile("goose-sdk-wheel")  # what the palette entry calls
         await settle(pilot)
@@ -57,14 +57,14 @@ async def test_the_profile_from_the_command_line_and_the_palette(session_file: P
         from goose_tui.tui.commands import ModelCommands
 
         names = [name for name, _, _ in ModelCommands(app.screen)._entries()]
-        assert "Goose version: goose-main" in names
+        assert "Goose version: goose-pr-11845" in names
 
 
 async def test_the_status_line_keeps_the_shown_compactions_format_and_model(
     session_file: Path, reply_file: Path
 ) -> None:
     # A walk-through: after `p`, the status line of a finished compaction named the new
-    # format ("done · … format goose-main") though the summary shown was made in the other.
+    # format ("done · … format goose-pr-11845") though the summary shown was made in the other.
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
@@ -75,14 +75,15 @@ async def test_the_status_line_keeps_the_shown_compactions_format_and_model(
         await settle(pilot)
         status = _status(app)
         assert status.startswith("done") and "format goose-sdk-wheel" in status, status
-        assert "next compaction: format goose-main" in status, status
+        assert "next compaction: format goose-pr-11845" in status, status
         app.set_model(f"replay:{reply_file}")  # what choosing a model in the palette calls
         await settle(pilot)
         status = _status(app)
         assert "model offline" in status, status
-        assert f"next compaction: model replay:{reply_file}, format goose-main" in status, status
+        expected = f"next compaction: model replay:{reply_file}, format goose-pr-11845"
+        assert expected in status, status
         await pilot.press("c")
         await settle(pilot)
         status = _status(app)
-        assert "format goose-main" in status and "next" not in status, status
+        assert "format goose-pr-11845" in status and "next" not in status, status
         assert f"model replay:{reply_file}" in status, status
