@@ -8,10 +8,10 @@ fail).
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
+from goose_tui.dirs import own_dir
 from goose_tui.files import atomic_write_text
 from goose_tui.session.models import SessionInfo
 
@@ -19,8 +19,7 @@ RECENT_LIMIT = 10
 
 
 def recent_file() -> Path:
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state) / "goose-tui" / "recent.json"
+    return own_dir("state") / "recent.json"
 
 
 def load_recent() -> list[SessionInfo]:

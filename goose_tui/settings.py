@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, ValidationError
 
+from goose_tui.dirs import own_dir
 from goose_tui.files import atomic_write_text
 
 CONFIG_NAME = "config.toml"
@@ -51,8 +51,7 @@ class Settings(BaseModel):
 
 
 def config_path() -> Path:
-    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(config) / "goose-tui" / CONFIG_NAME
+    return own_dir("config") / CONFIG_NAME
 
 
 def threshold_problem(value: float) -> str | None:

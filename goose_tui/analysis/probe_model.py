@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +34,7 @@ from goose_tui.analysis.probes import (
 from goose_tui.compaction.format import format_message_for_compacting
 from goose_tui.compaction.templates import Template, load_template, render_template
 from goose_tui.compaction.visibility import summarizer_messages
+from goose_tui.dirs import own_dir
 from goose_tui.files import atomic_write_text
 from goose_tui.llm.base import ChatMessage, Summarizer, TokenUsage
 from goose_tui.llm.spec import ModelSpec
@@ -76,9 +76,7 @@ def load_probe_templates(prompts_dir: Path | None = None) -> ProbeTemplates:
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
-    return root / "goose-tui" / "probes"
+    return own_dir("cache") / "probes"
 
 
 class ProbeCache:
