@@ -39,6 +39,20 @@ def open_regular(path: Path) -> BinaryIO:
         raise
 
 
+class TooLarge(OSError):
+    """A file of goose-tui's own that is larger than any it writes: not read at all."""
+
+
+def read_regular(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` through ``open_regular`` (a FIFO, device or folder is refused
+    at once); ``TooLarge`` when ``limit`` is given and the file holds more bytes."""
+    with open_regular(path) as handle:
+        data = handle.read() if limit is None else handle.read(limit + 1)
+    if limit is not None and len(data) > limit:
+        raise TooLarge(f"{path}: larger than {limit:,} bytes, not read")
+    return data
+
+
 class OverwriteRefused(Exception):
     """The target cannot be written: it is an input, a special file, or its folder is not
     there or not writable. The message is one line naming the path."""

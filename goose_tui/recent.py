@@ -12,10 +12,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from goose_tui.dirs import own_dir
-from goose_tui.files import atomic_write_text
+from goose_tui.files import atomic_write_text, read_regular
 from goose_tui.session.models import SessionInfo
 
 RECENT_LIMIT = 10
+# Ten entries are a few kilobytes; a larger file is not ours and is treated as empty.
+RECENT_BYTES = 1 << 20
 
 
 def recent_file() -> Path:
@@ -25,7 +27,7 @@ def recent_file() -> Path:
 def load_recent() -> list[SessionInfo]:
     """The recent sessions, newest first, that still exist."""
     try:
-        raw = json.loads(recent_file().read_text(encoding="utf-8"))
+        raw = json.loads(read_regular(recent_file(), RECENT_BYTES).decode("utf-8"))
     except (OSError, ValueError):
         return []
     infos: list[SessionInfo] = []

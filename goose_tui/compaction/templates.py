@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from goose_tui.compaction.engine import code_fence  # noqa: F401  (the filter Goose registers)
 from goose_tui.compaction.structured import FileEntry, StructuredSummary
 from goose_tui.dirs import absolute_env_dir, xdg_home
+from goose_tui.files import read_regular
 from goose_tui.llm.prompt_layout import PromptLayout, use_prompt_layout
 from goose_tui.pieces import Pieces
 
@@ -111,7 +112,7 @@ def override_dirs(prompts_dir: Path | None = None) -> list[tuple[TemplateOrigin,
 def _read(name: TemplateName, origin: TemplateOrigin, path: Path) -> Template:
     try:
         # Bytes, then UTF-8: no newline translation, "\r\n" stays as Goose reads it.
-        text = path.read_bytes().decode("utf-8")
+        text = read_regular(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         message = f"cannot read template: {exc}"
         raise TemplateError(message, name=name, path=path, line=None) from exc
