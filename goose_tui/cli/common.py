@@ -121,6 +121,10 @@ def read_text_arg(name: str, what: str) -> str:
 
     try:
         if name == "-":
+            if sys.stdin is None:  # the process started with it closed (`<&-`)
+                raise CliError(
+                    f"-: cannot read the {what}: standard input is closed", EXIT_UNUSABLE
+                )
             stream = getattr(sys.stdin, "buffer", None)  # absent on a replaced stdin
             return stream.read().decode("utf-8") if stream is not None else sys.stdin.read()
         with open_regular(Path(name)) as handle:

@@ -3,7 +3,9 @@ templates and model, and turns worker errors into one error modal."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -167,10 +169,15 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     def on_mount(self) -> None:
         from goose_tui.token_worker import counting_in_worker
 
-        # Every count while the app runs is made in the token worker process: building the
-        # encoder holds the GIL, and the screen with it.
-        self._counting = contextlib.ExitStack()
-        self._counting.enter_context(counting_in_worker())
+        # Every count while the app runs is made in the token worker process, so building
+        # the encoder never holds up the screen.
+        self._held = contextlib.ExitStack()
+        self._held.enter_context(counting_in_worker())
+        # SIGTERM and SIGHUP end the app as `q` does: workers end, saves finish or clean up.
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, self.exit)
+            self._held.callback(loop.remove_signal_handler, sig)
         if self._initial_theme in self.available_themes:
             self.theme = self._initial_theme
         elif self._initial_theme:
@@ -206,7 +213,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         from goose_tui.gc_pause import give_back
 
         give_back()  # what the loads kept out of the collector goes with the app
-        self._counting.close()
+        self._held.close()
 
     def watch_theme(self, theme: str) -> None:
         """Keep the theme the user picked for next time (settings file, atomically)."""
