@@ -1,8 +1,7 @@
-"""Writing results safely: checked before any work is done, written atomically, never over
-an input, a special file or through the replacement of a symbolic link.
-
-``check_output_target`` is the one place that decides whether a path may be written; the
-CLI (``compact -o``, ``batch -o``) and the app's save dialog call it."""
+"""Reading and writing goose-tui's files safely. Whether a path may be written, how it is
+written and what a failure says are decided here only: ``check_output_target`` (the CLI's
+-o options, the app's saves, the compacted session after Goose's own rules), atomic writes
+that never replace an input, a special file or a symbolic link, and ``write_error``."""
 
 from __future__ import annotations
 
@@ -38,6 +37,20 @@ def open_regular(path: Path) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+class TooLarge(OSError):
+    """A file of goose-tui's own that is larger than any it writes: not read at all."""
+
+
+def read_regular(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` through ``open_regular`` (a FIFO, device or folder is refused
+    at once); ``TooLarge`` when ``limit`` is given and the file holds more bytes."""
+    with open_regular(path) as handle:
+        data = handle.read() if limit is None else handle.read(limit + 1)
+    if limit is not None and len(data) > limit:
+        raise TooLarge(f"{path}: larger than {limit:,} bytes, not read")
+    return data
 
 
 class OverwriteRefused(Exception):
@@ -83,7 +96,11 @@ def write_destination(target: Path) -> Path:
 
 
 def check_output_target(
-    target: Path, inputs: Iterable[Path | None] = (), *, replace: bool = True
+    target: Path,
+    inputs: Iterable[Path | None] = (),
+    *,
+    replace: bool = True,
+    make_folders: bool = False,
 ) -> str | None:
     """Why ``target`` must not be written, in one line naming it, or None when it may be.
 
@@ -91,9 +108,10 @@ def check_output_target(
     named directly, through a symbolic link or a hard link; anything that exists and is not
     a regular file (folder, device, FIFO, socket); an existing file that is read-only (an
     atomic rename would replace it all the same), or any existing file unless ``replace``
-    (the CLI's --overwrite; the app asks first); a folder that does not exist or cannot be
-    written. A symbolic link to a regular file is accepted: the file it points to is written
-    and the link is kept."""
+    (the CLI's --overwrite; the app asks first); a folder that cannot be written, or that
+    does not exist unless ``make_folders`` (then the nearest folder that exists must be
+    writable). A symbolic link to a regular file is accepted: the file it points to is
+    written and the link is kept."""
     target = Path(target).expanduser()
     for source in _with_companions(inputs):
         if same_file(target, source):
@@ -108,29 +126,57 @@ def check_output_target(
         return f"{target}: cannot follow the symbolic link: {exc}"
     try:
         info = destination.stat()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # the folders are checked below
         info = None
     except OSError as exc:
         return f"{target}: cannot check the file: {exc.strerror or exc}"
     if info is not None and not stat.S_ISREG(info.st_mode):
-        return f"{target}: is {_kind(info.st_mode)}, refusing to write there"
+        return f"{target}: is {_kind(info.st_mode)}, refusing to write there (not a regular file)"
     if info is not None and not os.access(destination, os.W_OK):
         return f"{target}: is read-only, refusing to replace it"
     if info is not None and not replace:
         return f"{target}: already exists (pass --overwrite to replace it)"
     folder = destination.parent
-    if not folder.is_dir():
+    if make_folders:
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        if not folder.is_dir():
+            return f"{target}: {folder} is not a folder"
+    elif not folder.is_dir():
         return f"{target}: the folder {folder} does not exist"
     if not os.access(folder, os.W_OK | os.X_OK):
         return f"{target}: the folder {folder} is not writable"
     return None
 
 
-def refuse_overwriting_inputs(target: Path, inputs: Iterable[Path | None]) -> None:
-    """``check_output_target`` as an exception: raises ``OverwriteRefused``."""
-    problem = check_output_target(target, inputs)
+def check_writable(
+    target: Path,
+    inputs: Iterable[Path | None] = (),
+    *,
+    replace: bool = True,
+    make_folders: bool = False,
+) -> Path:
+    """``check_output_target`` as an exception (``OverwriteRefused``); returns ``target``
+    with ``~`` expanded."""
+    problem = check_output_target(target, inputs, replace=replace, make_folders=make_folders)
     if problem is not None:
         raise OverwriteRefused(problem)
+    return Path(target).expanduser()
+
+
+def write_checked(
+    target: Path,
+    text: str,
+    inputs: Iterable[Path | None] = (),
+    *,
+    replace: bool = True,
+    make_folders: bool = False,
+) -> Path:
+    """``check_writable``, then ``atomic_write_text``: a file that appeared since an earlier
+    check is left as it is unless ``replace``."""
+    target = check_writable(target, inputs, replace=replace, make_folders=make_folders)
+    atomic_write_text(target, text, replace=replace)
+    return target
 
 
 def _temp_beside(target: Path) -> tuple[int, Path]:

@@ -36,6 +36,7 @@ from goose_tui.compaction.templates import (
     override_dirs,
     render_summary,
 )
+from goose_tui.files import check_writable, write_checked
 from goose_tui.inert import inert, restore
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.pieces import Text
@@ -568,17 +569,16 @@ class Inspector:
         overwrite: bool = True,
         keep: Sequence[Path | None] = (),
     ) -> Path:
-        """The one check of a save target before asking anything: raises ``OverwriteRefused``
-        or ``SaveRefused``; returns the target to ask about when it exists. ``overwrite`` and
-        ``keep`` as for ``save``."""
+        """Whether ``target`` may be written, before asking anything: raises
+        ``OverwriteRefused`` (a session also by Goose's rules: ``writer.check_target``);
+        returns the target to ask about when it exists. ``overwrite`` and ``keep`` as for
+        ``save``."""
         from goose_tui.session.writer import check_target
 
-        target = target.expanduser()
         inputs = [*self.input_files(), *keep]
         if kind in saving.SESSION_FORMATS:
-            check_target(target, inputs, overwrite=overwrite)
-            return target
-        return saving.check_target(target, inputs)
+            return check_target(target, inputs, overwrite=overwrite)
+        return check_writable(target, inputs)
 
     def save(
         self,
@@ -610,7 +610,7 @@ class Inspector:
                 if kind == "json"
                 else saving.summary_file_text(self.summary.text)
             )
-            written = saving.save(target, text, inputs, replace=overwrite)
+            written = write_checked(target, text, inputs, replace=overwrite)
         self._mark_saved()
         return written
 
@@ -636,7 +636,7 @@ class Inspector:
 
     def save_text(self, target: Path, text: str, *, replace: bool = True) -> Path:
         """Write ``text`` (the last copy) atomically, never over an input."""
-        return saving.save(target, text, self.input_files(), replace=replace)
+        return write_checked(target, text, self.input_files(), replace=replace)
 
 
 OFFLINE_SUMMARY_NOTE = (

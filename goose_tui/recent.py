@@ -8,25 +8,26 @@ fail).
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from goose_tui.files import atomic_write_text
+from goose_tui.dirs import own_dir
+from goose_tui.files import atomic_write_text, read_regular
 from goose_tui.session.models import SessionInfo
 
 RECENT_LIMIT = 10
+# Ten entries are a few kilobytes; a larger file is not ours and is treated as empty.
+RECENT_BYTES = 1 << 20
 
 
 def recent_file() -> Path:
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state) / "goose-tui" / "recent.json"
+    return own_dir("state") / "recent.json"
 
 
 def load_recent() -> list[SessionInfo]:
     """The recent sessions, newest first, that still exist."""
     try:
-        raw = json.loads(recent_file().read_text(encoding="utf-8"))
+        raw = json.loads(read_regular(recent_file(), RECENT_BYTES).decode("utf-8"))
     except (OSError, ValueError):
         return []
     infos: list[SessionInfo] = []

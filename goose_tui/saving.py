@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Literal
 
 from goose_tui.compaction.structured import StructuredSummary
-from goose_tui.files import atomic_write_text, refuse_overwriting_inputs
+from goose_tui.files import OverwriteRefused
 from goose_tui.samples import samples_dir
 from goose_tui.session.models import Session
-from goose_tui.session.writer import SaveFormat, SaveRefused, refuse_goose_targets
+from goose_tui.session.writer import SaveFormat, refuse_goose_targets
 
 SaveKind = Literal["json", "markdown", "session", "export"]
 SUFFIXES: dict[SaveKind, str] = {
@@ -42,7 +42,7 @@ def _usable(folder: Path) -> bool:
         return False
     try:
         refuse_goose_targets(folder / "probe")
-    except SaveRefused:
+    except OverwriteRefused:
         return False
     return True
 
@@ -51,18 +51,10 @@ def default_folder(source: Path | None) -> Path:
     """The session's folder when it is writable and neither shipped with goose-tui nor
     Goose's own sessions folder (writes there are refused), else the current directory (the
     home folder if the current directory is shipped too)."""
-    if source is not None and _usable(source.parent) and not _goose_folder(source.parent):
+    if source is not None and _usable(source.parent):
         return source.parent
     cwd = Path.cwd()
     return cwd if not _shipped(cwd) else Path.home()
-
-
-def _goose_folder(folder: Path) -> bool:
-    try:
-        refuse_goose_targets(folder / "probe")
-    except SaveRefused:
-        return True
-    return False
 
 
 def default_target(session: Session, kind: SaveKind) -> Path:
@@ -84,19 +76,3 @@ def summary_file_text(summary: str) -> str:
 def summary_json_text(summary: StructuredSummary | None) -> str:
     value = summary.to_json_dict() if summary is not None else {}
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
-
-
-def check_target(target: Path, inputs: list[Path | None]) -> Path:
-    """The one check of a save target, before asking anything and again before writing:
-    raises ``OverwriteRefused`` when ``target`` is an input."""
-    target = target.expanduser()
-    refuse_overwriting_inputs(target, inputs)
-    return target
-
-
-def save(target: Path, text: str, inputs: list[Path | None], *, replace: bool = True) -> Path:
-    """Write ``text`` atomically after ``check_target``; ``replace`` False leaves a file that
-    is there by then (``FileExistsError``)."""
-    target = check_target(target, inputs)
-    atomic_write_text(target, text, replace=replace)
-    return target

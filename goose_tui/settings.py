@@ -26,16 +26,18 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, ValidationError
 
-from goose_tui.files import atomic_write_text
+from goose_tui.dirs import own_dir
+from goose_tui.files import NotRegularFile, TooLarge, atomic_write_text, read_regular
 
 CONFIG_NAME = "config.toml"
+# A settings file is a few lines; anything this large is not one.
+SETTINGS_LIMIT = 1 << 20
 
 
 class Settings(BaseModel):
@@ -51,8 +53,7 @@ class Settings(BaseModel):
 
 
 def config_path() -> Path:
-    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(config) / "goose-tui" / CONFIG_NAME
+    return own_dir("config") / CONFIG_NAME
 
 
 def threshold_problem(value: float) -> str | None:
@@ -78,9 +79,11 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
 
     path = path or config_path()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, SETTINGS_LIMIT).decode("utf-8")
     except FileNotFoundError:
         return Settings(), None
+    except (NotRegularFile, TooLarge) as exc:
+        return Settings(), str(exc)
     except (OSError, UnicodeDecodeError) as exc:
         return Settings(), f"{path}: cannot read: {exc}"
     try:
@@ -122,7 +125,7 @@ def save_theme(theme: str, path: Path | None = None) -> Path:
     """Set ``theme`` in the config file, keeping everything else as written."""
     path = path or config_path()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, SETTINGS_LIMIT).decode("utf-8")
     except FileNotFoundError:
         text = ""
     line = f"theme = {json.dumps(theme)}"  # a JSON string is a valid TOML basic string

@@ -45,6 +45,11 @@ del VISIBLE_TABLE[ord("\n")], VISIBLE_TABLE[ord("\t")]
 VISIBLE_TABLE.update({code: f"<U+{code:04X}>" for code in INVISIBLE})
 
 
+# For a field of a one-line row (a file name, an id, a model): a newline or a tab would
+# split the row or shift its columns, so they are shown as pictures too.
+ONE_LINE_TABLE: dict[int, str] = VISIBLE_TABLE | {ord("\n"): "\u2424", ord("\t"): "\u2409"}
+
+
 def translator(table: dict[int, str]) -> Callable[[str], str]:
     """``text.translate(table)`` as a regex over the characters the table maps. A text with
     one character above U+00FF (an emoji) sends ``str.translate`` down its slow path, a dict
@@ -96,12 +101,19 @@ INERT_JSON_ESCAPES: dict[int, str] = {
 _JSON_ESCAPES = INERT_JSON_ESCAPES | {code: f"\\u{code:04x}" for code in range(0xD800, 0xE000)}
 _json_escapes = translator(_JSON_ESCAPES)
 _visible = translator(VISIBLE_TABLE)
+_one_line = translator(ONE_LINE_TABLE)
 
 
 def json_text(value: Any) -> str:
     """``value`` as indented JSON with no control, bidi, zero-width or unencodable
     character left raw: safe on a terminal, valid UTF-8, and the same value when read."""
     return _json_escapes(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character, newline and tab included, and every bidi or
+    zero-width character replaced by a visible stand-in: one row of a table stays one."""
+    return _one_line(text)
 
 
 def visible(text: str) -> str:

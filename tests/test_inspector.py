@@ -16,7 +16,6 @@ from goose_tui.files import OverwriteRefused
 from goose_tui.inspector import PREVIOUS_SUMMARY, Inspector, Notice, describe_source
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.loader import load_session
-from goose_tui.session.writer import SaveRefused
 
 DATA = Path(__file__).parent / "tui" / "data"
 
@@ -262,9 +261,9 @@ def test_save_refuses_the_inputs(session_file: Path, reply_file: Path, kind: str
     inspector = _compacted(session_file, reply_file)
     for target in (session_file, reply_file):
         before = target.read_bytes()
-        with pytest.raises((OverwriteRefused, SaveRefused)):
+        with pytest.raises(OverwriteRefused):
             inspector.check_save(kind, target)  # type: ignore[arg-type]
-        with pytest.raises((OverwriteRefused, SaveRefused)):
+        with pytest.raises(OverwriteRefused):
             inspector.save(kind, target)  # type: ignore[arg-type]
         assert target.read_bytes() == before
 
@@ -298,7 +297,7 @@ def test_save_compacted_session_asks_before_replacing(
     target = tmp_path / "out.compacted.jsonl"
     assert inspector.save("session", target, overwrite=False) == target
     assert inspector.summary.text.splitlines()[0] in target.read_text(encoding="utf-8")
-    with pytest.raises(SaveRefused, match="already exists"):
+    with pytest.raises(OverwriteRefused, match="already exists"):
         inspector.save("session", target, overwrite=False)
     assert inspector.check_save("session", target) == target
     inspector.save("session", target, overwrite=True)
@@ -322,12 +321,12 @@ def test_the_cli_options_strict_templates_overwrite_and_keep(
 
     target, summary = tmp_path / "out.compacted.json", tmp_path / "summary.md"
     target.write_text("old")
-    with pytest.raises(SaveRefused, match="already exists"):
+    with pytest.raises(OverwriteRefused, match="already exists"):
         inspector.check_save("export", target, overwrite=False)
     assert inspector.check_save("export", target, overwrite=True) == target
-    with pytest.raises(SaveRefused, match="input file"):
+    with pytest.raises(OverwriteRefused, match="input file"):
         inspector.check_save("export", summary, keep=[summary])
-    with pytest.raises(SaveRefused, match="input file"):
+    with pytest.raises(OverwriteRefused, match="input file"):
         inspector.save("session", summary, keep=[summary])
     assert not summary.exists()
 

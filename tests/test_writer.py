@@ -34,10 +34,10 @@ import pytest
 
 from goose_tui.compaction.summarize import summarize
 from goose_tui.compaction.templates import load_templates
+from goose_tui.files import OverwriteRefused
 from goose_tui.llm import make_summarizer
 from goose_tui.session.loader import load_session
 from goose_tui.session.writer import (
-    SaveRefused,
     agent_visible,
     check_target,
     compacted_session_text,
@@ -191,7 +191,7 @@ def test_refuses_goose_own_folder_and_database(sample, tmp_path: Path, monkeypat
         Path.home() / ".local" / "share" / "goose" / "sessions" / "x.json",
         tmp_path / "elsewhere" / "sessions.db",
     ):
-        with pytest.raises(SaveRefused, match="refusing"):
+        with pytest.raises(OverwriteRefused, match="refusing"):
             save_compacted_session(target, session, summary)
         assert not target.exists()
 
@@ -200,7 +200,7 @@ def test_never_replaces_without_asking(sample, tmp_path: Path) -> None:
     session, summary = sample
     target = tmp_path / "out.jsonl"
     target.write_text("keep me")
-    with pytest.raises(SaveRefused, match="already exists"):
+    with pytest.raises(OverwriteRefused, match="already exists"):
         save_compacted_session(target, session, summary)
     assert target.read_text() == "keep me"
     save_compacted_session(target, session, summary, overwrite=True)
@@ -209,11 +209,11 @@ def test_never_replaces_without_asking(sample, tmp_path: Path) -> None:
 
 def test_never_writes_over_an_input_or_a_special_file(sample, tmp_path: Path) -> None:
     session, summary = sample
-    with pytest.raises(SaveRefused, match="input"):
+    with pytest.raises(OverwriteRefused, match="input"):
         check_target(SAMPLE, [SAMPLE], overwrite=True)
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
-    with pytest.raises(SaveRefused, match="not a regular file"):
+    with pytest.raises(OverwriteRefused, match="not a regular file"):
         save_compacted_session(fifo, session, summary, overwrite=True)
     assert fifo.is_fifo()
     leftovers = [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

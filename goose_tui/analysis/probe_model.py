@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from goose_tui.analysis.compare import cost_usd
 from goose_tui.analysis.probes import (
@@ -35,7 +34,8 @@ from goose_tui.analysis.probes import (
 from goose_tui.compaction.format import format_message_for_compacting
 from goose_tui.compaction.templates import Template, load_template, render_template
 from goose_tui.compaction.visibility import summarizer_messages
-from goose_tui.files import atomic_write_text
+from goose_tui.dirs import own_dir
+from goose_tui.files import atomic_write_text, read_regular
 from goose_tui.llm.base import ChatMessage, Summarizer, TokenUsage
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
@@ -76,9 +76,7 @@ def load_probe_templates(prompts_dir: Path | None = None) -> ProbeTemplates:
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
-    return root / "goose-tui" / "probes"
+    return own_dir("cache") / "probes"
 
 
 class ProbeCache:
@@ -101,7 +99,7 @@ class ProbeCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         try:
-            value = json.loads(self._path(key).read_text(encoding="utf-8"))
+            value = json.loads(read_regular(self._path(key)).decode("utf-8"))
         except (OSError, ValueError):
             return None  # missing or damaged: ask again
         return value if isinstance(value, dict) else None
@@ -126,10 +124,10 @@ async def _call(
 ) -> tuple[str, ProbeCall]:
     """The model's reply text and the call's record; from the cache when it has it."""
     key = ProbeCache.key(stage, model.name, template.text, *key_parts)
-    cached = cache.get(key) if cache is not None else None
-    if cached is not None and isinstance(cached.get("text"), str):
-        usage = TokenUsage.model_validate(cached.get("usage") or {})
-        return cached["text"], _record(stage, model.name, usage, cached=True)
+    cached = _cached_reply(cache.get(key)) if cache is not None else None
+    if cached is not None:
+        text, usage = cached
+        return text, _record(stage, model.name, usage, cached=True)
     system = render_template(template, context)
     request = _REQUESTS[stage]
     completion = await model.complete(
@@ -139,6 +137,16 @@ async def _call(
     if cache is not None:
         cache.put(key, {"text": completion.text, "usage": usage.model_dump()})
     return completion.text, _record(stage, model.name, usage, cached=False)
+
+
+def _cached_reply(entry: dict[str, Any] | None) -> tuple[str, TokenUsage] | None:
+    """A cache entry's reply and usage; None (ask again) for an entry of the wrong shape."""
+    if entry is None or not isinstance(entry.get("text"), str):
+        return None
+    try:
+        return entry["text"], TokenUsage.model_validate(entry.get("usage") or {})
+    except ValidationError:
+        return None
 
 
 def _filled(reported: TokenUsage, sent: str, reply: str) -> TokenUsage:

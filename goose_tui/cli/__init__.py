@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from goose_tui import __version__
@@ -259,12 +261,37 @@ def _hold_closed_standard_fds() -> None:
             os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, handled as Ctrl-C is: every write in progress removes its
+    temporary file, every worker is stopped."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise Stopped(signum)
+
+
+@contextmanager
+def _stopping_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise ``Stopped`` in the main thread while inside; the handlers
+    before are restored after (``main`` is called in process by tests and tools)."""
+    kept = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in kept.items():
+            signal.signal(sig, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from goose_tui.terminal import guarded_streams
 
     _hold_closed_standard_fds()
     argv = list(sys.argv[1:] if argv is None else argv)
-    with guarded_streams(("stderr",)):
+    with guarded_streams(("stderr",)), _stopping_on_signals():
         try:
             if argv and argv[0] in SUBCOMMANDS:
                 args = build_parser(argv[0]).parse_args(argv)
@@ -283,6 +310,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exc.exit_code
         except BrokenPipeError:
             return 0
+        except Stopped as exc:
+            print(f"goose-tui: stopped by {signal.Signals(exc.signum).name}", file=sys.stderr)
+            return 128 + exc.signum
         except KeyboardInterrupt:
             print("goose-tui: cancelled", file=sys.stderr)
             return 130

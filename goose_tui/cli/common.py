@@ -38,18 +38,17 @@ class CliError(Exception):
 
 
 def path_arg(text: str) -> Path:
-    """A file or folder argument: ``Path("")`` is ``.``, which made ``-o ""`` "-o .: is a
-    folder"; an empty name is refused as one."""
+    """A file or folder argument; an empty name is refused as one (``Path("")`` would be
+    the current folder)."""
     if not text:
         raise argparse.ArgumentTypeError("an empty path")
     return Path(text)
 
 
 class Parser(argparse.ArgumentParser):
-    """The CLI's argument parser. argparse prints ``--help`` and ``--version`` and ignores
-    an error of the write: to a full disk they exited 0 having written nothing, and to a
-    closed stdout they went to stderr. A write to stdout that fails is a ``CliError`` (a
-    broken pipe stays ``BrokenPipeError``)."""
+    """The CLI's argument parser, whose ``--help`` and ``--version`` fail as any output
+    does when stdout cannot be written (argparse would ignore the error): a ``CliError``
+    (a broken pipe stays ``BrokenPipeError``)."""
 
     def _print_message(self, message: str, file: Any = None) -> None:
         if not message:
@@ -122,6 +121,10 @@ def read_text_arg(name: str, what: str) -> str:
 
     try:
         if name == "-":
+            if sys.stdin is None:  # the process started with it closed (`<&-`)
+                raise CliError(
+                    f"-: cannot read the {what}: standard input is closed", EXIT_UNUSABLE
+                )
             stream = getattr(sys.stdin, "buffer", None)  # absent on a replaced stdin
             return stream.read().decode("utf-8") if stream is not None else sys.stdin.read()
         with open_regular(Path(name)) as handle:
@@ -403,8 +406,8 @@ def model_arg(args: argparse.Namespace) -> ModelSpec | CliError:
             api_base=args.api_base,
             offline_context_limit=args.offline_context_limit,
             timeout=getattr(args, "timeout", None),
-            # litellm's import (seconds) runs in the worker, on another core, while the
-            # session loads and the prompt is built (goose_tui/llm/litellm_worker.py).
+            # litellm is imported in the worker process while the session loads and the
+            # prompt is built (goose_tui/llm/litellm_worker.py).
             in_worker_process=True,
         )
     except ValueError as exc:

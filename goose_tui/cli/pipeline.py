@@ -235,15 +235,15 @@ def cmd_compact(args: argparse.Namespace) -> int:
     if args.output is not None:
         try:
             inspector.save("markdown", args.output, overwrite=args.overwrite)
-        except (OSError, OverwriteRefused) as exc:
+        except OverwriteRefused as exc:
+            write_failure = str(exc)
+        except OSError as exc:
             write_failure = write_error(args.output, exc)
     session_failure: str | None = None
     if args.save_session is not None:
-        from goose_tui.session.writer import SaveRefused
-
         try:
             _save_session(args, inspector)
-        except SaveRefused as exc:
+        except OverwriteRefused as exc:
             session_failure = str(exc)
         except OSError as exc:  # after the checks (a folder made read-only meanwhile)
             session_failure = write_error(args.save_session, exc)
@@ -308,16 +308,16 @@ def _save_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _check_save_target(args: argparse.Namespace, inspector: Inspector) -> None:
     """Before the model is called: a target that will be refused fails at once (exit 2)."""
-    from goose_tui.session.writer import SaveRefused
+    from goose_tui.files import OverwriteRefused
 
     try:
         inspector.check_save(_session_kind(args), args.save_session, **_save_options(args))
-    except SaveRefused as exc:
+    except OverwriteRefused as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
 
 
 def _save_session(args: argparse.Namespace, inspector: Inspector) -> None:
-    """Raises ``SaveRefused`` (a target refused at the last check) or ``OSError``."""
+    """Raises ``OverwriteRefused`` (a target refused at the last check) or ``OSError``."""
     kind = _session_kind(args)
     written = inspector.save(kind, args.save_session, **_save_options(args))
     print(f"goose-tui: saved the compacted session to {written}", file=sys.stderr)

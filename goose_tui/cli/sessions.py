@@ -134,13 +134,15 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     # With --all-sessions the session type says why a row is not in `goose session list`.
     head = f"{'TYPE':<10} " if args.all_sessions else ""
     print(f"{'ID':<28} {'UPDATED':<20} {'MSGS':>5} {'TOKENS':>9}  {'MODEL':<22} {head}NAME")
+    from goose_tui.terminal import one_line
+
     for i in infos:
         updated = i.updated_at.strftime("%Y-%m-%d %H:%M") if i.updated_at else "-"
         tokens = f"{i.total_tokens:,}" if i.total_tokens is not None else "-"
-        name = i.name or i.description or ""
-        kind = f"{(i.session_type or '-'):<10} " if args.all_sessions else ""
+        name = one_line(i.name or i.description or "")
+        kind = f"{one_line(i.session_type or '-'):<10} " if args.all_sessions else ""
         print(
-            f"{i.id:<28} {updated:<20} {i.message_count:>5} {tokens:>9}  "
-            f"{(i.model_name or '-'):<22} {kind}{name}"
+            f"{one_line(i.id):<28} {updated:<20} {i.message_count:>5} {tokens:>9}  "
+            f"{one_line(i.model_name or '-'):<22} {kind}{name}"
         )
     return 0

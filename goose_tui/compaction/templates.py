@@ -7,7 +7,6 @@ templates, and the core must import fast.
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -16,6 +15,8 @@ from pydantic import BaseModel, Field
 
 from goose_tui.compaction.engine import code_fence  # noqa: F401  (the filter Goose registers)
 from goose_tui.compaction.structured import FileEntry, StructuredSummary
+from goose_tui.dirs import absolute_env_dir, xdg_home
+from goose_tui.files import read_regular
 from goose_tui.llm.prompt_layout import PromptLayout, use_prompt_layout
 from goose_tui.pieces import Pieces
 
@@ -96,22 +97,14 @@ def builtin_prompts_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "prompts"
 
 
-def _absolute_env_dir(variable: str) -> Path | None:
-    # Goose (like the XDG spec) ignores a relative or empty value.
-    value = os.environ.get(variable, "")
-    path = Path(value).expanduser() if value else None
-    return path if path is not None and path.is_absolute() else None
-
-
 def override_dirs(prompts_dir: Path | None = None) -> list[tuple[TemplateOrigin, Path]]:
     """The directories searched, first hit wins, per file (docs/pipeline.md §4), built-in last."""
     dirs: list[tuple[TemplateOrigin, Path]] = []
     if prompts_dir is not None:
         dirs.append(("prompts-dir", Path(prompts_dir)))
-    if (root := _absolute_env_dir("GOOSE_PATH_ROOT")) is not None:
+    if (root := absolute_env_dir("GOOSE_PATH_ROOT")) is not None:
         dirs.append(("goose-path-root", root / "config" / "prompts"))
-    config_home = _absolute_env_dir("XDG_CONFIG_HOME") or Path.home() / ".config"
-    dirs.append(("xdg-config", config_home / "goose" / "prompts"))
+    dirs.append(("xdg-config", xdg_home("config") / "goose" / "prompts"))
     dirs.append(("built-in", builtin_prompts_dir()))
     return dirs
 
@@ -119,7 +112,7 @@ def override_dirs(prompts_dir: Path | None = None) -> list[tuple[TemplateOrigin,
 def _read(name: TemplateName, origin: TemplateOrigin, path: Path) -> Template:
     try:
         # Bytes, then UTF-8: no newline translation, "\r\n" stays as Goose reads it.
-        text = path.read_bytes().decode("utf-8")
+        text = read_regular(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         message = f"cannot read template: {exc}"
         raise TemplateError(message, name=name, path=path, line=None) from exc

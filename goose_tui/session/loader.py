@@ -4,11 +4,11 @@ format (jsonl, sqlite, export, chat). Nothing here writes to an input."""
 from __future__ import annotations
 
 import json
-import os
 import stat
 from datetime import UTC, datetime
 from pathlib import Path
 
+from goose_tui.dirs import goose_dir
 from goose_tui.session import chat, export, jsonl, sqlite
 from goose_tui.session.errors import SessionLoadError
 from goose_tui.session.models import Session, SessionFormat, SessionInfo
@@ -27,11 +27,9 @@ _SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 
 def default_sessions_dir() -> Path:
-    """``$GOOSE_PATH_ROOT/data/sessions`` when set, else ``~/.local/share/goose/sessions``."""
-    root = os.environ.get("GOOSE_PATH_ROOT")
-    if root:
-        return Path(root).expanduser() / "data" / "sessions"
-    return Path.home() / ".local" / "share" / "goose" / "sessions"
+    """Goose's sessions folder: ``$GOOSE_PATH_ROOT/data/sessions`` when set, else
+    ``~/.local/share/goose/sessions`` (``$XDG_DATA_HOME/goose/sessions``)."""
+    return goose_dir("data") / "sessions"
 
 
 def _check_file(path: Path) -> None:

@@ -29,7 +29,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from goose_tui.files import atomic_write_text, same_file
+from goose_tui.dirs import goose_dir, xdg_home
+from goose_tui.files import OverwriteRefused, atomic_write_text, check_writable
 from goose_tui.session.goose_import import (
     goose_model_config,
     readable_messages,
@@ -41,26 +42,15 @@ SaveFormat = Literal["json", "jsonl"]
 SAVE_FORMATS: tuple[SaveFormat, ...] = ("json", "jsonl")
 
 
-class SaveRefused(Exception):
-    """The target is not a place goose-tui writes to; the message says why and what to do."""
-
-
 # --- where not to write -----------------------------------------------------------------
 
 
 def goose_data_dirs() -> list[Path]:
-    """Where Goose keeps its own data (its ``sessions/`` folder lives in each): the
-    ``GOOSE_PATH_ROOT`` override, the XDG data dir Goose uses on Linux, and the macOS and
-    Windows application-support folders."""
+    """Every folder where Goose may keep its data (its ``sessions/`` folder lives in each):
+    the one Goose uses here, the XDG and home defaults it uses without ``GOOSE_PATH_ROOT``,
+    and the macOS and Windows application-support folders."""
     home = Path.home()
-    dirs = []
-    root = os.environ.get("GOOSE_PATH_ROOT")
-    if root:
-        dirs.append(Path(root).expanduser() / "data")
-    xdg = os.environ.get("XDG_DATA_HOME")
-    if xdg and Path(xdg).is_absolute():
-        dirs.append(Path(xdg) / "goose")
-    dirs.append(home / ".local" / "share" / "goose")
+    dirs = [goose_dir("data"), xdg_home("data") / "goose", home / ".local" / "share" / "goose"]
     dirs.append(home / "Library" / "Application Support" / "Block.goose")
     appdata = os.environ.get("APPDATA")
     if appdata:
@@ -77,17 +67,17 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def refuse_goose_targets(target: Path) -> None:
-    """Raise ``SaveRefused`` for Goose's ``sessions.db`` (anywhere) and for anything inside
+    """Raise ``OverwriteRefused`` for Goose's ``sessions.db`` (anywhere) and for anything inside
     Goose's own sessions folder."""
     if target.name == "sessions.db" or target.name.startswith("sessions.db-"):
-        raise SaveRefused(
+        raise OverwriteRefused(
             f"{target}: refusing to write a sessions.db: Goose owns its database; "
             "save a .jsonl or .json elsewhere and import it into Goose"
         )
     for data in goose_data_dirs():
         sessions = data / "sessions"
         if _inside(target, sessions):
-            raise SaveRefused(
+            raise OverwriteRefused(
                 f"{target}: refusing to write into Goose's own sessions folder ({sessions}); "
                 "save it elsewhere and import it into Goose"
             )
@@ -95,30 +85,12 @@ def refuse_goose_targets(target: Path) -> None:
 
 def check_target(
     target: Path, inputs: Iterable[Path | None] = (), *, overwrite: bool = False
-) -> None:
-    """Every reason not to write ``target``, as ``SaveRefused``: Goose's own files, an
-    input, a special file (a device, a pipe: an atomic rename would replace it), or an
-    existing file when ``overwrite`` was not given."""
+) -> Path:
+    """Every reason not to write the compacted session to ``target``, as ``OverwriteRefused``:
+    Goose's own files, then ``files.check_output_target`` (inputs, special files, an
+    existing file unless ``overwrite``); the folders it needs are made when writing."""
     refuse_goose_targets(target)
-    for source in inputs:
-        if source is not None and same_file(target, source):
-            raise SaveRefused(f"{target}: refusing to write over an input file")
-    if target.is_dir():
-        raise SaveRefused(f"{target}: is a folder")
-    if target.exists() or target.is_symlink():
-        if not target.is_file():
-            raise SaveRefused(f"{target}: not a regular file; refusing to replace it")
-        if not overwrite:
-            raise SaveRefused(f"{target}: already exists (pass --overwrite to replace it)")
-    # The folders the save makes: the nearest that exists must be one, and writable (else
-    # the save failed after the compaction, an "internal error").
-    folder = target.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        raise SaveRefused(f"{target}: {folder} is not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise SaveRefused(f"{target}: the folder {folder} is not writable")
+    return check_writable(target, inputs, replace=overwrite, make_folders=True)
 
 
 # --- the compacted conversation ----------------------------------------------------------
@@ -353,10 +325,9 @@ def save_compacted_session(
     inputs: Iterable[Path | None] = (),
     overwrite: bool = False,
 ) -> Path:
-    """Write the compacted session to ``target`` atomically; ``SaveRefused`` says why not."""
-    target = Path(target).expanduser()
+    """Write the compacted session to ``target`` atomically; ``OverwriteRefused`` says why not."""
     inputs = [session.source_path, *inputs]
-    check_target(target, inputs, overwrite=overwrite)
+    target = check_target(Path(target), inputs, overwrite=overwrite)
     atomic_write_text(
         target,
         compacted_session_text(session, summary_text, format_for(target, fmt)),

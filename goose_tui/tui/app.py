@@ -3,8 +3,9 @@ templates and model, and turns worker errors into one error modal."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import os
+import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -23,13 +24,13 @@ from goose_tui.compaction.templates import (
     TemplateName,
     Templates,
 )
-from goose_tui.files import OverwriteRefused, write_error
+from goose_tui.dirs import goose_dir
+from goose_tui.files import OverwriteRefused, check_writable, write_error
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.llm.spec import REPLAY_PREFIX, ModelSpec
 from goose_tui.samples import bundled_sample
 from goose_tui.session.models import SessionInfo
-from goose_tui.session.writer import SaveRefused
 from goose_tui.tui.commands import ActionCommands, ModelCommands
 from goose_tui.tui.messages import (
     AuditCompaction,
@@ -84,11 +85,11 @@ def describe_error(error: BaseException | None) -> str:
 
 
 def user_override_dir(prompts_dir: Path | None) -> Path:
-    """Where the app saves an override: --prompts-dir, else Goose's user config prompts."""
+    """Where the app saves an override: --prompts-dir, else the prompts folder of Goose's
+    config folder (the one Goose reads)."""
     if prompts_dir is not None:
         return prompts_dir
-    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(config) / "goose" / "prompts"
+    return goose_dir("config") / "prompts"
 
 
 class GooseTUI(WorkerErrorsUp, App[None]):
@@ -168,10 +169,15 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     def on_mount(self) -> None:
         from goose_tui.token_worker import counting_in_worker
 
-        # Every count while the app runs is made in the token worker process: building the
-        # encoder holds the GIL, and the screen with it.
-        self._counting = contextlib.ExitStack()
-        self._counting.enter_context(counting_in_worker())
+        # Every count while the app runs is made in the token worker process, so building
+        # the encoder never holds up the screen.
+        self._held = contextlib.ExitStack()
+        self._held.enter_context(counting_in_worker())
+        # SIGTERM and SIGHUP end the app as `q` does: workers end, saves finish or clean up.
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, self.exit)
+            self._held.callback(loop.remove_signal_handler, sig)
         if self._initial_theme in self.available_themes:
             self.theme = self._initial_theme
         elif self._initial_theme:
@@ -207,7 +213,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         from goose_tui.gc_pause import give_back
 
         give_back()  # what the loads kept out of the collector goes with the app
-        self._counting.close()
+        self._held.close()
 
     def watch_theme(self, theme: str) -> None:
         """Keep the theme the user picked for next time (settings file, atomically)."""
@@ -515,7 +521,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                     return
                 try:
                     written = inspector.save(kind, checked, overwrite=exists)
-                except (OverwriteRefused, SaveRefused, OSError) as exc:
+                except (OverwriteRefused, OSError) as exc:
                     self._not_saved(checked, exc)
                     return
                 # Saved in place of a JSON edit that does not parse (asked first): say so.
@@ -526,7 +532,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
             try:
                 checked = inspector.check_save(kind, target)
-            except (OverwriteRefused, SaveRefused, OSError) as exc:
+            except (OverwriteRefused, OSError) as exc:
                 self._not_saved(target, exc)
                 return
             # A compacted session replaces a file only after a yes; a summary also a link.
@@ -553,7 +559,6 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
     def action_save_last_copy(self) -> None:
         """Write the last copied text to a file (when the clipboard could not be reached)."""
-        from goose_tui import saving
 
         text = getattr(self, "last_copy", None)
         if text is None:
@@ -578,7 +583,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
             # Refused before asking: "Replace it?" then "refusing" asked for nothing.
             try:
-                saving.check_target(target, self.inspector.input_files())
+                check_writable(target, self.inspector.input_files())
             except OverwriteRefused as exc:
                 self.show_error("Not saved", str(exc))
                 return

@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Input, Static
 
 from goose_tui.inert import inert
 from goose_tui.session.models import SessionInfo
+from goose_tui.terminal import one_line
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 
@@ -25,16 +26,16 @@ def _row(info: SessionInfo, recent: bool = False) -> tuple[Text, ...]:
     if recent and info.updated_at:  # the recent list keeps when it was opened, not updated
         updated = f"opened {updated}"
     tokens = f"{info.total_tokens:,}" if info.total_tokens is not None else "—"
-    name = inert(info.name or info.description or info.id)
+    name = one_line(info.name or info.description or info.id)
     return (
-        Text(f"recent · {name} · {inert(str(info.path))}" if recent else name),
+        Text(f"recent · {name} · {one_line(str(info.path))}" if recent else name),
         # What tells two sessions of one name apart (a session and its compacted copy), as
         # `goose-tui sessions` and --session name them.
-        Text(inert(info.id)),
+        Text(one_line(info.id)),
         Text(updated),
         Text(str(info.message_count), justify="right"),
         Text(tokens, justify="right"),
-        Text(inert(info.model_name or "—")),
+        Text(one_line(info.model_name or "—")),
     )
 
 
