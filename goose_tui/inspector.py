@@ -43,6 +43,8 @@ from goose_tui.session.models import Session
 from goose_tui.terminal import INERT_JSON_ESCAPES, translator
 
 if TYPE_CHECKING:
+    from goose_tui.analysis.compare import SummarySide
+    from goose_tui.analysis.report import InspectionReport
     from goose_tui.llm.base import Summarizer
 
 TEMPLATE_NAMES: tuple[TemplateName, ...] = ("compaction.md", "compaction_summary.md")
@@ -633,6 +635,72 @@ class Inspector:
         if self.summary_is_offline():
             notes.append(OFFLINE_SUMMARY_NOTE)
         return notes
+
+    # -- the report -----------------------------------------------------------------------
+
+    def previous_side(self) -> SummarySide | None:
+        """The summary before the current one (the compare screen's "previous"), if any."""
+        from goose_tui.analysis.compare import SummarySide
+
+        if self.previous is None:
+            return None
+        previous = self.previous
+        return SummarySide(
+            label="previous summary", summary=previous.text, structured=previous.structured
+        )
+
+    def report(self, compare_with: SummarySide | None = None) -> InspectionReport:
+        """The report of the current summary: the request as sent (as it would be sent, for a
+        summary written by hand), what the model replied and how it was read, and the
+        analyses of the summary; with ``compare_with``, compared with that one."""
+        from goose_tui.analysis.report import build_report
+
+        assert self.session is not None
+        result = self.result
+        request = result.request if result is not None else self.build_request()
+        system, user = request.messages
+        return build_report(
+            self.session,
+            system_prompt=request.system_prompt,
+            user_request=str(user.content),
+            reply=self.edits.reply if result is not None else None,
+            reading=self.notice.message,
+            analysis=self.extraction.analysis if self.extraction is not None else None,
+            structured=self.summary.structured,
+            summary=self.summary.text,
+            summary_by=self.summary_label(),
+            goose_profile=self.goose_profile,
+            templates=list(self.template_origins()),
+            focus=self.focus_text,
+            compare_with=compare_with,
+        )
+
+    def check_report(self, target: Path, *, keep: Sequence[Path | None] = ()) -> tuple[Path, Path]:
+        """Both files of a report at ``target`` checked (``saving.report_paths``): raises
+        ``OverwriteRefused`` for an input or a file that cannot be written."""
+        inputs = [*self.input_files(), *keep]
+        markdown, page = saving.report_paths(target)
+        return saving.check_target(markdown, inputs), saving.check_target(page, inputs)
+
+    def save_report(
+        self,
+        target: Path,
+        *,
+        overwrite: bool = True,
+        compare_with: SummarySide | None = None,
+        keep: Sequence[Path | None] = (),
+    ) -> tuple[Path, Path]:
+        """Write the report as Markdown and as HTML (``saving.report_paths``), each atomically,
+        both checked before either is written; ``overwrite`` False leaves a file that is there
+        (``FileExistsError``). A report is no save of the summary: hand edits stay unsaved."""
+        from goose_tui.analysis.report import report_html, report_markdown
+
+        markdown, page = self.check_report(target, keep=keep)
+        report = self.report(compare_with)
+        inputs = [*self.input_files(), *keep]
+        saving.save(markdown, report_markdown(report), inputs, replace=overwrite)
+        saving.save(page, report_html(report), inputs, replace=overwrite)
+        return markdown, page
 
     def save_text(self, target: Path, text: str, *, replace: bool = True) -> Path:
         """Write ``text`` (the last copy) atomically, never over an input."""

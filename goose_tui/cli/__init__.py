@@ -47,6 +47,7 @@ _REGISTERS: dict[str, tuple[str, str]] = {
     "timeline": ("timeline", "register"),
     "audit": ("audit", "register"),
     "batch": ("batch", "register"),
+    "report": ("report", "register"),
     "schema": ("schema", "register"),
 }
 SUBCOMMANDS = tuple(_REGISTERS)
@@ -80,6 +81,7 @@ headless sub-commands (run `goose-tui COMMAND --help` for each):
   compare SESSION       two summaries side by side (two models, two templates, a saved one)
   timeline SESSION      how the context grew turn by turn and where compaction triggers
   batch DIR_OR_DB       compact many sessions and write one report
+  report SESSION        compact a session and write the inspection as Markdown and HTML
   schema [NAME]         print the JSON Schema of the --json outputs (all, or one by name)
 
 models (--model): `offline` (default; built in, no network), `replay:FILE` (the reply is
