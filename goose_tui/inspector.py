@@ -580,6 +580,8 @@ class Inspector:
         if kind in saving.SESSION_FORMATS:
             check_target(target, inputs, overwrite=overwrite)
             return target
+        if kind == "report":
+            return self.check_report(target, keep=keep)[0]
         return saving.check_target(target, inputs)
 
     def save(
@@ -592,10 +594,15 @@ class Inspector:
     ) -> Path:
         """Write the summary (JSON or Markdown) or the compacted session to ``target``
         atomically, after the same checks; the hand edits count as saved then. ``keep``: more
-        files it must not replace (the CLI's summary file, written just before)."""
+        files it must not replace (the CLI's summary file, written just before). A report
+        (``save_report``, compared with the previous summary when there is one) returns its
+        Markdown file and saves no hand edit."""
         from goose_tui.session.writer import save_compacted_session
 
         assert self.session is not None
+        if kind == "report":
+            compare_with = self.previous_side()
+            return self.save_report(target, overwrite=overwrite, compare_with=compare_with)[0]
         inputs = [*self.input_files(), *keep]
         if kind in saving.SESSION_FORMATS:
             written = save_compacted_session(

@@ -28,6 +28,7 @@ from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.llm.spec import REPLAY_PREFIX, ModelSpec
 from goose_tui.samples import bundled_sample
+from goose_tui.saving import SaveKind
 from goose_tui.session.models import SessionInfo
 from goose_tui.session.writer import SaveRefused
 from goose_tui.tui.commands import ActionCommands, ModelCommands
@@ -312,8 +313,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     # -- what the screens and the palette ask for (messages up) ------------------------------
 
     @on(SaveRequested)
-    def _save_requested(self) -> None:
-        self.ask_save()
+    def _save_requested(self, message: SaveRequested) -> None:
+        self.ask_save(message.kind)
 
     @on(TemplateEditRequested)
     def _template_edit_requested(self, message: TemplateEditRequested) -> None:
@@ -468,7 +469,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
     # -- saving ----------------------------------------------------------------------------
 
-    def ask_save(self) -> None:
+    def ask_save(self, kind: SaveKind = "json") -> None:
+        """The save dialog, with ``kind`` chosen (the report key chooses "report")."""
         inspector = self.inspector
         session = inspector.session
         if session is None:
@@ -489,12 +491,12 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 "The summary JSON in the editor does not parse, so it cannot be saved. Save "
                 "the last good summary without that edit? (The edit stays in the editor, "
                 "unsaved.)",
-                self._ask_save_target,
+                lambda: self._ask_save_target(kind),
             )
             return
-        self._ask_save_target()
+        self._ask_save_target(kind)
 
-    def _ask_save_target(self) -> None:
+    def _ask_save_target(self, initial: SaveKind) -> None:
         from goose_tui import saving
 
         inspector = self.inspector
@@ -520,7 +522,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                     return
                 # Saved in place of a JSON edit that does not parse (asked first): say so.
                 note = " (the last good summary; the JSON edit is not in it)" if last_good else ""
-                self.notify(f"saved {written}{note}", markup=False)
+                files = saving.report_paths(written) if kind == "report" else (written,)
+                self.notify(f"saved {' and '.join(map(str, files))}{note}", markup=False)
                 for warning in inspector.session_save_notes(kind):
                     self.notify(warning, severity="warning", markup=False, timeout=12)
 
@@ -529,20 +532,26 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             except (OverwriteRefused, SaveRefused, OSError) as exc:
                 self._not_saved(target, exc)
                 return
-            # A compacted session replaces a file only after a yes; a summary also a link.
-            exists = checked.exists() or (not session_kind and checked.is_symlink())
+            # A compacted session replaces a file only after a yes; a summary also a link. A
+            # report is two files: either one there is asked about.
+            files = saving.report_paths(checked) if kind == "report" else (checked,)
+            there = [p for p in files if p.exists() or (not session_kind and p.is_symlink())]
+            exists = bool(there)
             if exists:
+                named = " and ".join(str(p) for p in there)
                 question = (
                     f"{checked} exists. Replace it with the compacted session?"
                     if session_kind
-                    else f"{checked} already exists.\n\nReplace it?"
+                    else f"{named} already exists.\n\nReplace it?"
+                    if len(there) == 1
+                    else f"{named} already exist.\n\nReplace them?"
                 )
                 self.push_screen(ConfirmScreen(question), write)
             else:
                 write()
 
         defaults = {kind: saving.default_target(session, kind) for kind in saving.SUFFIXES}
-        self.push_screen(SaveDialog(defaults), answered)
+        self.push_screen(SaveDialog(defaults, initial), answered)
 
     def _not_saved(self, target: Path, exc: Exception) -> None:
         # A refusal names its path; an OSError may name only the temporary file, and says

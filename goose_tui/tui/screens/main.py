@@ -75,6 +75,14 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         Binding("e", "edit_json", "Edit JSON", id="main.edit_json"),
         Binding("r", "edit_reply", "Edit reply", id="main.edit_reply"),
         Binding("s", "save", "Save", id="main.save"),
+        Binding(
+            "x",
+            "report",
+            "Report",
+            id="main.report",
+            show=False,
+            tooltip="write this inspection as Markdown and an HTML page to share",
+        ),
         Binding("t", "edit_template('compaction_summary.md')", "Summary tmpl", id="main.tmpl"),
         Binding(
             "T", "edit_template('compaction.md')", "Prompt tmpl", id="main.prompt_tmpl", show=False
@@ -739,6 +747,9 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def action_save(self) -> None:
         self.post_message(SaveRequested())
+
+    def action_report(self) -> None:
+        self.post_message(SaveRequested("report"))
 
     def action_edit_template(self, name: str) -> None:
         self.post_message(
