@@ -21,6 +21,7 @@ from goose_tui.cli.common import (
     path_arg,
     prepare,
     run_compaction,
+    session_model_arg,
     summarizer_of,
     usable,
 )
@@ -63,7 +64,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     choice = prepare(model_arg(args))
     session = load_session_arg(args)
     templates = load_templates_arg(args.prompts_dir)
-    spec = usable(choice)
+    spec = usable(session_model_arg(args, session, choice))
     summarizer = summarizer_of(spec)
     inspector = _inspector(args, session, templates, spec)
     target = args.output or default_target(session, "report")

@@ -26,7 +26,7 @@ from goose_tui.compaction.templates import (
 from goose_tui.files import OverwriteRefused, write_error
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
-from goose_tui.llm.spec import REPLAY_PREFIX, ModelSpec
+from goose_tui.llm.spec import OFFLINE, REPLAY_PREFIX, SESSION_MODEL, ModelSpec
 from goose_tui.samples import bundled_sample
 from goose_tui.saving import SaveKind
 from goose_tui.session.models import SessionInfo
@@ -146,6 +146,11 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         from goose_tui.llm import litellm_worker
 
         litellm_worker.niceness = litellm_worker.WORKER_NICENESS
+        # --model session: each session opened is compacted with its own recorded model,
+        # until another model is chosen.
+        self._session_model = model == SESSION_MODEL
+        if self._session_model:
+            model = OFFLINE
         # The inspector's state; a broken override falls back (the app warns on mount).
         self._inspector = Inspector(
             model=ModelSpec.parse(
@@ -297,6 +302,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             session = load_session(path, session_id, all_sessions=self.all_sessions)
         remember(path, session_id, session.title, len(session.messages), session.model_name)
         self.call_from_thread(self.main.show_session, session)
+        if self._session_model:
+            self.call_from_thread(self.use_session_model)
 
     @on(WorkerFailed)
     def _worker_failed(self, message: WorkerFailed) -> None:
@@ -326,7 +333,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
     @on(ModelChoiceRequested)
     def _model_choice_requested(self, message: ModelChoiceRequested) -> None:
-        if message.kind == "offline":
+        if message.kind == "session":
+            self.use_session_model()
+        elif message.kind == "offline":
             self.set_model("offline")
         elif message.kind == "replay":
             self.ask_replay_file()
@@ -367,8 +376,26 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     def _prepare_model(self) -> None:
         self.inspector.model.prepare()
 
+    def use_session_model(self) -> None:
+        """The provider and model the open session recorded, as the summarizer; a session
+        without one (or one litellm cannot call) keeps the current model and says why."""
+        from goose_tui.llm.spec import session_model
+
+        session = self.inspector.session
+        if session is None:
+            self.notify(no_session_hint(self))
+            return
+        try:
+            text = session_model(session.provider_name, session.model_name)
+        except ValueError as exc:
+            self.notify(f"{exc} (the model stays {self.inspector.model.name})", severity="warning")
+            return
+        self.set_model(text)
+        self._session_model = True
+
     def set_model(self, model: str | ModelSpec) -> None:
         """Switch the summarizer: a ``ModelSpec``, or text as the user types it."""
+        self._session_model = False
         spec = model if isinstance(model, ModelSpec) else self.inspector.model.with_text(model)
         # The app calls litellm from a worker process (goose_tui/llm/litellm_worker.py).
         spec = spec.model_copy(update={"in_worker_process": True})

@@ -56,7 +56,7 @@ class GooseProfileRequested(Message):
 class ModelChoiceRequested(Message):
     """Switch the summarizer: offline at once; a reply file or a litellm model is asked for."""
 
-    def __init__(self, kind: Literal["offline", "replay", "litellm"]) -> None:
+    def __init__(self, kind: Literal["session", "offline", "replay", "litellm"]) -> None:
         super().__init__()
         self.kind = kind
 
