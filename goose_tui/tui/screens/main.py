@@ -192,6 +192,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def watch_model_name(self, name: str) -> None:
         self.query_one(CompactionStatus).set_next(name, self.profile)
+        self._show_estimate()
         if self.inspector.session is not None:
             self.count_tokens()
 
@@ -410,6 +411,15 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def _show_prompt_tokens(self, prompt: Text, tokens: int) -> None:
         if self.inspector.prompt_counted(prompt, tokens):
             self._show_template_origin()
+            self._show_estimate()
+
+    def _show_estimate(self) -> None:
+        """Before `c`: what the request would cost a priced model (nothing for the others)."""
+        from goose_tui.analysis.compare import estimate_note
+
+        model = self.inspector.model
+        note = estimate_note(model.usage_model, self.inspector.prompt_tokens)
+        self.query_one(CompactionStatus).estimate = note
 
     def _show_template_origin(self) -> None:
         compaction, summary = self.template_origins
