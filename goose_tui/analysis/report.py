@@ -322,8 +322,8 @@ pre { background: #f6f8fa; border: 1px solid #d0d7de; padding: .6rem; overflow-x
 table { border-collapse: collapse; margin: .5rem 0; }
 th, td { border: 1px solid #d0d7de; padding: .2rem .5rem; text-align: left;
   vertical-align: top; overflow-wrap: anywhere; }
-th { background: #f6f8fa; }
-td.num { text-align: right; }
+th { background: #f6f8fa; white-space: nowrap; }
+td.num { text-align: right; white-space: nowrap; }
 .rendered { border-left: 4px solid #0969da; padding: 0 1rem; }
 .note { color: #57606a; }
 details > summary { cursor: pointer; color: #0969da; }
