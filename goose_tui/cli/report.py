@@ -71,7 +71,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     inputs = [args.session, *inspector.input_files()]
     for path in report_paths(target):
         check_output_arg(path, inputs, overwrite=args.overwrite)
-    other = None if args.compare is None else _side_source("--compare", args.compare, args.api_base)
+    other = None
+    if args.compare is not None:
+        other = _side_source("--compare", args.compare, args.api_base, args.timeout)
     run_compaction(inspector.compact(summarizer=summarizer))
     compare_with = None
     if other is not None:

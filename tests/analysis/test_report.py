@@ -56,7 +56,7 @@ def test_both_renderings_hold_every_section_in_order() -> None:
 def test_a_summary_written_by_hand_reports_the_request_it_would_send() -> None:
     inspector = Inspector()
     inspector.load(load_session(LONG))
-    inspector.edit_json('{"user_intent": ["typed by hand"]}')
+    asyncio.run(inspector.edit_json('{"user_intent": ["typed by hand"]}'))
     report = inspector.report()
     assert report.summary_by == "summary edited by hand"
     assert report.reply is None

@@ -19,7 +19,7 @@ async def test_the_status_line_shows_the_estimate_before_compacting(session_file
         assert "est." not in str(status.render())
         app.set_model("openai/gpt-4o-mini")
         await settle(pilot)
-        tokens = app.inspector.prompt_tokens
+        tokens = app.inspector.prompt.tokens
         assert tokens is not None
         line = str(status.render())
         assert f"est. {tokens:,} tokens in ≈ $" in line, line

@@ -418,7 +418,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         from goose_tui.analysis.compare import estimate_note
 
         model = self.inspector.model
-        note = estimate_note(model.usage_model, self.inspector.prompt_tokens)
+        note = estimate_note(model.usage_model, self.inspector.prompt.tokens)
         self.query_one(CompactionStatus).estimate = note
 
     def _show_template_origin(self) -> None:
