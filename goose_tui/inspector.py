@@ -44,6 +44,8 @@ from goose_tui.session.models import Session
 from goose_tui.terminal import INERT_JSON_ESCAPES, translator
 
 if TYPE_CHECKING:
+    from goose_tui.analysis.compare import SummarySide
+    from goose_tui.analysis.report import InspectionReport
     from goose_tui.llm.base import Summarizer
 
 TEMPLATE_NAMES: tuple[TemplateName, ...] = ("compaction.md", "compaction_summary.md")
@@ -578,6 +580,8 @@ class Inspector:
         inputs = [*self.input_files(), *keep]
         if kind in saving.SESSION_FORMATS:
             return check_target(target, inputs, overwrite=overwrite)
+        if kind == "report":
+            return self.check_report(target, keep=keep)[0]
         return check_writable(target, inputs)
 
     def save(
@@ -590,10 +594,15 @@ class Inspector:
     ) -> Path:
         """Write the summary (JSON or Markdown) or the compacted session to ``target``
         atomically, after the same checks; the hand edits count as saved then. ``keep``: more
-        files it must not replace (the CLI's summary file, written just before)."""
+        files it must not replace (the CLI's summary file, written just before). A report
+        (``save_report``, compared with the previous summary when there is one) returns its
+        Markdown file and saves no hand edit."""
         from goose_tui.session.writer import save_compacted_session
 
         assert self.session is not None
+        if kind == "report":
+            compare_with = self.previous_side()
+            return self.save_report(target, overwrite=overwrite, compare_with=compare_with)[0]
         inputs = [*self.input_files(), *keep]
         if kind in saving.SESSION_FORMATS:
             written = save_compacted_session(
@@ -633,6 +642,72 @@ class Inspector:
         if self.summary_is_offline():
             notes.append(OFFLINE_SUMMARY_NOTE)
         return notes
+
+    # -- the report -----------------------------------------------------------------------
+
+    def previous_side(self) -> SummarySide | None:
+        """The summary before the current one (the compare screen's "previous"), if any."""
+        from goose_tui.analysis.compare import SummarySide
+
+        if self.previous is None:
+            return None
+        previous = self.previous
+        return SummarySide(
+            label="previous summary", summary=previous.text, structured=previous.structured
+        )
+
+    def report(self, compare_with: SummarySide | None = None) -> InspectionReport:
+        """The report of the current summary: the request as sent (as it would be sent, for a
+        summary written by hand), what the model replied and how it was read, and the
+        analyses of the summary; with ``compare_with``, compared with that one."""
+        from goose_tui.analysis.report import build_report
+
+        assert self.session is not None
+        result = self.result
+        request = result.request if result is not None else self.build_request()
+        system, user = request.messages
+        return build_report(
+            self.session,
+            system_prompt=request.system_prompt,
+            user_request=str(user.content),
+            reply=self.edits.reply if result is not None else None,
+            reading=self.notice.message,
+            analysis=self.extraction.analysis if self.extraction is not None else None,
+            structured=self.summary.structured,
+            summary=self.summary.text,
+            summary_by=self.summary_label(),
+            goose_profile=self.goose_profile,
+            templates=list(self.template_origins()),
+            focus=self.focus_text,
+            compare_with=compare_with,
+        )
+
+    def check_report(self, target: Path, *, keep: Sequence[Path | None] = ()) -> tuple[Path, Path]:
+        """Both files of a report at ``target`` checked (``saving.report_paths``): raises
+        ``OverwriteRefused`` for an input or a file that cannot be written."""
+        inputs = [*self.input_files(), *keep]
+        markdown, page = saving.report_paths(target)
+        return check_writable(markdown, inputs), check_writable(page, inputs)
+
+    def save_report(
+        self,
+        target: Path,
+        *,
+        overwrite: bool = True,
+        compare_with: SummarySide | None = None,
+        keep: Sequence[Path | None] = (),
+    ) -> tuple[Path, Path]:
+        """Write the report as Markdown and as HTML (``saving.report_paths``), each atomically,
+        both checked before either is written; ``overwrite`` False leaves a file that is there
+        (``FileExistsError``). A report is no save of the summary: hand edits stay unsaved."""
+        from goose_tui.analysis.report import report_html, report_markdown
+
+        markdown, page = self.check_report(target, keep=keep)
+        report = self.report(compare_with)
+        inputs = [*self.input_files(), *keep]
+        write_checked(markdown, report_markdown(report), inputs, replace=overwrite)
+        write_checked(page, report_html(report), inputs, replace=overwrite)
+        return markdown, page
 
     def save_text(self, target: Path, text: str, *, replace: bool = True) -> Path:
         """Write ``text`` (the last copy) atomically, never over an input."""

@@ -14,12 +14,14 @@ from goose_tui.samples import samples_dir
 from goose_tui.session.models import Session
 from goose_tui.session.writer import SaveFormat, refuse_goose_targets
 
-SaveKind = Literal["json", "markdown", "session", "export"]
+SaveKind = Literal["json", "markdown", "session", "export", "report"]
 SUFFIXES: dict[SaveKind, str] = {
     "json": ".summary.json",
     "markdown": ".summary.md",
     "session": ".compacted.jsonl",
     "export": ".compacted.json",
+    # The Markdown report; its HTML twin goes beside it (report_paths).
+    "report": ".report.md",
 }
 # The kinds that are whole sessions, and the writer's format for each.
 SESSION_FORMATS: dict[SaveKind, SaveFormat] = {"session": "jsonl", "export": "json"}
@@ -76,3 +78,16 @@ def summary_file_text(summary: str) -> str:
 def summary_json_text(summary: StructuredSummary | None) -> str:
     value = summary.to_json_dict() if summary is not None else {}
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def report_paths(target: Path) -> tuple[Path, Path]:
+    """(Markdown, HTML) of a report named by either file: ``x.md`` and ``x.html``; a name
+    with another suffix gets both added (``x`` is ``x.md`` and ``x.html``)."""
+    target = target.expanduser()
+    suffix = target.suffix.lower()
+    if suffix in (".md", ".markdown"):
+        return target, target.with_suffix(".html")
+    if suffix in (".html", ".htm"):
+        return target.with_suffix(".md"), target
+    return Path(f"{target}.md"), Path(f"{target}.html")
+

@@ -103,6 +103,23 @@ def cost_usd(model: str | None, usage: TokenUsage | None) -> float | None:
     return usage.input_tokens * prices[0] + usage.output_tokens * prices[1]
 
 
+def input_cost_usd(model: str | None, input_tokens: int | None) -> float | None:
+    """What sending ``input_tokens`` to ``model`` costs by litellm's price map, before any
+    call (the reply's tokens are not known yet); None for a model without a price."""
+    prices = model_prices(model)
+    if prices is None or input_tokens is None:
+        return None
+    return input_tokens * prices[0]
+
+
+def estimate_note(model: str | None, input_tokens: int | None) -> str:
+    """The status line's word on a priced model before a call: its estimated input cost."""
+    cost = input_cost_usd(model, input_tokens)
+    if cost is None:
+        return ""
+    return f"est. {input_tokens:,} tokens in ≈ {format_cost(cost)} (litellm prices)"
+
+
 def format_cost(cost: float | None) -> str:
     return "n/a" if cost is None else f"${cost:.6f}"
 

@@ -49,6 +49,7 @@ _REGISTERS: dict[str, tuple[str, str]] = {
     "timeline": ("timeline", "register"),
     "audit": ("audit", "register"),
     "batch": ("batch", "register"),
+    "report": ("report", "register"),
     "schema": ("schema", "register"),
 }
 SUBCOMMANDS = tuple(_REGISTERS)
@@ -82,10 +83,12 @@ headless sub-commands (run `goose-tui COMMAND --help` for each):
   compare SESSION       two summaries side by side (two models, two templates, a saved one)
   timeline SESSION      how the context grew turn by turn and where compaction triggers
   batch DIR_OR_DB       compact many sessions and write one report
+  report SESSION        compact a session and write the inspection as Markdown and HTML
   schema [NAME]         print the JSON Schema of the --json outputs (all, or one by name)
 
 models (--model): `offline` (default; built in, no network), `replay:FILE` (the reply is
-the file's text), or any litellm model string such as `openai/gpt-4o-mini`,
+the file's text), `session` (the provider and model the session recorded), or any litellm
+model string such as `openai/gpt-4o-mini`,
 `anthropic/claude-sonnet-4-5`, `ollama/llama3.2`; with --api-base any OpenAI-compatible
 server. API keys are read from the environment as litellm reads them (OPENAI_API_KEY, ...).
 
@@ -188,9 +191,12 @@ def run_app_from_args(argv: Sequence[str]) -> int:
         problems.append(profile_problem)
     if wants_settings_threshold(args):
         args.threshold = settings.threshold
+    from goose_tui.llm.spec import SESSION_MODEL
+
     try:
+        # --model session: the app takes each opened session's own model.
         spec = ModelSpec.from_options(
-            args.model,
+            None if args.model == SESSION_MODEL else args.model,
             args.replay,
             offline_context_limit=args.offline_context_limit,
             timeout=args.timeout or settings.timeout,
@@ -204,7 +210,7 @@ def run_app_from_args(argv: Sequence[str]) -> int:
         args.session,
         session_id=args.session_id,
         all_sessions=args.all_sessions,
-        model=spec.name,
+        model=SESSION_MODEL if args.model == SESSION_MODEL else spec.name,
         api_base=args.api_base or settings.api_base,
         timeout=spec.timeout,
         prompts_dir=args.prompts_dir,

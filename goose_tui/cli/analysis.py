@@ -33,6 +33,7 @@ from goose_tui.cli.common import (
     print_json,
     read_text_arg,
     run_compaction,
+    session_model_arg,
     summarizer_of,
     usable,
 )
@@ -159,6 +160,7 @@ def cmd_retention(args: argparse.Namespace) -> int:
     if args.summary is None:
         prepare(choice)
     session = load_session_arg(args)
+    choice = session_model_arg(args, session, choice)
     summary, source = _summary_to_judge(args, session, choice)
     report = retention_report(summary, session.messages)
     if args.json:
@@ -205,7 +207,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     from goose_tui.analysis.probe_model import ProbeCache, ProbeError, run_probes, uses_a_model
 
     session = load_session_arg(args)
-    choice = model_arg(args)
+    choice = session_model_arg(args, session, model_arg(args))
     writer = choice if isinstance(choice, ModelSpec) else None
     if args.judge is not None and not uses_a_model(writer):
         raise CliError("--judge needs --model with a real model", EXIT_UNUSABLE)

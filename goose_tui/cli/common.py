@@ -273,7 +273,8 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         "--model",
         metavar="M",
         default=None,
-        help="offline (default), replay:FILE, or a litellm model string",
+        help="offline (default), replay:FILE, session (the provider and model the session "
+        "recorded), or a litellm model string",
     )
     p.add_argument("--replay", type=path_arg, metavar="FILE", help="same as --model replay:FILE")
     p.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
@@ -397,8 +398,12 @@ def model_arg(args: argparse.Namespace) -> ModelSpec | CliError:
     once, at the start: litellm's import can then begin while the session loads. A choice
     that cannot work comes back as its error, for the command to raise where the user has
     always seen it: after the session's and the templates' own errors."""
-    from goose_tui.llm.spec import ModelSpec
+    from goose_tui.llm.spec import SESSION_MODEL, ModelSpec
 
+    if args.model == SESSION_MODEL:  # known once the session is loaded: session_model_arg
+        return CliError(
+            f"--model {SESSION_MODEL}: not available here; name the model", EXIT_UNUSABLE
+        )
     try:
         return ModelSpec.from_options(
             args.model,
@@ -412,6 +417,22 @@ def model_arg(args: argparse.Namespace) -> ModelSpec | CliError:
         )
     except ValueError as exc:
         return CliError(str(exc), EXIT_UNUSABLE)
+
+
+def session_model_arg(
+    args: argparse.Namespace, session: Session, choice: ModelSpec | CliError
+) -> ModelSpec | CliError:
+    """``--model session``, once the session is loaded: the provider and model it recorded,
+    as a litellm model string (``llm.spec.session_model``); any other choice as it was."""
+    from goose_tui.llm.spec import SESSION_MODEL, session_model
+
+    if args.model != SESSION_MODEL:
+        return choice
+    try:
+        args.model = session_model(session.provider_name, session.model_name)
+    except ValueError as exc:
+        return CliError(f"--model {SESSION_MODEL}: {exc}", EXIT_UNUSABLE)
+    return prepare(model_arg(args))
 
 
 def prepare(spec: ModelSpec | CliError) -> ModelSpec | CliError:

@@ -28,6 +28,7 @@ from goose_tui.cli.common import (
     print_json,
     read_text_arg,
     run_compaction,
+    session_model_arg,
     summarizer_of,
     usable,
 )
@@ -201,7 +202,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         session = load_session_arg(args, status=progress.line)
         progress.loading = False
         templates = load_templates_arg(args.prompts_dir)
-        spec = usable(choice)
+        spec = usable(session_model_arg(args, session, choice))
         progress.model, progress.client_ready = spec.name, spec.client_ready
         summarizer = summarizer_of(spec)
         inspector = _inspector(args, session, templates, spec)

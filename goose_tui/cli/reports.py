@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, RootModel
 from goose_tui.analysis.audit import AuditScore
 from goose_tui.analysis.batch import BatchReport
 from goose_tui.analysis.breakdown import ContextBreakdown
-from goose_tui.analysis.compare import Comparison, FieldDiff
+from goose_tui.analysis.compare import Comparison, FieldDiff, cost_usd, input_cost_usd
 from goose_tui.analysis.probes import KindScore, ProbeCall, ProbeReport, ProbeResult
 from goose_tui.analysis.retention import Category, RetentionItem, RetentionReport
 from goose_tui.analysis.timeline import Timeline
@@ -145,6 +145,18 @@ class CompactOutput(ExtractionReport, CompactRequestReport):
     """``goose-tui compact --json``: every step of one compaction."""
 
     attempts: list[AttemptReport]
+    estimated_input_tokens: int | None = Field(
+        description="the first request's estimated tokens, as known before the call "
+        "(docs/pipeline.md §7); null if they could not be counted"
+    )
+    estimated_input_cost_usd: float | None = Field(
+        description="estimated_input_tokens at the model's input price in litellm's price "
+        "map: what the call was expected to cost before the reply; null for offline, replay "
+        "and unpriced models"
+    )
+    cost_usd: float | None = Field(
+        description="the usage at litellm's prices (input and output); null as above"
+    )
     usage: TokenUsage = Field(
         description="as reported, missing counts estimated (docs/pipeline.md §7)"
     )
@@ -155,6 +167,7 @@ class CompactOutput(ExtractionReport, CompactRequestReport):
         # The prompt joined once, and that one string in both fields (the request's system
         # message holds its pieces: dumped as they are, it would be joined a second time).
         prompt = result.request.system_prompt
+        estimated = result.attempts[0].tokens_sent if result.attempts else None
         request = [
             m.model_copy(update={"content": prompt}) if m.content is result.request.prompt else m
             for m in result.request.messages
@@ -168,6 +181,9 @@ class CompactOutput(ExtractionReport, CompactRequestReport):
             raw_response=result.raw_response,
             **cls.fields_of(result.extraction, result.summary),
             attempts=[AttemptReport(**dict(a)) for a in result.attempts],
+            estimated_input_tokens=estimated,
+            estimated_input_cost_usd=input_cost_usd(result.model, estimated),
+            cost_usd=cost_usd(result.model, result.usage),
             usage=result.usage,
             reported_usage=result.reported_usage,
         )

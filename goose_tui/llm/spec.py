@@ -20,7 +20,53 @@ if TYPE_CHECKING:
 
 REPLAY_PREFIX = "replay:"
 OFFLINE = "offline"
-USAGE = "offline, replay:FILE or a litellm model string"
+# ``--model session``: the provider and model the session itself recorded.
+SESSION_MODEL = "session"
+USAGE = "offline, replay:FILE, session or a litellm model string"
+
+# Goose's provider names (create_provider in crates/goose/src/providers/factory.rs, block/goose
+# at 01393966d3f9, as released) and litellm's prefix for the same service; None where Goose
+# drives a local CLI or a service litellm has no route for.
+GOOSE_PROVIDERS: dict[str, str | None] = {
+    "anthropic": "anthropic",
+    "aws_bedrock": "bedrock",
+    "azure_openai": "azure",
+    "claude-code": None,
+    "databricks": "databricks",
+    "deepseek": "deepseek",
+    "gcp_vertex_ai": "vertex_ai",
+    "gemini-cli": None,
+    "google": "gemini",
+    "groq": "groq",
+    "litellm": "litellm_proxy",
+    "ollama": "ollama",
+    "openai": "openai",
+    "openrouter": "openrouter",
+    "sagemaker_tgi": "sagemaker",
+    "snowflake": "snowflake",
+    "venice": None,
+    "xai": "xai",
+}
+
+
+def session_model(provider: str | None, model: str | None) -> str:
+    """The litellm model string of the provider and model a session recorded
+    (``ollama`` + ``qwen2.5-coder:14b`` is ``ollama/qwen2.5-coder:14b``). Raises
+    ``ValueError`` with a message fit for the user when there is none to use."""
+    if not model:
+        raise ValueError("the session records no model; name one, as in ollama/qwen2.5-coder:14b")
+    if not provider:
+        return model  # litellm may still know the model by its name alone
+    if provider not in GOOSE_PROVIDERS:
+        return f"{provider}/{model}"  # a provider added since: litellm names most alike
+    prefix = GOOSE_PROVIDERS[provider]
+    if prefix is None:
+        raise ValueError(
+            f"the session's provider {provider} ({model}) has no litellm equivalent; name "
+            "a model litellm can call, as in openai/gpt-4o-mini"
+        )
+    return f"{prefix}/{model}"
+
 
 ModelKind = Literal["offline", "replay", "litellm"]
 

@@ -28,8 +28,9 @@ from goose_tui.dirs import goose_dir
 from goose_tui.files import OverwriteRefused, check_writable, write_error
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
-from goose_tui.llm.spec import REPLAY_PREFIX, ModelSpec
+from goose_tui.llm.spec import OFFLINE, REPLAY_PREFIX, SESSION_MODEL, ModelSpec
 from goose_tui.samples import bundled_sample
+from goose_tui.saving import SaveKind
 from goose_tui.session.models import SessionInfo
 from goose_tui.tui.commands import ActionCommands, ModelCommands
 from goose_tui.tui.messages import (
@@ -146,6 +147,11 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         from goose_tui.llm import litellm_worker
 
         litellm_worker.niceness = litellm_worker.WORKER_NICENESS
+        # --model session: each session opened is compacted with its own recorded model,
+        # until another model is chosen.
+        self._session_model = model == SESSION_MODEL
+        if self._session_model:
+            model = OFFLINE
         # The inspector's state; a broken override falls back (the app warns on mount).
         self._inspector = Inspector(
             model=ModelSpec.parse(
@@ -302,6 +308,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             session = load_session(path, session_id, all_sessions=self.all_sessions)
         remember(path, session_id, session.title, len(session.messages), session.model_name)
         self.call_from_thread(self.main.show_session, session)
+        if self._session_model:
+            self.call_from_thread(self.use_session_model)
 
     @on(WorkerFailed)
     def _worker_failed(self, message: WorkerFailed) -> None:
@@ -318,8 +326,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     # -- what the screens and the palette ask for (messages up) ------------------------------
 
     @on(SaveRequested)
-    def _save_requested(self) -> None:
-        self.ask_save()
+    def _save_requested(self, message: SaveRequested) -> None:
+        self.ask_save(message.kind)
 
     @on(TemplateEditRequested)
     def _template_edit_requested(self, message: TemplateEditRequested) -> None:
@@ -331,7 +339,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
     @on(ModelChoiceRequested)
     def _model_choice_requested(self, message: ModelChoiceRequested) -> None:
-        if message.kind == "offline":
+        if message.kind == "session":
+            self.use_session_model()
+        elif message.kind == "offline":
             self.set_model("offline")
         elif message.kind == "replay":
             self.ask_replay_file()
@@ -372,8 +382,26 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     def _prepare_model(self) -> None:
         self.inspector.model.prepare()
 
+    def use_session_model(self) -> None:
+        """The provider and model the open session recorded, as the summarizer; a session
+        without one (or one litellm cannot call) keeps the current model and says why."""
+        from goose_tui.llm.spec import session_model
+
+        session = self.inspector.session
+        if session is None:
+            self.notify(no_session_hint(self))
+            return
+        try:
+            text = session_model(session.provider_name, session.model_name)
+        except ValueError as exc:
+            self.notify(f"{exc} (the model stays {self.inspector.model.name})", severity="warning")
+            return
+        self.set_model(text)
+        self._session_model = True
+
     def set_model(self, model: str | ModelSpec) -> None:
         """Switch the summarizer: a ``ModelSpec``, or text as the user types it."""
+        self._session_model = False
         spec = model if isinstance(model, ModelSpec) else self.inspector.model.with_text(model)
         # The app calls litellm from a worker process (goose_tui/llm/litellm_worker.py).
         spec = spec.model_copy(update={"in_worker_process": True})
@@ -474,7 +502,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
     # -- saving ----------------------------------------------------------------------------
 
-    def ask_save(self) -> None:
+    def ask_save(self, kind: SaveKind = "json") -> None:
+        """The save dialog, with ``kind`` chosen (the report key chooses "report")."""
         inspector = self.inspector
         session = inspector.session
         if session is None:
@@ -495,12 +524,12 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 "The summary JSON in the editor does not parse, so it cannot be saved. Save "
                 "the last good summary without that edit? (The edit stays in the editor, "
                 "unsaved.)",
-                self._ask_save_target,
+                lambda: self._ask_save_target(kind),
             )
             return
-        self._ask_save_target()
+        self._ask_save_target(kind)
 
-    def _ask_save_target(self) -> None:
+    def _ask_save_target(self, initial: SaveKind) -> None:
         from goose_tui import saving
 
         inspector = self.inspector
@@ -526,7 +555,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                     return
                 # Saved in place of a JSON edit that does not parse (asked first): say so.
                 note = " (the last good summary; the JSON edit is not in it)" if last_good else ""
-                self.notify(f"saved {written}{note}", markup=False)
+                files = saving.report_paths(written) if kind == "report" else (written,)
+                self.notify(f"saved {' and '.join(map(str, files))}{note}", markup=False)
                 for warning in inspector.session_save_notes(kind):
                     self.notify(warning, severity="warning", markup=False, timeout=12)
 
@@ -535,20 +565,26 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             except (OverwriteRefused, OSError) as exc:
                 self._not_saved(target, exc)
                 return
-            # A compacted session replaces a file only after a yes; a summary also a link.
-            exists = checked.exists() or (not session_kind and checked.is_symlink())
+            # A compacted session replaces a file only after a yes; a summary also a link. A
+            # report is two files: either one there is asked about.
+            files = saving.report_paths(checked) if kind == "report" else (checked,)
+            there = [p for p in files if p.exists() or (not session_kind and p.is_symlink())]
+            exists = bool(there)
             if exists:
+                named = " and ".join(str(p) for p in there)
                 question = (
                     f"{checked} exists. Replace it with the compacted session?"
                     if session_kind
-                    else f"{checked} already exists.\n\nReplace it?"
+                    else f"{named} already exists.\n\nReplace it?"
+                    if len(there) == 1
+                    else f"{named} already exist.\n\nReplace them?"
                 )
                 self.push_screen(ConfirmScreen(question), write)
             else:
                 write()
 
         defaults = {kind: saving.default_target(session, kind) for kind in saving.SUFFIXES}
-        self.push_screen(SaveDialog(defaults), answered)
+        self.push_screen(SaveDialog(defaults, initial), answered)
 
     def _not_saved(self, target: Path, exc: Exception) -> None:
         # A refusal names its path; an OSError may name only the temporary file, and says

@@ -44,6 +44,11 @@ class ModelCommands(_EntryCommands):
         ask = self._ask
         return [
             (
+                "Model: the session's own",
+                "Summarize with the provider and model the session recorded (litellm)",
+                partial(ask, ModelChoiceRequested("session")),
+            ),
+            (
                 "Model: offline (extractive, no network)",
                 "Summarize with the built-in deterministic summarizer",
                 partial(ask, ModelChoiceRequested("offline")),

@@ -18,6 +18,7 @@ from textual.worker import Worker, WorkerState
 
 from goose_tui.compaction.profiles import GooseProfile
 from goose_tui.compaction.templates import TemplateName
+from goose_tui.saving import SaveKind
 
 
 class WorkerFailed(Message):
@@ -29,7 +30,11 @@ class WorkerFailed(Message):
 
 
 class SaveRequested(Message):
-    """Open the save dialog for the current session and summary."""
+    """Open the save dialog for the current session and summary, with ``kind`` chosen."""
+
+    def __init__(self, kind: SaveKind = "json") -> None:
+        super().__init__()
+        self.kind: SaveKind = kind
 
 
 class TemplateEditRequested(Message):
@@ -51,7 +56,7 @@ class GooseProfileRequested(Message):
 class ModelChoiceRequested(Message):
     """Switch the summarizer: offline at once; a reply file or a litellm model is asked for."""
 
-    def __init__(self, kind: Literal["offline", "replay", "litellm"]) -> None:
+    def __init__(self, kind: Literal["session", "offline", "replay", "litellm"]) -> None:
         super().__init__()
         self.kind = kind
 

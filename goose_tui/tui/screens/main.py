@@ -75,6 +75,14 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         Binding("e", "edit_json", "Edit JSON", id="main.edit_json"),
         Binding("r", "edit_reply", "Edit reply", id="main.edit_reply"),
         Binding("s", "save", "Save", id="main.save"),
+        Binding(
+            "x",
+            "report",
+            "Report",
+            id="main.report",
+            show=False,
+            tooltip="write this inspection as Markdown and an HTML page to share",
+        ),
         Binding("t", "edit_template('compaction_summary.md')", "Summary tmpl", id="main.tmpl"),
         Binding(
             "T", "edit_template('compaction.md')", "Prompt tmpl", id="main.prompt_tmpl", show=False
@@ -184,6 +192,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def watch_model_name(self, name: str) -> None:
         self.query_one(CompactionStatus).set_next(name, self.profile)
+        self._show_estimate()
         if self.inspector.session is not None:
             self.count_tokens()
 
@@ -402,6 +411,15 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def _show_prompt_tokens(self, prompt: Text, tokens: int) -> None:
         if self.inspector.prompt_counted(prompt, tokens):
             self._show_template_origin()
+            self._show_estimate()
+
+    def _show_estimate(self) -> None:
+        """Before `c`: what the request would cost a priced model (nothing for the others)."""
+        from goose_tui.analysis.compare import estimate_note
+
+        model = self.inspector.model
+        note = estimate_note(model.usage_model, self.inspector.prompt.tokens)
+        self.query_one(CompactionStatus).estimate = note
 
     def _show_template_origin(self) -> None:
         compaction, summary = self.template_origins
@@ -739,6 +757,9 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def action_save(self) -> None:
         self.post_message(SaveRequested())
+
+    def action_report(self) -> None:
+        self.post_message(SaveRequested("report"))
 
     def action_edit_template(self, name: str) -> None:
         self.post_message(

@@ -19,6 +19,7 @@ LABELS: dict[SaveKind, str] = {
     "markdown": "summary Markdown",
     "session": "compacted session, legacy JSONL (for older Goose, which reads session files)",
     "export": "compacted session, JSON for today's Goose (its session import)",
+    "report": "report to share: Markdown, and an HTML page beside it (.html)",
 }
 
 
@@ -35,19 +36,20 @@ class Choice(RadioButton):
 class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="save.cancel")]
 
-    def __init__(self, defaults: dict[SaveKind, Path]) -> None:
+    def __init__(self, defaults: dict[SaveKind, Path], kind: SaveKind = "json") -> None:
         super().__init__()
         self.defaults = defaults
-        self.kind: SaveKind = "json"
+        self.kind: SaveKind = kind
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("Save (enter writes, atomically; inputs are never overwritten)")
             with RadioSet(id="save-kind"):
                 for kind, label in LABELS.items():
-                    yield Choice(label, value=kind == "json", id=f"save-{kind}")
+                    yield Choice(label, value=kind == self.kind, id=f"save-{kind}")
             # Not selected on focus: the first key typed must not wipe the whole path.
-            yield Input(inert(str(self.defaults["json"])), id="save-path", select_on_focus=False)
+            path = inert(str(self.defaults[self.kind]))
+            yield Input(path, id="save-path", select_on_focus=False)
             yield Static(Content(inert("")), id="save-note", classes="dialog-note")
 
     def on_mount(self) -> None:

@@ -55,6 +55,8 @@ class CompactionStatus(Widget):
     profile: reactive[str] = reactive("goose-sdk-wheel")  # profiles.py; p switches
     next_model: reactive[str] = reactive("")
     next_profile: reactive[str] = reactive("")
+    # Before a call to a priced model: its estimated input tokens and cost ("" otherwise).
+    estimate: reactive[str] = reactive("")
     state: reactive[str] = reactive("idle")  # idle, running, done, failed, cancelled
     attempt: reactive[Attempt | None] = reactive(None)
     elapsed: reactive[float] = reactive(0.0)
@@ -87,6 +89,8 @@ class CompactionStatus(Widget):
         parts = []
         if self.state == "idle":
             parts.append(self.no_session or f"press {self.compact_key} to compact")
+            if self.estimate and not self.no_session:
+                parts.append(self.estimate)
         else:
             parts += [self.state, f"{self.elapsed:.1f}s"]
             if self.state == "running" and self.timeout is not None:

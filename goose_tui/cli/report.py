@@ -1,0 +1,89 @@
+"""``report``: one inspection written as a Markdown file and an HTML page to share (the
+input, the analysis, the parsed fields, the rendered summary, retention, probes, and a
+comparison with another summary when asked)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from goose_tui.cli.common import (
+    add_focus,
+    add_model_args,
+    add_profile_arg,
+    add_prompts_dir,
+    add_session_args,
+    check_output_arg,
+    load_session_arg,
+    load_templates_arg,
+    model_arg,
+    path_arg,
+    prepare,
+    run_compaction,
+    session_model_arg,
+    summarizer_of,
+    usable,
+)
+
+
+def register(sub: Any) -> None:
+    s = sub.add_parser(
+        "report", help="compact a session and write the inspection as Markdown and HTML"
+    )
+    add_session_args(s)
+    add_model_args(s)
+    add_prompts_dir(s)
+    add_profile_arg(s)
+    add_focus(s)
+    s.add_argument(
+        "--compare",
+        metavar="SPEC",
+        help="also compare with another summary: a model string, offline, replay:FILE, or "
+        "summary:FILE (a saved summary)",
+    )
+    s.add_argument(
+        "-o",
+        "--output",
+        type=path_arg,
+        metavar="FILE",
+        help="the Markdown report; the HTML page goes beside it with .html (default: "
+        "SESSION.report.md beside the session, or in the current folder)",
+    )
+    s.add_argument("--overwrite", action="store_true", help="replace existing report files")
+    s.set_defaults(handler=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Compacted as ``compact`` does (one ``Inspector``), with both files refused before the
+    (perhaps paid) model call."""
+    from goose_tui.cli.analysis import _make_side, _side_source
+    from goose_tui.cli.pipeline import _inspector
+    from goose_tui.saving import default_target, report_paths
+
+    choice = prepare(model_arg(args))
+    session = load_session_arg(args)
+    templates = load_templates_arg(args.prompts_dir)
+    spec = usable(session_model_arg(args, session, choice))
+    summarizer = summarizer_of(spec)
+    inspector = _inspector(args, session, templates, spec)
+    target = args.output or default_target(session, "report")
+    inputs = [args.session, *inspector.input_files()]
+    for path in report_paths(target):
+        check_output_arg(path, inputs, overwrite=args.overwrite)
+    other = None
+    if args.compare is not None:
+        other = _side_source("--compare", args.compare, args.api_base, args.timeout)
+    run_compaction(inspector.compact(summarizer=summarizer))
+    compare_with = None
+    if other is not None:
+        compare_with = run_compaction(
+            _make_side("--compare", args.compare, other, session.messages, templates)
+        )
+    markdown, page = inspector.save_report(
+        target, overwrite=args.overwrite, compare_with=compare_with, keep=[args.session]
+    )
+    print(markdown)
+    print(page)
+    print(f"goose-tui: wrote the report to {markdown} and {page}", file=sys.stderr)
+    return 0
