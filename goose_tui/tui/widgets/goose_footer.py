@@ -53,7 +53,8 @@ IMPORTANT = (
 def bound_key(app: App[Any], binding: Binding) -> str:
     """The key a hint should name for ``binding``: the user's keymap's for its id (its first
     key), else the declared one, as the footer shows keys."""
-    keys = app._keymap.get(binding.id or "", binding.key)  # Textual keeps the keymap there
+    keymap: dict[str, str] = getattr(app, "keymap", {})  # a bare App (a test's) has none
+    keys = keymap.get(binding.id or "", binding.key)
     return app.get_key_display(Binding(keys.split(",")[0].strip() or binding.key, ""))
 
 
