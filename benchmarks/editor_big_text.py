@@ -27,7 +27,11 @@ async def measure(items: int) -> dict[str, object]:
     from goose_tui.tui.widgets.code_editor import CodeEditor
 
     text = json.dumps(
-        {"user_intent": [f"goal number {i} of the session, with its reasons" for i in range(items)]},
+        {
+            "user_intent": [
+                f"goal number {i} of the session, with its reasons" for i in range(items)
+            ]
+        },
         indent=2,
     )
 
