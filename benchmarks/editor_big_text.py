@@ -119,10 +119,17 @@ async def measure_app(path: Path) -> dict[str, object]:
 
     app = GooseTUI(path)
     gaps: list[float] = []
+
+    async def quiet() -> None:  # no worker running for a few ticks in a row
+        calm = 0
+        while calm < 5:
+            await asyncio.sleep(TICK * 5)
+            calm = 0 if any(worker.is_running for worker in app.workers) else calm + 1
+
     async with app.run_test(size=(200, 50)) as pilot:
-        await app.settled()
+        await quiet()
         await pilot.press("c")
-        await app.settled()
+        await quiet()
         editor = app.main.query_one("#json-editor", CodeEditor)
         last = started = time.perf_counter()
         await pilot.press("e")
