@@ -10,10 +10,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from rich.console import RenderableType
 from textual import on, work
 from textual.actions import ActionParseResult
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, Keymap
 from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
 
@@ -124,6 +125,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         settings_problems: Sequence[str] = (),
     ) -> None:
         super().__init__()
+        self.exiting = False  # keys queued behind ``q`` start nothing
+        self.keymap: dict[str, str] = {}
         # From the settings file (goose_tui/settings.py): user keymaps by binding id, and the
         # theme; a theme picked later is saved back there. What was wrong with the file is
         # shown once the app is up (before it, the app's screen would cover it).
@@ -659,9 +662,22 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         """Every key binding goes through here: once the app is exiting, keys queued behind
         ``q`` (a paste, fast typing) start nothing; a screen pushed then failed to mount and
         printed a traceback on the way out."""
-        if self._exit:
+        if self.exiting:
             return False
         return await super().run_action(action, default_namespace, namespaces)
+
+    def exit(
+        self,
+        result: None = None,
+        return_code: int = 0,
+        message: RenderableType | None = None,
+    ) -> None:
+        self.exiting = True
+        super().exit(result, return_code, message)
+
+    def set_keymap(self, keymap: Keymap) -> None:
+        self.keymap = dict(keymap)  # the keys hints name (goose_footer.bound_key)
+        super().set_keymap(keymap)
 
     async def action_quit(self) -> None:
         """``q`` (and ctrl+q): asks first when a hand edit would be lost."""

@@ -1,9 +1,7 @@
-"""A big summary JSON in the editor: the first ``e`` after compacting a reply of 50,000
-``user_intent`` items froze the app 2.5-4 s (a tmux walk-through): TextArea split the text
-and soft-wrapped all of it three times on the event loop (the text, its width once shown,
-the scroll bar), and a key pressed meanwhile was typed into the JSON. The text is now split
-and wrapped in a thread, keys that would edit it are refused until it is in, and a new width
-wraps it in a thread too."""
+"""A big summary JSON in the editor: the text is split and soft-wrapped in a thread, once, at
+the width it is shown at (not on the event loop, once for the text, its width and its scroll
+bar), keys that would edit it are refused until it is in, and a new width wraps it in a
+thread too, keeping edits made meanwhile."""
 
 from __future__ import annotations
 
@@ -15,11 +13,9 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets.text_area import Document, WrappedDocument
 
-from goose_tui.tui import wrapping
 from goose_tui.tui.app import GooseTUI
-from goose_tui.tui.widgets import code_editor
-from goose_tui.tui.widgets.code_editor import SYNC_WRAP_LINES, CodeEditor
-from goose_tui.tui.wrapping import FastWrappedDocument, wrap_rows
+from goose_tui.tui.widgets.code_editor import CodeEditor
+from goose_tui.tui.wrapping import SYNC_WRAP_LINES, RowCountedDocument
 
 from .conftest import settle, wait_until
 
@@ -41,23 +37,16 @@ LINES = [
 
 @pytest.mark.parametrize("width", [0, 1, 3, 5, 10, 39, 40, 41, 80])
 @pytest.mark.parametrize("tab_width", [4, 8])
-def test_the_rows_are_textuals(width: int, tab_width: int) -> None:
-    document = Document("\n".join(LINES))
-    theirs = WrappedDocument(document, width, tab_width)
-    ours = FastWrappedDocument(Document("\n".join(LINES)), width, tab_width)
-    assert wrap_rows(document.lines, width, tab_width) == (
-        theirs._wrap_offsets,
-        theirs._offset_to_line_info,
-        theirs._line_index_to_offsets,
-        theirs._tab_width_cache,
-    )
+def test_the_row_count_is_textuals_height(width: int, tab_width: int) -> None:
+    theirs = WrappedDocument(Document("\n".join(LINES)), width, tab_width)
+    ours = RowCountedDocument(Document("\n".join(LINES)), width, tab_width)
     assert ours.height == theirs.height
     # Kept by an edit as Textual keeps its own.
     for wrapped in (theirs, ours):
         wrapped.document.replace_range((2, 1), (5, 3), "new\nlines\tand " * 3)
         wrapped.wrap_range((2, 1), (5, 3), wrapped.document.end)
     assert ours.document.text == theirs.document.text
-    assert ours._offset_to_line_info == theirs._offset_to_line_info
+    assert ours.lines == theirs.lines
     assert ours.height == theirs.height
 
 
@@ -73,21 +62,15 @@ async def test_e_on_a_big_summary_wraps_it_in_a_thread_and_keys_meanwhile_are_no
 ) -> None:
     wrapped_on: list[tuple[str, int]] = []  # (thread, lines) of every wrap of the text
     gate = threading.Event()
-    real_wrap, real_rows = WrappedDocument.wrap, wrapping.wrap_rows
+    real_wrap = WrappedDocument.wrap
 
     def recording_wrap(self, width, tab_width=None):  # type: ignore[no-untyped-def]
         wrapped_on.append((threading.current_thread().name, self.document.line_count))
-        real_wrap(self, width, tab_width)
-
-    def recording_rows(lines, width, tab_width):  # type: ignore[no-untyped-def]
-        wrapped_on.append((threading.current_thread().name, len(lines)))
         if threading.current_thread() is not threading.main_thread():
             assert gate.wait(60)  # the editor is getting ready until the gate opens
-        return real_rows(lines, width, tab_width)
+        real_wrap(self, width, tab_width)
 
     monkeypatch.setattr(WrappedDocument, "wrap", recording_wrap)
-    monkeypatch.setattr(wrapping, "wrap_rows", recording_rows)
-    monkeypatch.setattr(code_editor, "wrap_rows", recording_rows)
     reply = _big_reply(tmp_path, SYNC_WRAP_LINES + 1000)
     app = GooseTUI(Path("sample_sessions/short.jsonl"), model=f"replay:{reply}")
     async with app.run_test(size=(200, 50)) as pilot:
@@ -117,7 +100,8 @@ async def test_e_on_a_big_summary_wraps_it_in_a_thread_and_keys_meanwhile_are_no
         assert big and threading.main_thread().name not in big
         # Wrapped at the width it is shown at (the scroll bar foreseen): once.
         assert len(big) == 1
-        assert editor.wrapped_document._width == editor.wrap_width > 0
+        assert editor.wrapped_document.wrapped_at == (editor.wrap_width, editor.indent_width)
+        assert editor.wrap_width > 0
         # Then it is an editor as before: typing, undo.
         editor.move_cursor((1, 0))
         await pilot.press("z")
@@ -143,13 +127,13 @@ async def test_a_new_width_wraps_a_big_text_in_a_thread_and_keeps_edits_made_mea
 
     threads: list[str] = []
     gate = threading.Event()
-    real_rows = wrapping.wrap_rows
+    real_wrap = WrappedDocument.wrap
 
-    def recording_rows(lines, width, tab_width):  # type: ignore[no-untyped-def]
+    def recording_wrap(self, width, tab_width=None):  # type: ignore[no-untyped-def]
         threads.append(threading.current_thread().name)
         if threading.current_thread() is not threading.main_thread():
             assert gate.wait(60)
-        return real_rows(lines, width, tab_width)
+        real_wrap(self, width, tab_width)
 
     text = "\n".join(f"line {n} " + "word " * (n % 30) for n in range(SYNC_WRAP_LINES * 2))
     app = EditorApp()
@@ -158,8 +142,7 @@ async def test_a_new_width_wraps_a_big_text_in_a_thread_and_keeps_edits_made_mea
         editor.load_text(text)
         await settle(pilot)
         assert editor.text == text and not editor.getting_ready
-        monkeypatch.setattr(wrapping, "wrap_rows", recording_rows)
-        monkeypatch.setattr(code_editor, "wrap_rows", recording_rows)
+        monkeypatch.setattr(WrappedDocument, "wrap", recording_wrap)
         threads.clear()
         await pilot.resize_terminal(70, 30)
         await pilot.pause()
@@ -170,7 +153,6 @@ async def test_a_new_width_wraps_a_big_text_in_a_thread_and_keeps_edits_made_mea
         assert editor.document[5].startswith("edited while wrapping")
         wrapped = editor.wrapped_document
         fresh = WrappedDocument(editor.document, editor.wrap_width, editor.indent_width)
-        assert wrapped._width == editor.wrap_width
-        assert wrapped._offset_to_line_info == fresh._offset_to_line_info
-        assert wrapped._wrap_offsets == fresh._wrap_offsets
+        assert wrapped.wrapped_at == (editor.wrap_width, editor.indent_width)
+        assert wrapped.lines == fresh.lines
         assert editor.virtual_size.height == fresh.height

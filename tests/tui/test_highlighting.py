@@ -115,12 +115,16 @@ async def test_json_editor_highlights_in_theme_colours() -> None:
     async with app.run_test(size=(60, 10)) as pilot:
         await pilot.pause()
         editor = app.query_one(CodeEditor)
-        names = {name for spans in editor._highlights.values() for _, _, name in spans}
+        names = {name for spans in editor.spans.values() for _, _, name in spans}
         assert {"string", "number"} <= names
-        styles = editor._themes[editor.theme].syntax_styles
-        assert styles["string"].color == Color.parse(app.theme_variables["success"]).rich_color
+        success = Color.parse(app.theme_variables["success"]).rich_color
+        # Drawn in the theme's colour: the string on line 1 (no cursor there).
+        drawn = {
+            seg.text for seg in editor.render_line(1) if seg.style and seg.style.color == success
+        }
+        assert '"fix it"' in "".join(drawn)
         await pilot.press("end", "x")  # an edit re-highlights
-        assert editor._highlights
+        assert editor.spans
 
 
 async def test_input_pane_wraps_at_its_width_in_the_four_pane_layout(session_file: Path) -> None:
@@ -179,9 +183,8 @@ async def test_a_big_json_is_highlighted_off_the_event_loop_after_each_edit() ->
         finally:
             code_editor.highlight_lines = real  # type: ignore[assignment]
         assert threads and threading.main_thread().name not in threads
-        shown = {line: spans for line, spans in editor._highlights.items() if spans}
-        assert shown == code_editor._byte_highlights(editor.text, "json")
-        assert editor._highlights[1]  # the inserted line is coloured too
+        assert editor.spans == code_editor._spans_by_line(editor.text, "json")
+        assert editor.spans[1]  # the inserted line is coloured too
 
 
 async def test_the_bracket_at_the_cursor_is_matched_as_textual_matches_it() -> None:

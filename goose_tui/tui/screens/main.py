@@ -14,8 +14,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Input, Static, Tabs, TextArea
-from textual.widgets._tabs import Tab
+from textual.widgets import Input, Static, Tab, Tabs, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from goose_tui.compaction.profiles import GooseProfile, next_profile

@@ -27,10 +27,9 @@ class Choice(RadioButton):
     """A radio button whose mark tells chosen from not by its shape (● / ○), not by its
     colour alone (Textual draws the same ● for both)."""
 
-    @property
-    def _button(self) -> Content:
+    def render(self) -> Content:
         self.BUTTON_INNER = "●" if self.value else "○"
-        return super()._button
+        return super().render()
 
 
 class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):

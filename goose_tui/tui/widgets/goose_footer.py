@@ -1,14 +1,13 @@
 """The footer: ``? Help`` first, so a narrow terminal never cuts it off, and at
 ``NARROW_COLUMNS`` or fewer the most important bindings next, in ``IMPORTANT`` order.
 
-Textual's footer lists the focused widget's bindings, then the screen's, then the app's: at
-100 columns ``? Help`` (an app binding) fell off the end. Everything else comes in Textual's
-order; the command palette key stays at the right edge.
+Textual's footer lists the focused widget's bindings, then the screen's, then the app's, so
+``? Help`` (an app binding) falls off the end of a narrow one. Everything else comes in
+Textual's order; the command palette key stays at the right edge.
 
-It is one widget drawing one line, laid out and styled as Textual's footer lays out its keys
-(textual/widgets/_footer.py: a widget per key, rebuilt after every focus change and resize).
-Those were 16 of the main screen's 60 widgets: a sixth of each app start, and ~10 ms of the
-event loop per rebuild.
+It is one widget drawing one line from ``Screen.active_bindings``, laid out and styled as
+Textual's footer lays out its keys; Textual's builds a widget per key again after every focus
+change and resize, which is a large part of the main screen's widgets and of its start.
 """
 
 from __future__ import annotations
@@ -53,7 +52,8 @@ IMPORTANT = (
 def bound_key(app: App[Any], binding: Binding) -> str:
     """The key a hint should name for ``binding``: the user's keymap's for its id (its first
     key), else the declared one, as the footer shows keys."""
-    keys = app._keymap.get(binding.id or "", binding.key)  # Textual keeps the keymap there
+    keymap: dict[str, str] = getattr(app, "keymap", {})  # a bare App (a test's) has none
+    keys = keymap.get(binding.id or "", binding.key)
     return app.get_key_display(Binding(keys.split(",")[0].strip() or binding.key, ""))
 
 
