@@ -21,14 +21,15 @@ from goose_tui.cli.common import (
     EXIT_FAILED,
     EXIT_UNUSABLE,
     CliError,
-    add_analysis_session_args,
-    add_timeout,
+    add_connection_args,
+    add_model_args,
+    add_prompts_dir,
+    add_session_args,
     compaction_error,
     load_session_arg,
     load_templates_arg,
     model_arg,
     parse_model,
-    path_arg,
     prepare,
     print_json,
     read_text_arg,
@@ -46,65 +47,49 @@ if TYPE_CHECKING:
     from goose_tui.compaction.summarize import CompactionResult
 
 SUMMARY_PREFIX = "summary:"
+SIDE_SPEC = "a model string, offline, replay:FILE, or summary:FILE (a saved summary)"
 MAX_MISSING_SHOWN = 40
 
 
-def _prompts_dir(p: argparse.ArgumentParser, flag: str) -> None:
-    p.add_argument(flag, type=path_arg, metavar="DIR", help="compaction.md / compaction_summary.md")
-
-
 def register(sub: Any) -> None:
-    s = sub.add_parser("retention", help="what a summary lost from the history")
-    add_analysis_session_args(s)
+    s = sub.add_parser("retention")
+    add_session_args(s)
     source = s.add_mutually_exclusive_group()
     source.add_argument("--summary", metavar="FILE", help="a saved summary (Markdown or text)")
-    source.add_argument("--model", metavar="M", help="compact now with M (default offline)")
-    source.add_argument(
-        "--replay", type=path_arg, metavar="FILE", help="compact with a saved reply"
-    )
-    _prompts_dir(s, "--prompts-dir")
-    s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
-    add_timeout(s)
+    add_model_args(s, model_in=source, replay_in=source)
+    add_prompts_dir(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.set_defaults(offline_context_limit=None, handler=cmd_retention)
+    s.set_defaults(handler=cmd_retention)
 
-    s = sub.add_parser("compare", help="two summaries of one session side by side")
-    add_analysis_session_args(s)
+    s = sub.add_parser("compare")
+    add_session_args(s)
     for side in ("a", "b"):
         s.add_argument(
-            f"--{side}",
-            required=True,
-            metavar="SPEC",
-            help="a model string, offline, replay:FILE, or summary:FILE (a saved summary)",
+            f"--{side}", required=True, metavar="SPEC", help=f"side {side.upper()}: {SIDE_SPEC}"
         )
-        _prompts_dir(s, f"--{side}-prompts-dir")
-    s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
-    add_timeout(s)
+        add_prompts_dir(s, f"--{side}-prompts-dir")
+    add_connection_args(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=cmd_compare)
 
-    s = sub.add_parser("probe", help="can the agent still act from the summary?")
-    add_analysis_session_args(s)
+    s = sub.add_parser("probe")
+    add_session_args(s)
     summary_or_reply = s.add_mutually_exclusive_group()
     summary_or_reply.add_argument(
         "--summary", metavar="FILE", help="the summary to probe (default: compact now)"
     )
+    add_model_args(s, replay_in=summary_or_reply)
     s.add_argument(
-        "--model",
+        "--judge",
         metavar="M",
-        help="offline (default: probes from the session's structure) or a model that "
-        "writes and answers the probes (and compacts, without --summary)",
+        help="the model that scores answers (default --model); a real --model writes and "
+        "answers the probes (and compacts, without --summary), offline ones come from the "
+        "session's structure",
     )
-    summary_or_reply.add_argument(
-        "--replay", type=path_arg, metavar="FILE", help="compact with a saved reply"
-    )
-    s.add_argument("--judge", metavar="M", help="the model that scores answers (default --model)")
-    _prompts_dir(s, "--prompts-dir")
-    s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
-    add_timeout(s)
+    add_prompts_dir(s)
     s.add_argument("--no-cache", action="store_true", help="ask every model call again")
     s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.set_defaults(offline_context_limit=None, handler=cmd_probe)
+    s.set_defaults(handler=cmd_probe)
 
 
 def _summary_to_judge(

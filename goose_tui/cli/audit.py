@@ -10,9 +10,9 @@ from typing import Any
 from goose_tui.cli.common import (
     EXIT_UNUSABLE,
     CliError,
-    add_analysis_session_args,
     add_model_args,
     add_prompts_dir,
+    add_session_args,
     load_session_arg,
     load_templates_arg,
     model_arg,
@@ -26,8 +26,8 @@ from goose_tui.cli.tables import table
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("audit", help="score the compactions Goose already made in a session")
-    add_analysis_session_args(s)
+    s = sub.add_parser("audit")
+    add_session_args(s)
     s.add_argument(
         "--at",
         type=int,
