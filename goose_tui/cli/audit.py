@@ -129,7 +129,7 @@ def _recompact(args: argparse.Namespace, session: Any, compaction: Any) -> int:
         structured=extraction.structured,
     )
     mine = side_from_result(spec.name, result)
-    comparison = compare_summaries(goose, mine, compaction.history, session.working_dir)
+    comparison = compare_summaries([goose, mine], compaction.history, session.working_dir)
     if args.json:
         from goose_tui.cli.reports import CompareOutput
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, RootModel
 from goose_tui.analysis.audit import AuditScore
 from goose_tui.analysis.batch import BatchReport
 from goose_tui.analysis.breakdown import ContextBreakdown
-from goose_tui.analysis.compare import Comparison, FieldDiff
+from goose_tui.analysis.compare import Comparison, SideDiff
 from goose_tui.analysis.probes import KindScore, ProbeCall, ProbeReport, ProbeResult
 from goose_tui.analysis.retention import Category, RetentionItem, RetentionReport
 from goose_tui.analysis.timeline import Timeline
@@ -245,13 +245,10 @@ class SideOutput(BaseModel):
 
 
 class CompareOutput(SessionHead):
-    """``goose-tui compare --json``: the field diff, the Markdown diff, and each side."""
+    """``goose-tui compare --json``: each side (A, B, ...), and each later side against A."""
 
-    fields: list[FieldDiff]
-    markdown_diff: str
-    note: str | None
-    left: SideOutput
-    right: SideOutput
+    sides: list[SideOutput]
+    diffs: list[SideDiff] = Field(description="diffs[i]: sides[i + 1] against sides[0]")
 
     @classmethod
     def of(cls, session: str, comparison: Comparison) -> CompareOutput:
