@@ -473,8 +473,15 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
         """Each later side's diff against A, one after the other."""
         if self.comparison is None:
             return ""
-        diffs = (d.markdown_diff.rstrip("\n") for d in self.comparison.diffs)
-        return "\n\n".join(d for d in diffs if d)
+        diffs = [d.markdown_diff.rstrip("\n") for d in self.comparison.diffs]
+        if not any(diffs):
+            return ""
+        # Several sides: one that renders as A does is said so, not left out.
+        letters = [side_letter(n) for n in range(1, len(diffs) + 1)]
+        return "\n\n".join(
+            d or f"(A and {letter} render the same)"
+            for d, letter in zip(diffs, letters, strict=True)
+        )
 
     @on(DataTable.RowHighlighted, "#compare-fields")
     def _field_highlighted(self, event: DataTable.RowHighlighted) -> None:
