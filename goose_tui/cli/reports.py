@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, RootModel
 
 from goose_tui.analysis.audit import AuditScore
-from goose_tui.analysis.batch import BatchReport
+from goose_tui.analysis.batch import BatchReport, TemplateBatches
 from goose_tui.analysis.breakdown import ContextBreakdown
 from goose_tui.analysis.compare import Comparison, SideDiff
 from goose_tui.analysis.probes import KindScore, ProbeCall, ProbeReport, ProbeResult
@@ -288,6 +288,10 @@ class AuditOutput(SessionHead):
         )
 
 
+class BatchOutput(RootModel[BatchReport | TemplateBatches]):
+    """``goose-tui batch --json``: one report, or with several --prompts-dir one per folder."""
+
+
 # ``goose-tui schema NAME``: the command whose --json output each model describes.
 OUTPUTS: dict[str, type[BaseModel]] = {
     "parse": ParseOutput,
@@ -299,5 +303,5 @@ OUTPUTS: dict[str, type[BaseModel]] = {
     "compare": CompareOutput,
     "timeline": TimelineOutput,
     "audit": AuditOutput,
-    "batch": BatchReport,
+    "batch": BatchOutput,
 }

@@ -77,6 +77,13 @@ def test_batch_with_two_template_folders_reports_each(
     assert markdown.count("| session | messages |") == 2
     # The report written into a folder is known as a report, not read as a session.
     assert is_batch_report(output)
+    # `goose-tui schema batch` describes it, as it describes a one-folder report.
+    jsonschema = pytest.importorskip("jsonschema")
+    assert main(["schema", "batch"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    jsonschema.validate(json.loads(output.read_text()), schema)
+    assert main(["batch", str(corpus), "--json"]) == 0
+    jsonschema.validate(json.loads(capsys.readouterr().out), schema)
 
 
 def test_batch_refuses_a_bad_second_template_folder_before_any_work(
