@@ -77,8 +77,8 @@ def register(sub: Any) -> None:
         action="append",
         nargs="+",
         metavar=("SPEC", "DIR"),
-        help=f"one more side, after --a and --b (repeat it for each): {SIDE_SPEC}, and a "
-        "templates folder for it if you like (the other way to pass --prompts-dir)",
+        help=f"one more side, after --a and --b if given (repeat --side for each): {SIDE_SPEC}, "
+        "then at most one DIR, a folder of templates for that side (as --a-prompts-dir)",
     )
     add_connection_args(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
