@@ -90,4 +90,3 @@ def report_paths(target: Path) -> tuple[Path, Path]:
     if suffix in (".html", ".htm"):
         return target.with_suffix(".md"), target
     return Path(f"{target}.md"), Path(f"{target}.html")
-

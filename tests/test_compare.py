@@ -59,41 +59,45 @@ def test_comparison_sizes_retention_and_markdown_diff() -> None:
     left_text = "# Conversation Summary\n- ZeroDivisionError: division by zero\n- calc.py\n"
     right_text = "# Conversation Summary\n- a division error\n- calc.py\n"
     comparison = compare_summaries(
-        SummarySide(label="a", summary=left_text, structured=LEFT),
-        SummarySide(label="b", summary=right_text, structured=RIGHT),
+        [
+            SummarySide(label="a", summary=left_text, structured=LEFT),
+            SummarySide(label="b", summary=right_text, structured=RIGHT),
+        ],
         HISTORY,
     )
     # As batch and the app's gauge count a summary: the message that replaces the history
     # (a walk-through: compare said 383 where batch said 390 for one summary).
     counter = TokenCounter()
-    assert comparison.left.tokens == counter.total([summary_message(left_text)])
-    assert comparison.right.tokens == counter.total([summary_message(right_text)])
-    assert comparison.left.tokens > count_tokens(left_text)
-    missing_right = {i.text for i in comparison.right.retention.missing("errors")}
-    missing_left = {i.text for i in comparison.left.retention.missing("errors")}
+    assert comparison.sides[0].tokens == counter.total([summary_message(left_text)])
+    assert comparison.sides[1].tokens == counter.total([summary_message(right_text)])
+    assert comparison.sides[0].tokens > count_tokens(left_text)
+    missing_right = {i.text for i in comparison.sides[1].retention.missing("errors")}
+    missing_left = {i.text for i in comparison.sides[0].retention.missing("errors")}
     assert "ZeroDivisionError: division by zero" in missing_right - missing_left
-    assert comparison.left.retention.found > comparison.right.retention.found
-    diff = comparison.markdown_diff.splitlines()
+    assert comparison.sides[0].retention.found > comparison.sides[1].retention.found
+    diff = comparison.diffs[0].markdown_diff.splitlines()
     assert diff[:2] == ["--- a", "+++ b"]
     assert "-- ZeroDivisionError: division by zero" in diff
     assert "+- a division error" in diff
     assert " - calc.py" in diff
     # No model, no usage: no cost, said as such.
-    assert comparison.left.cost_usd is None
+    assert comparison.sides[0].cost_usd is None
     data = comparison.to_json_dict()
-    assert data["left"]["retention"]["found"] == comparison.left.retention.found
+    assert data["sides"][0]["retention"]["found"] == comparison.sides[0].retention.found
     json.dumps(data)  # the CLI prints it
 
 
 def test_raw_text_side_has_no_field_diff() -> None:
     comparison = compare_summaries(
-        SummarySide(label="saved.md", summary="just text"),
-        SummarySide(label="b", summary="# Conversation Summary", structured=RIGHT),
+        [
+            SummarySide(label="saved.md", summary="just text"),
+            SummarySide(label="b", summary="# Conversation Summary", structured=RIGHT),
+        ]
     )
-    assert comparison.fields == []
-    assert comparison.note is not None and "saved.md" in comparison.note
-    assert comparison.left.fallback and not comparison.right.fallback
-    assert comparison.left.retention is None
+    assert comparison.diffs[0].fields == []
+    assert comparison.diffs[0].note is not None and "saved.md" in comparison.diffs[0].note
+    assert comparison.sides[0].fallback and not comparison.sides[1].fallback
+    assert comparison.sides[0].retention is None
 
 
 def _map_prices(key: str) -> tuple[float, float]:
@@ -157,14 +161,14 @@ def test_compare_two_replays_through_the_pipeline(tmp_path: Path) -> None:
 
     left = side_from_result("A", asyncio.run(run(a)))
     right = side_from_result("B", asyncio.run(run(b)))
-    comparison = compare_summaries(left, right, HISTORY)
-    errors = next(d for d in comparison.fields if d.field == "errors_and_fixes")
+    comparison = compare_summaries([left, right], HISTORY)
+    errors = next(d for d in comparison.diffs[0].fields if d.field == "errors_and_fixes")
     assert errors.status == "changed"
     assert errors.removed == ["ZeroDivisionError: division by zero"]
-    assert next(d for d in comparison.fields if d.field == "user_intent").status == "same"
-    assert comparison.left.cost_usd is None  # replay: no price
-    assert comparison.left.usage is not None and comparison.left.usage.input_tokens
-    assert "ZeroDivisionError" in comparison.markdown_diff
+    assert next(d for d in comparison.diffs[0].fields if d.field == "user_intent").status == "same"
+    assert comparison.sides[0].cost_usd is None  # replay: no price
+    assert comparison.sides[0].usage is not None and comparison.sides[0].usage.input_tokens
+    assert "ZeroDivisionError" in comparison.diffs[0].markdown_diff
 
 
 def test_cli_compare_saved_summary_against_a_replay(tmp_path: Path, capsys) -> None:
@@ -188,8 +192,8 @@ def test_cli_compare_saved_summary_against_a_replay(tmp_path: Path, capsys) -> N
     assert "+- ZeroDivisionError" in out
     assert run_command([*argv, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["left"]["fallback"] is True and data["right"]["fallback"] is False
-    assert data["right"]["retention"]["found"] > data["left"]["retention"]["found"]
+    assert data["sides"][0]["fallback"] is True and data["sides"][1]["fallback"] is False
+    assert data["sides"][1]["retention"]["found"] > data["sides"][0]["retention"]["found"]
 
 
 def test_cli_compare_two_structured_sides(tmp_path: Path, capsys) -> None:
@@ -201,7 +205,7 @@ def test_cli_compare_two_structured_sides(tmp_path: Path, capsys) -> None:
     b.write_text(json.dumps({"user_intent": ["x", "y"]}))
     argv = ["compare", str(session), "--a", f"summary:{a}", "--b", f"summary:{b}", "--json"]
     assert run_command(argv) == 0
-    fields = {f["field"]: f for f in json.loads(capsys.readouterr().out)["fields"]}
+    fields = {f["field"]: f for f in json.loads(capsys.readouterr().out)["diffs"][0]["fields"]}
     assert fields["user_intent"]["status"] == "changed"
     assert fields["user_intent"]["added"] == ["y"]
     assert fields["pending_tasks"]["status"] == "only_left"

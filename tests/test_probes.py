@@ -218,7 +218,7 @@ def test_compare_reports_probe_scores_for_two_templates(tmp_path) -> None:
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    left, right = data["left"]["probes"], data["right"]["probes"]
+    left, right = (side["probes"] for side in data["sides"])
     assert [k["kind"] for k in left["kinds"]] == list(PROBE_KINDS)
     assert left["overall"] > right["overall"]
     by_kind = {k["kind"]: k["score"] for k in right["kinds"]}

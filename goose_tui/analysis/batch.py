@@ -1,5 +1,6 @@
 """Compact many sessions with one model and one pair of templates, and report on all of them:
-for checking a prompt change across a corpus before shipping it.
+for checking a prompt change across a corpus before shipping it. With several template
+folders, the same sessions are compacted with each, one report per folder, to choose one.
 
 One failing session (a broken file, a model error, a ladder that gives up) is recorded in its
 row and the batch goes on.
@@ -94,6 +95,17 @@ class BatchReport(BaseModel):
         return self.model_dump(mode="json")
 
 
+class TemplateBatches(BaseModel):
+    """The same sessions compacted with each of several template folders, one report each
+    (in the order given; None: the templates in use without an override folder)."""
+
+    model: str
+    reports: list[BatchReport]
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
 def _is_sqlite(path: Path) -> bool:
     try:
         return detect_format(path) == "sqlite"
@@ -169,7 +181,11 @@ def is_batch_report(path: Path) -> bool:
             opening = handle.read(64)
             if not _REPORT_OPENING.match(opening):
                 return False
-            BatchReport.model_validate_json(opening + handle.read())
+            text = opening + handle.read()
+        try:
+            BatchReport.model_validate_json(text)
+        except ValueError:
+            TemplateBatches.model_validate_json(text)
     except (OSError, ValueError):  # pydantic's ValidationError is a ValueError
         return False
     return True
@@ -274,6 +290,56 @@ async def run_batch(
     )
 
 
+async def run_template_batches(
+    paths_or_db: Path | Sequence[Path],
+    summarizer: Summarizer,
+    prompts_dirs: Sequence[Path | None],
+    concurrency: int = DEFAULT_CONCURRENCY,
+    *,
+    all_sessions: bool = False,
+    on_entry: Callable[[Path | None, BatchEntry], None] | None = None,
+) -> TemplateBatches:
+    """``run_batch`` once per template folder, one after the other (each with its
+    ``concurrency``); ``on_entry`` hears of each row with its folder."""
+    reports = []
+    for folder in prompts_dirs:
+        heard = None if on_entry is None else (lambda e, f=folder: on_entry(f, e))
+        reports.append(
+            await run_batch(
+                paths_or_db,
+                summarizer,
+                concurrency,
+                folder,
+                all_sessions=all_sessions,
+                on_entry=heard,
+            )
+        )
+    return TemplateBatches(model=summarizer.name, reports=reports)
+
+
+def templates_label(report: BatchReport) -> str:
+    return report.prompts_dir or "(no --prompts-dir)"
+
+
+def template_rows(batches: TemplateBatches) -> list[list[str]]:
+    """One row per template folder: what choosing it would give across the sessions."""
+    rows = [["TEMPLATES", "COMPACTED", "FAILED", "FALLBACKS", "SUMMARY", "RETENTION", "PROBES"]]
+    for report in batches.reports:
+        t = report.totals
+        rows.append(
+            [
+                templates_label(report),
+                str(t.succeeded),
+                str(t.failed),
+                str(t.fallbacks),
+                f"{t.summary_tokens:,}",
+                format_score(t.mean_retention),
+                format_score(t.mean_probes),
+            ]
+        )
+    return rows
+
+
 def not_smaller_note(count: int) -> str:
     if count == 1:
         return "1 summary is not smaller than the history it replaces"
@@ -284,9 +350,9 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def to_markdown(report: BatchReport) -> str:
+def to_markdown(report: BatchReport, title: str | None = None) -> str:
     lines = [
-        f"# Batch compaction: {report.model}",
+        title or f"# Batch compaction: {report.model}",
         "",
         "| session | messages | tokens before | summary tokens | fallback | retention "
         "| probes | attempts | warnings | error |",
@@ -318,6 +384,21 @@ def to_markdown(report: BatchReport) -> str:
     for folder in report.skipped:
         lines.append(f"Skipped the sub-folder {_cell(folder)} (not read: pass it to include it).")
     return "\n".join(lines) + "\n"
+
+
+def templates_markdown(batches: TemplateBatches) -> str:
+    """The template folders side by side, then each one's table."""
+    rows = template_rows(batches)
+    lines = [
+        f"# Batch compaction: {batches.model}, {len(batches.reports)} template folders",
+        "",
+        "| " + " | ".join(cell.lower() for cell in rows[0]) + " |",
+        "|---|" + "---:|" * (len(rows[0]) - 1),
+    ]
+    lines += ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows[1:]]
+    for report in batches.reports:
+        lines += ["", to_markdown(report, f"## Templates: {_cell(templates_label(report))}")]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def _num(value: int | None) -> str:

@@ -1,5 +1,6 @@
-"""Two summaries of the same history side by side: field-by-field diff, a unified diff of the
-rendered Markdown, size in tokens, retention against the history, and what each call cost.
+"""Two or more summaries of the same history side by side: size in tokens, retention against
+the history, and what each call cost; and each later side read against the first (A): a
+field-by-field diff and a unified diff of the rendered Markdown.
 
 Prices come from litellm's bundled price map, read as a plain JSON file (located with
 find_spec, never imported): importing litellm takes seconds and may try the network for a
@@ -56,21 +57,39 @@ class SideReport(BaseModel):
     probes: ProbeReport | None = None  # offline probes: can the agent still act from it?
 
 
-class Comparison(BaseModel):
-    left: SideReport
-    right: SideReport
+class SideDiff(BaseModel):
+    """A later side against the first: field by field, and the rendered Markdown."""
+
     fields: list[FieldDiff]  # empty when either side is raw text (nothing to line up)
     markdown_diff: str
     note: str | None = None
 
+
+class Comparison(BaseModel):
+    sides: list[SideReport]  # A, B, C, ...: the first is the one the others are read against
+    diffs: list[SideDiff]  # diffs[i]: sides[i + 1] against sides[0]
+
     def to_json_dict(self) -> dict[str, Any]:
-        data = self.model_dump(mode="json", exclude={"left", "right"})
-        for name in ("left", "right"):
-            side: SideReport = getattr(self, name)
-            data[name] = side.model_dump(mode="json", exclude={"retention", "probes"})
-            data[name]["retention"] = side.retention.to_json_dict() if side.retention else None
-            data[name]["probes"] = side.probes.to_json_dict() if side.probes else None
+        data = self.model_dump(mode="json", exclude={"sides"})
+        data["sides"] = [_side_json(side) for side in self.sides]
         return data
+
+
+def _side_json(side: SideReport) -> dict[str, Any]:
+    data = side.model_dump(mode="json", exclude={"retention", "probes"})
+    data["retention"] = side.retention.to_json_dict() if side.retention else None
+    data["probes"] = side.probes.to_json_dict() if side.probes else None
+    return data
+
+
+def side_letter(index: int) -> str:
+    """A, B, ... Z, then AA, AB, ...: how the sides are named in tables and errors."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
 
 
 # --- prices -------------------------------------------------------------------------------
@@ -210,30 +229,60 @@ def _side_report(
     )
 
 
-def compare_summaries(
-    left: SummarySide,
-    right: SummarySide,
-    history: Sequence[Message] | None = None,
-    working_dir: str | None = None,
-) -> Comparison:
-    """Compare two summaries; with ``history``, score each one's retention and offline
-    probes against it."""
-    note = None
-    fields: list[FieldDiff] = []
+def side_diff(left: SummarySide, right: SummarySide) -> SideDiff:
+    """``right`` read against ``left``."""
     if left.structured is not None and right.structured is not None:
-        fields = diff_fields(left.structured, right.structured)
+        fields, note = diff_fields(left.structured, right.structured), None
     else:
         raw = [s.label for s in (left, right) if s.structured is None]
-        note = f"no field diff: {' and '.join(raw)} is raw text (no structured summary)"
-    return Comparison(
-        left=_side_report(left, history, working_dir),
-        right=_side_report(right, history, working_dir),
+        fields, note = [], f"no field diff: {' and '.join(raw)} is raw text (no structured summary)"
+    return SideDiff(
         fields=fields,
         markdown_diff=markdown_diff(
             _with_newline(left.summary), _with_newline(right.summary), left.label, right.label
         ),
         note=note,
     )
+
+
+def compare_summaries(
+    sides: Sequence[SummarySide],
+    history: Sequence[Message] | None = None,
+    working_dir: str | None = None,
+) -> Comparison:
+    """Compare two or more summaries, each later one against the first; with ``history``,
+    score each one's retention and offline probes against it."""
+    if len(sides) < 2:
+        raise ValueError("a comparison needs at least two sides")
+    first = sides[0]
+    return Comparison(
+        sides=[_side_report(side, history, working_dir) for side in sides],
+        diffs=[side_diff(first, other) for other in sides[1:]],
+    )
+
+
+def fields_by_name(c: Comparison, *, skip_empty: bool) -> list[tuple[str, list[FieldDiff | None]]]:
+    """Each field, in order, with its diff against A for each later side (None where that
+    pair has no field diff, a raw-text side, or neither side has the field); ``skip_empty``
+    leaves out a field empty on every side."""
+    by_side = [{f.field: f for f in d.fields} for d in c.diffs]
+    names = dict.fromkeys(f.field for d in c.diffs for f in d.fields)
+    rows = []
+    for name in names:
+        found = [fields.get(name) for fields in by_side]
+        if skip_empty and all(f is None or (f.status == "same" and not f.left) for f in found):
+            continue
+        rows.append((name, found))
+    return rows
+
+
+def status_text(diff: FieldDiff | None, letter: str) -> str:
+    """A field of a later side against A, in a word or three: ``changed +1 -2``."""
+    if diff is None:
+        return "-"
+    if diff.status == "changed":
+        return f"changed +{len(diff.added)} -{len(diff.removed)}"
+    return {"same": "same", "only_left": "only A", "only_right": f"only {letter}"}[diff.status]
 
 
 def _with_newline(text: str) -> str:

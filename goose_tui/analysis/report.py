@@ -98,7 +98,7 @@ def build_report(
     comparison = None
     if compare_with is not None:
         this = SummarySide(label=summary_by, summary=summary, structured=structured)
-        comparison = compare_summaries(compare_with, this, session.messages, session.working_dir)
+        comparison = compare_summaries([compare_with, this], session.messages, session.working_dir)
     provider, model = session.provider_name, session.model_name
     recorded = "/".join(part for part in (provider, model) if part) or None
     return InspectionReport(
@@ -185,7 +185,7 @@ def _probe_result_rows(p: ProbeReport) -> list[list[str]]:
 
 
 def _side_rows(c: Comparison) -> list[list[str]]:
-    a, b = c.left, c.right
+    a, b = c.sides[0], c.sides[1]
     rows = [
         ["summary", a.label, b.label],
         ["tokens", f"{a.tokens:,}", f"{b.tokens:,}"],
@@ -210,7 +210,7 @@ def _side_rows(c: Comparison) -> list[list[str]]:
 def _field_rows(c: Comparison) -> list[list[str]]:
     return [
         [f.field, f.status.replace("_", " "), f"+{len(f.added)}", f"-{len(f.removed)}"]
-        for f in c.fields
+        for f in c.diffs[0].fields
         if f.status != "same" or f.left
     ]
 
@@ -293,12 +293,12 @@ def report_markdown(report: InspectionReport) -> str:
     else:
         out += _md_table(["", "A", "B"], _side_rows(c))
         out.append("")
-        if c.note:
-            out.append(_md_inline(c.note))
+        if c.diffs[0].note:
+            out.append(_md_inline(c.diffs[0].note))
         else:
             out += _md_table(["field", "status", "added", "removed"], _field_rows(c))
         out += ["", "Rendered Markdown, A → B:", ""]
-        out += _md_block(c.markdown_diff or "(identical)", "diff")
+        out += _md_block(c.diffs[0].markdown_diff or "(identical)", "diff")
     return "\n".join(out) + "\n"
 
 
@@ -440,13 +440,13 @@ def report_html(report: InspectionReport) -> str:
         body["compare"] = '<p class="note">(no other summary to compare with)</p>'
     else:
         compare = _html_table(["", "A", "B"], _side_rows(c))
-        if c.note:
-            compare += f'<p class="note">{_e(c.note)}</p>'
+        if c.diffs[0].note:
+            compare += f'<p class="note">{_e(c.diffs[0].note)}</p>'
         else:
             compare += _html_table(
                 ["field", "status", "added", "removed"], _field_rows(c), frozenset({2, 3})
             )
-        compare += "<h3>Rendered Markdown, A → B</h3>" + _pre(c.markdown_diff or "(identical)")
+        compare += "<h3>Rendered Markdown, A → B</h3>" + _pre(c.diffs[0].markdown_diff or "(identical)")
         body["compare"] = compare
 
     sections = "".join(

@@ -13,7 +13,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 from goose_tui import __version__
 from goose_tui.cli.common import (
@@ -25,6 +25,7 @@ from goose_tui.cli.common import (
     add_profile_arg,
     add_prompts_dir,
     add_session_args,
+    add_window_args,
     check_limits,
     check_prompts_dir,
     resolve_profile,
@@ -34,25 +35,116 @@ from goose_tui.cli.common import (
 
 __all__ = ["EXIT_FAILED", "EXIT_UNUSABLE", "CliError", "main", "run_compaction"]
 
-# Which module of goose_tui.cli adds each sub-command, and with which of its functions.
-_REGISTERS: dict[str, tuple[str, str]] = {
-    "format": ("pipeline", "register"),
-    "prompt": ("pipeline", "register"),
-    "parse": ("pipeline", "register"),
-    "render": ("pipeline", "register"),
-    "usage": ("sessions", "register"),
-    "sessions": ("sessions", "register"),
-    "compact": ("pipeline", "register_compact"),
-    "retention": ("analysis", "register"),
-    "probe": ("analysis", "register"),
-    "compare": ("analysis", "register"),
-    "timeline": ("timeline", "register"),
-    "audit": ("audit", "register"),
-    "batch": ("batch", "register"),
-    "report": ("report", "register"),
-    "schema": ("schema", "register"),
+
+class Command(NamedTuple):
+    """A sub-command: the module of goose_tui.cli that adds it and the function that does,
+    what it takes, and what it does (said at the top and in its own --help)."""
+
+    module: str
+    register: str
+    arguments: str
+    summary: str
+
+
+COMMANDS: dict[str, Command] = {
+    "format": Command(
+        "pipeline", "register", "SESSION", "print the conversation text the summarizer receives"
+    ),
+    "prompt": Command(
+        "pipeline", "register", "SESSION", "print the rendered compaction system prompt"
+    ),
+    "parse": Command(
+        "pipeline",
+        "register",
+        "REPLY_FILE",
+        "find, read and render the summary in a model reply (file or -)",
+    ),
+    "render": Command(
+        "pipeline", "register", "SUMMARY_JSON", "render a hand-written summary JSON (file or -)"
+    ),
+    "usage": Command(
+        "sessions",
+        "register",
+        "SESSION",
+        "tokens used, context limit, threshold, whether compaction is due",
+    ),
+    "sessions": Command(
+        "sessions",
+        "register",
+        "[PATH]",
+        "list the sessions in a sessions.db, a folder, or Goose's data dir (those "
+        "`goose session list` shows; --all-sessions for every one)",
+    ),
+    "compact": Command(
+        "pipeline",
+        "register_compact",
+        "SESSION",
+        "compact a session with a model and print the summary",
+    ),
+    "retention": Command(
+        "analysis",
+        "register",
+        "SESSION",
+        "what a summary kept and lost: user messages, files, errors, commands",
+    ),
+    "probe": Command(
+        "analysis",
+        "register",
+        "SESSION",
+        "can the agent still act from the summary: recall, artifact, continuation and "
+        "decision probes",
+    ),
+    "compare": Command(
+        "analysis",
+        "register",
+        "SESSION",
+        "two or more summaries side by side (models, template folders, saved summaries)",
+    ),
+    "timeline": Command(
+        "timeline",
+        "register",
+        "SESSION",
+        "how the context grew turn by turn and where compaction triggers",
+    ),
+    "audit": Command(
+        "audit", "register", "SESSION", "score the compactions Goose already made in a session"
+    ),
+    "batch": Command(
+        "batch",
+        "register",
+        "DIR_OR_DB",
+        "compact many sessions and write one report (one table per --prompts-dir)",
+    ),
+    "report": Command(
+        "report",
+        "register",
+        "SESSION",
+        "compact a session and write the inspection as Markdown and HTML",
+    ),
+    "schema": Command(
+        "schema",
+        "register",
+        "[NAME]",
+        "print the JSON Schema of the --json outputs (all, or one by name)",
+    ),
 }
-SUBCOMMANDS = tuple(_REGISTERS)
+SUBCOMMANDS = tuple(COMMANDS)
+
+
+def _command_lines() -> str:
+    """The sub-commands as the top --help lists them, each summary wrapped beside its name."""
+    import textwrap
+
+    lines = []
+    for name, command in COMMANDS.items():
+        head = f"  {name} {command.arguments}"
+        wrapped = textwrap.wrap(command.summary, width=96 - 24)
+        first = head.ljust(22) + "  " + wrapped[0] if len(head) <= 22 else head
+        lines.append(first)
+        rest = wrapped[1:] if len(head) <= 22 else wrapped
+        lines += [" " * 24 + line for line in rest]
+    return "\n".join(lines) + "\n"
+
 
 DESCRIPTION = """\
 Inspect how Goose compacts an agent session: load a session, see its context usage
@@ -70,22 +162,9 @@ EXIT_CODES = "exit codes: 0 success, 1 the operation failed, 2 unusable input, 1
 EPILOG = (
     """\
 headless sub-commands (run `goose-tui COMMAND --help` for each):
-  format SESSION        print the conversation text the summarizer receives
-  prompt SESSION        print the rendered compaction system prompt
-  parse REPLY_FILE      find, read and render the summary in a model reply
-  render SUMMARY_JSON   render a hand-written summary JSON (file or -)
-  usage SESSION         tokens used, context limit, threshold, whether compaction is due
-  sessions [PATH]       list the sessions in a sessions.db, a folder, or Goose's data dir
-                        (what `goose session list` shows; --all-sessions for every one)
-  compact SESSION       compact a session with a model and print the summary
-  retention SESSION     what a summary kept and lost: user messages, files, errors, commands
-  probe SESSION         can the agent still act: recall, artifact, continuation, decision probes
-  compare SESSION       two summaries side by side (two models, two templates, a saved one)
-  timeline SESSION      how the context grew turn by turn and where compaction triggers
-  batch DIR_OR_DB       compact many sessions and write one report
-  report SESSION        compact a session and write the inspection as Markdown and HTML
-  schema [NAME]         print the JSON Schema of the --json outputs (all, or one by name)
-
+"""
+    + _command_lines()
+    + """
 models (--model): `offline` (default; built in, no network), `replay:FILE` (the reply is
 the file's text), `session` (the provider and model the session recorded), or any litellm
 model string such as `openai/gpt-4o-mini`,
@@ -124,8 +203,7 @@ def build_app_parser() -> argparse.ArgumentParser:
     add_model_args(p)
     add_prompts_dir(p)
     add_profile_arg(p)
-    p.add_argument("--threshold", type=float, metavar="T", help="compaction threshold (0.8)")
-    p.add_argument("--context-limit", type=int, metavar="N", help="context window in tokens")
+    add_window_args(p)
     return p
 
 
@@ -142,13 +220,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     def add_with_help(name: str, **kwargs: Any) -> Parser:
         # Each command's --help opens with what it does and ends with the exit codes.
-        kwargs.setdefault("description", kwargs.get("help"))
+        kwargs.setdefault("help", COMMANDS[name].summary)
+        kwargs.setdefault("description", kwargs["help"])
         kwargs.setdefault("epilog", EXIT_CODES)
         return add_parser(name, **kwargs)
 
     sub.add_parser = add_with_help  # type: ignore[method-assign]
-    wanted = [_REGISTERS[command]] if command is not None else list(_REGISTERS.values())
-    for module, function in dict.fromkeys(wanted):  # in order, each once
+    wanted = [COMMANDS[command]] if command is not None else list(COMMANDS.values())
+    for module, function in dict.fromkeys((c.module, c.register) for c in wanted):
         getattr(importlib.import_module(f"goose_tui.cli.{module}"), function)(sub)
     return p
 

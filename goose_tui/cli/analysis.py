@@ -1,19 +1,24 @@
 """How good a summary is: ``retention`` (what it kept of the history), ``probe`` (can the
-agent still act from it) and ``compare`` (two summaries side by side)."""
+agent still act from it) and ``compare`` (two or more summaries side by side)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from goose_tui.analysis.compare import (
     Comparison,
+    SideDiff,
     SideReport,
     SummarySide,
     compare_summaries,
+    fields_by_name,
     format_cost,
     side_from_result,
+    side_letter,
+    status_text,
 )
 from goose_tui.analysis.probes import ProbeReport
 from goose_tui.analysis.retention import CATEGORY_LABELS, RetentionReport, format_score
@@ -21,8 +26,10 @@ from goose_tui.cli.common import (
     EXIT_FAILED,
     EXIT_UNUSABLE,
     CliError,
-    add_analysis_session_args,
-    add_timeout,
+    add_connection_args,
+    add_model_args,
+    add_prompts_dir,
+    add_session_args,
     compaction_error,
     load_session_arg,
     load_templates_arg,
@@ -47,65 +54,55 @@ if TYPE_CHECKING:
     from goose_tui.compaction.summarize import CompactionResult
 
 SUMMARY_PREFIX = "summary:"
+SIDE_SPEC = "a model string, offline, replay:FILE, or summary:FILE (a saved summary)"
 MAX_MISSING_SHOWN = 40
 
 
-def _prompts_dir(p: argparse.ArgumentParser, flag: str) -> None:
-    p.add_argument(flag, type=path_arg, metavar="DIR", help="compaction.md / compaction_summary.md")
-
-
 def register(sub: Any) -> None:
-    s = sub.add_parser("retention", help="what a summary lost from the history")
-    add_analysis_session_args(s)
+    s = sub.add_parser("retention")
+    add_session_args(s)
     source = s.add_mutually_exclusive_group()
     source.add_argument("--summary", metavar="FILE", help="a saved summary (Markdown or text)")
-    source.add_argument("--model", metavar="M", help="compact now with M (default offline)")
-    source.add_argument(
-        "--replay", type=path_arg, metavar="FILE", help="compact with a saved reply"
-    )
-    _prompts_dir(s, "--prompts-dir")
-    s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
-    add_timeout(s)
+    add_model_args(s, model_in=source, replay_in=source)
+    add_prompts_dir(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.set_defaults(offline_context_limit=None, handler=cmd_retention)
+    s.set_defaults(handler=cmd_retention)
 
-    s = sub.add_parser("compare", help="two summaries of one session side by side")
-    add_analysis_session_args(s)
+    s = sub.add_parser("compare")
+    add_session_args(s)
     for side in ("a", "b"):
-        s.add_argument(
-            f"--{side}",
-            required=True,
-            metavar="SPEC",
-            help="a model string, offline, replay:FILE, or summary:FILE (a saved summary)",
-        )
-        _prompts_dir(s, f"--{side}-prompts-dir")
-    s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
-    add_timeout(s)
+        s.add_argument(f"--{side}", metavar="SPEC", help=f"side {side.upper()}: {SIDE_SPEC}")
+        add_prompts_dir(s, f"--{side}-prompts-dir")
+    s.add_argument(
+        "--side",
+        action="append",
+        nargs="+",
+        metavar=("SPEC", "DIR"),
+        help=f"one more side, after --a and --b if given (repeat --side for each): {SIDE_SPEC}, "
+        "then at most one DIR, a folder of templates for that side (as --a-prompts-dir)",
+    )
+    add_connection_args(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=cmd_compare)
 
-    s = sub.add_parser("probe", help="can the agent still act from the summary?")
-    add_analysis_session_args(s)
+    s = sub.add_parser("probe")
+    add_session_args(s)
     summary_or_reply = s.add_mutually_exclusive_group()
     summary_or_reply.add_argument(
         "--summary", metavar="FILE", help="the summary to probe (default: compact now)"
     )
+    add_model_args(s, replay_in=summary_or_reply)
     s.add_argument(
-        "--model",
+        "--judge",
         metavar="M",
-        help="offline (default: probes from the session's structure) or a model that "
-        "writes and answers the probes (and compacts, without --summary)",
+        help="the model that scores answers (default --model); a real --model writes and "
+        "answers the probes (and compacts, without --summary), offline ones come from the "
+        "session's structure",
     )
-    summary_or_reply.add_argument(
-        "--replay", type=path_arg, metavar="FILE", help="compact with a saved reply"
-    )
-    s.add_argument("--judge", metavar="M", help="the model that scores answers (default --model)")
-    _prompts_dir(s, "--prompts-dir")
-    s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
-    add_timeout(s)
+    add_prompts_dir(s)
     s.add_argument("--no-cache", action="store_true", help="ask every model call again")
     s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.set_defaults(offline_context_limit=None, handler=cmd_probe)
+    s.set_defaults(handler=cmd_probe)
 
 
 def _summary_to_judge(
@@ -311,90 +308,136 @@ async def _summary_side(
     return side_from_result(label, result)
 
 
-async def _both_sides(
-    args: argparse.Namespace,
-    sources: tuple[str | Summarizer, str | Summarizer],
+class SideArg(NamedTuple):
+    """One side of ``compare`` as given: its letter, SPEC, and templates folder with the
+    option that named it."""
+
+    letter: str
+    spec: str
+    prompts_dir: Path | None
+    folder_flag: str
+
+
+def _side_args(args: argparse.Namespace) -> list[SideArg]:
+    """--a and --b (each with its prompts folder), then each --side SPEC [DIR], lettered in
+    that order."""
+    given: list[tuple[str, Path | None, str]] = []
+    if args.b is not None and args.a is None:
+        raise CliError("--b needs --a (A is the side the others are read against)", EXIT_UNUSABLE)
+    for flag in ("a", "b"):
+        spec, folder = getattr(args, flag), getattr(args, f"{flag}_prompts_dir")
+        if spec is None and folder is not None:
+            raise CliError(f"--{flag}-prompts-dir needs --{flag}", EXIT_UNUSABLE)
+        if spec is not None:
+            given.append((spec, folder, f"--{flag}-prompts-dir"))
+    for values in args.side or []:
+        if len(values) > 2:
+            raise CliError(
+                f"--side {' '.join(values)}: one SPEC and at most one templates folder "
+                "(repeat --side for another side)",
+                EXIT_UNUSABLE,
+            )
+        given.append((values[0], path_arg(values[1]) if len(values) == 2 else None, "--side"))
+    if len(given) < 2:
+        raise CliError("compare needs two sides or more: --a and --b, or --side", EXIT_UNUSABLE)
+    return [SideArg(side_letter(n), *side) for n, side in enumerate(given)]
+
+
+async def _all_sides(
+    sides: list[SideArg],
+    sources: list[str | Summarizer],
     messages: list[Message],
-    templates: tuple[Templates, Templates],
+    templates: list[Templates],
 ) -> list[SummarySide]:
-    sides = await asyncio.gather(
-        _make_side("A", args.a, sources[0], messages, templates[0]),
-        _make_side("B", args.b, sources[1], messages, templates[1]),
+    made = await asyncio.gather(
+        *(
+            _make_side(side.letter, side.spec, source, messages, side_templates)
+            for side, source, side_templates in zip(sides, sources, templates, strict=True)
+        )
     )
     # Name the templates too, so that the same model with two prompt folders reads apart.
-    for side, folder in zip(sides, (args.a_prompts_dir, args.b_prompts_dir), strict=True):
-        if folder is not None:
-            side.label = f"{side.label} + {folder}"
-    return list(sides)
+    for summary, side in zip(made, sides, strict=True):
+        if side.prompts_dir is not None:
+            summary.label = f"{summary.label} + {side.prompts_dir}"
+    return list(made)
 
 
-def _side_rows(a: SideReport, b: SideReport) -> list[list[str]]:
+def _side_rows(sides: list[SideReport]) -> list[list[str]]:
     rows = [
-        ["", "A", "B"],
-        ["spec", a.label, b.label],
-        ["tokens", f"{a.tokens:,}", f"{b.tokens:,}"],
-        [
-            "structured",
-            "no (raw text)" if a.fallback else "yes",
-            "no (raw text)" if b.fallback else "yes",
-        ],
-        ["cost", format_cost(a.cost_usd), format_cost(b.cost_usd)],
+        ["", *(side_letter(n) for n in range(len(sides)))],
+        ["spec", *(s.label for s in sides)],
+        ["tokens", *(f"{s.tokens:,}" for s in sides)],
+        ["structured", *("no (raw text)" if s.fallback else "yes" for s in sides)],
+        ["cost", *(format_cost(s.cost_usd) for s in sides)],
     ]
-    if a.retention and b.retention:
-        rows.append(
-            ["retention", format_score(a.retention.overall), format_score(b.retention.overall)]
-        )
-        for ca, cb in zip(a.retention.categories, b.retention.categories, strict=True):
-            label = "  " + CATEGORY_LABELS[ca.category]
-            rows.append([label, f"{ca.found}/{ca.total}", f"{cb.found}/{cb.total}"])
-    if a.probes and b.probes:
+    retentions = [s.retention for s in sides if s.retention is not None]
+    if len(retentions) == len(sides):
+        rows.append(["retention", *(format_score(r.overall) for r in retentions)])
+        for categories in zip(*(r.categories for r in retentions), strict=True):
+            label = "  " + CATEGORY_LABELS[categories[0].category]
+            rows.append([label, *(f"{c.found}/{c.total}" for c in categories)])
+    probes = [s.probes for s in sides if s.probes is not None]
+    if len(probes) == len(sides):
         from goose_tui.analysis.probes import PROBE_LABELS, format_probe_score
 
-        rows.append(
-            ["probes", format_probe_score(a.probes.overall), format_probe_score(b.probes.overall)]
-        )
-        for ka, kb in zip(a.probes.kinds, b.probes.kinds, strict=True):
+        rows.append(["probes", *(format_probe_score(p.overall) for p in probes)])
+        for kinds in zip(*(p.kinds for p in probes), strict=True):
             rows.append(
                 [
-                    "  " + PROBE_LABELS[ka.kind],
-                    f"{format_probe_score(ka.score)} of {ka.probes}",
-                    f"{format_probe_score(kb.score)} of {kb.probes}",
+                    "  " + PROBE_LABELS[kinds[0].kind],
+                    *(f"{format_probe_score(k.score)} of {k.probes}" for k in kinds),
                 ]
             )
     return rows
 
 
+def _field_rows(diff: SideDiff) -> list[list[str]]:
+    """One later side against A: each field's status and the items added and removed."""
+    rows = [["FIELD", "STATUS", "ADDED", "REMOVED"]]
+    for f in diff.fields:
+        if f.status == "same" and not f.left:
+            continue  # empty on both sides: nothing to say
+        rows.append([f.field, f.status.replace("_", " "), f"+{len(f.added)}", f"-{len(f.removed)}"])
+    return rows
+
+
+def _field_matrix(c: Comparison) -> list[list[str]]:
+    """Several later sides: a column for each against A, as ``changed +1 -2``."""
+    letters = [side_letter(n) for n in range(1, len(c.sides))]
+    rows = [["FIELD", *(f"A -> {letter}" for letter in letters)]]
+    for name, found in fields_by_name(c, skip_empty=True):
+        rows.append([name, *(status_text(f, x) for f, x in zip(found, letters, strict=True))])
+    return rows
+
+
 def comparison_lines(c: Comparison) -> list[str]:
-    lines = table(_side_rows(c.left, c.right))
+    lines = table(_side_rows(c.sides))
     lines.append("")
-    if c.note:
-        lines.append(c.note)
+    letters = [side_letter(n) for n in range(len(c.sides))]
+    if len(c.diffs) == 1:
+        (diff,) = c.diffs
+        lines += [diff.note] if diff.note else table(_field_rows(diff), right={2, 3})
     else:
-        rows = [["FIELD", "STATUS", "ADDED", "REMOVED"]]
-        for f in c.fields:
-            if f.status == "same" and not f.left:
-                continue  # empty on both sides: nothing to say
-            rows.append(
-                [f.field, f.status.replace("_", " "), f"+{len(f.added)}", f"-{len(f.removed)}"]
-            )
-        lines += table(rows, right={2, 3})
-    lines += ["", "rendered Markdown, A -> B:"]
-    lines.append(c.markdown_diff.rstrip("\n") if c.markdown_diff else "(identical)")
+        if any(d.fields for d in c.diffs):
+            lines += table(_field_matrix(c))
+        lines += [
+            f"A -> {letter}: {d.note}"
+            for d, letter in zip(c.diffs, letters[1:], strict=True)
+            if d.note
+        ]
+    for diff, letter in zip(c.diffs, letters[1:], strict=True):
+        lines += ["", f"rendered Markdown, A -> {letter}:"]
+        lines.append(diff.markdown_diff.rstrip("\n") if diff.markdown_diff else "(identical)")
     return lines
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    sides = _side_args(args)
     session = load_session_arg(args)
-    templates = (
-        load_templates_arg(args.a_prompts_dir, "--a-prompts-dir"),
-        load_templates_arg(args.b_prompts_dir, "--b-prompts-dir"),
-    )
-    sources = (
-        _side_source("A", args.a, args.api_base, args.timeout),
-        _side_source("B", args.b, args.api_base, args.timeout),
-    )
-    left, right = run_compaction(_both_sides(args, sources, session.messages, templates))
-    comparison = compare_summaries(left, right, session.messages, session.working_dir)
+    templates = [load_templates_arg(side.prompts_dir, side.folder_flag) for side in sides]
+    sources = [_side_source(side.letter, side.spec, args.api_base, args.timeout) for side in sides]
+    made = run_compaction(_all_sides(sides, sources, session.messages, templates))
+    comparison = compare_summaries(made, session.messages, session.working_dir)
     if args.json:
         from goose_tui.cli.reports import CompareOutput
 

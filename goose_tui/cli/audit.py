@@ -10,9 +10,9 @@ from typing import Any
 from goose_tui.cli.common import (
     EXIT_UNUSABLE,
     CliError,
-    add_analysis_session_args,
     add_model_args,
     add_prompts_dir,
+    add_session_args,
     load_session_arg,
     load_templates_arg,
     model_arg,
@@ -26,8 +26,8 @@ from goose_tui.cli.tables import table
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("audit", help="score the compactions Goose already made in a session")
-    add_analysis_session_args(s)
+    s = sub.add_parser("audit")
+    add_session_args(s)
     s.add_argument(
         "--at",
         type=int,
@@ -129,7 +129,7 @@ def _recompact(args: argparse.Namespace, session: Any, compaction: Any) -> int:
         structured=extraction.structured,
     )
     mine = side_from_result(spec.name, result)
-    comparison = compare_summaries(goose, mine, compaction.history, session.working_dir)
+    comparison = compare_summaries([goose, mine], compaction.history, session.working_dir)
     if args.json:
         from goose_tui.cli.reports import CompareOutput
 

@@ -1,5 +1,6 @@
 """``goose-tui batch``: compact every session of a folder or a sessions.db with one model and
-one pair of templates, and report on all of them (JSON, and a Markdown table)."""
+one pair of templates, and report on all of them (JSON, and a Markdown table); with several
+--prompts-dir, the same sessions with each folder's templates, one table per folder."""
 
 from __future__ import annotations
 
@@ -8,36 +9,36 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from goose_tui.analysis.batch import BatchEntry, BatchReport
+from goose_tui.analysis.batch import BatchEntry, BatchReport, TemplateBatches
 from goose_tui.analysis.retention import format_score
 from goose_tui.cli.common import (
     EXIT_FAILED,
     EXIT_UNUSABLE,
     CliError,
     add_all_sessions_flag,
-    add_timeout,
+    add_model_args,
+    add_prompts_dir,
     load_templates_arg,
-    parse_model,
+    model_arg,
     path_arg,
     print_json,
     run_compaction,
     summarizer_of,
+    usable,
 )
 from goose_tui.cli.tables import one_line, table
 from goose_tui.session.models import warnings_note
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("batch", help="compact many sessions and report on all")
+    s = sub.add_parser("batch")
     s.add_argument("target", metavar="DIR_OR_DB", type=path_arg, help="a folder or a sessions.db")
-    s.add_argument("--model", required=True, metavar="M", help="offline, replay:FILE or a model")
-    s.add_argument("--concurrency", type=int, default=4, metavar="N", help="at once (4)")
-    add_all_sessions_flag(s)
+    add_model_args(s)
     s.add_argument(
-        "--prompts-dir", type=path_arg, metavar="DIR", help="compaction.md / compaction_summary.md"
+        "--concurrency", type=int, default=4, metavar="N", help="sessions compacted at once (4)"
     )
-    s.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
-    add_timeout(s)
+    add_all_sessions_flag(s)
+    add_prompts_dir(s, repeated=True)
     s.add_argument("--json", action="store_true", help="print the report as JSON")
     s.add_argument(
         "-o",
@@ -86,6 +87,16 @@ def batch_lines(report: BatchReport) -> list[str]:
     return lines
 
 
+def template_batch_lines(batches: TemplateBatches) -> list[str]:
+    """The template folders side by side, then each one's table."""
+    from goose_tui.analysis.batch import template_rows, templates_label
+
+    lines = table(template_rows(batches), right={1, 2, 3, 4, 5, 6})
+    for report in batches.reports:
+        lines += ["", f"templates {templates_label(report)}", *batch_lines(report)]
+    return lines
+
+
 def _row(e: BatchEntry) -> list[str]:
     return [
         one_line(e.source, 48),
@@ -130,8 +141,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from goose_tui.analysis.batch import (
         collect_jobs,
         run_batch,
+        run_template_batches,
         skipped_folders,
         skipped_reports,
+        templates_markdown,
         to_markdown,
     )
     from goose_tui.files import atomic_write_text, check_output_target, write_error
@@ -149,24 +162,41 @@ def cmd_batch(args: argparse.Namespace) -> int:
             problem = check_output_target(target, inputs, replace=args.overwrite)
             if problem is not None:
                 raise CliError(problem, EXIT_UNUSABLE)
-    load_templates_arg(args.prompts_dir)  # a bad --prompts-dir fails here, with exit code 2
+    folders: list[Path | None] = list(args.prompts_dir or [None])
+    for folder in folders:  # a bad --prompts-dir fails here, with exit code 2
+        load_templates_arg(folder)
     for folder in skipped_folders(args.target):
         say(
             f"skipped the sub-folder {folder} (batch reads the folder given; pass it to include it)"
         )
     for written in skipped_reports(args.target):  # an earlier run's -o, or this run's
         say(f"left out {written} (a goose-tui batch report, not a session)")
-    summarizer = summarizer_of(parse_model(args.model, args.api_base, args.timeout))
-    report = run_compaction(
-        run_batch(
-            args.target,
-            summarizer,
-            concurrency=args.concurrency,
-            prompts_dir=args.prompts_dir,
-            all_sessions=args.all_sessions,
-            on_entry=lambda e: say(_progress(e)),
+    summarizer = summarizer_of(usable(model_arg(args)))
+    report: BatchReport | TemplateBatches
+    if len(folders) == 1:
+        report = run_compaction(
+            run_batch(
+                args.target,
+                summarizer,
+                concurrency=args.concurrency,
+                prompts_dir=folders[0],
+                all_sessions=args.all_sessions,
+                on_entry=lambda e: say(_progress(e)),
+            )
         )
-    )
+        markdown, lines = to_markdown(report), batch_lines(report)
+    else:
+        report = run_compaction(
+            run_template_batches(
+                args.target,
+                summarizer,
+                folders,
+                args.concurrency,
+                all_sessions=args.all_sessions,
+                on_entry=lambda folder, e: say(f"{folder}: {_progress(e)}"),
+            )
+        )
+        markdown, lines = templates_markdown(report), template_batch_lines(report)
     write_failure: str | None = None
     if args.output is not None:
         json_path, md_path = _report_paths(args.output)
@@ -176,7 +206,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             # Not over a file made while the models ran, unless --overwrite (checked first).
             atomic_write_text(json_path, data, replace=args.overwrite)
             writing = md_path
-            atomic_write_text(md_path, to_markdown(report), replace=args.overwrite)
+            atomic_write_text(md_path, markdown, replace=args.overwrite)
         except OSError as exc:
             write_failure = write_error(writing, exc)
             if writing == md_path:
@@ -186,8 +216,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
     else:
-        print("\n".join(batch_lines(report)))
+        print("\n".join(lines))
     if write_failure is not None:  # the report, a run of model calls, is on stdout all the same
         raise CliError(f"{write_failure}; the report is printed on stdout", EXIT_FAILED)
     # A failed session fails the run (for CI), but only after every other one was reported.
-    return EXIT_FAILED if report.totals.failed else 0
+    reports = report.reports if isinstance(report, TemplateBatches) else [report]
+    return EXIT_FAILED if any(r.totals.failed for r in reports) else 0

@@ -142,13 +142,16 @@ def read_text_arg(name: str, what: str) -> str:
 # --- arguments ------------------------------------------------------------------------------
 
 
+SESSION_HELP = "a Goose session file, a sessions.db, or a folder"
+
+
 def add_session_args(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
     p.add_argument(
         "session",
         metavar="SESSION",
         type=path_arg,
         nargs="?" if optional else None,
-        help="a Goose session file, a sessions.db, or a folder",
+        help=SESSION_HELP,
     )
     p.add_argument(
         "--session",
@@ -159,23 +162,12 @@ def add_session_args(p: argparse.ArgumentParser, *, optional: bool = False) -> N
     add_all_sessions_flag(p)
 
 
-def add_analysis_session_args(p: argparse.ArgumentParser) -> None:
-    """SESSION as the analysis commands take it (required, shorter help)."""
-    p.add_argument(
-        "session", metavar="SESSION", type=path_arg, help="a Goose session file, db or folder"
-    )
-    p.add_argument(
-        "--session", dest="session_id", metavar="ID", help="which session of a db or a folder"
-    )
-    add_all_sessions_flag(p)
-
-
 def add_all_sessions_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--all-sessions",
         action="store_true",
-        help="in a sessions.db, list and pick from every session; by default only those "
-        "`goose session list` shows (user and scheduled sessions with messages)",
+        help="every session of a sessions.db, not only those `goose session list` shows "
+        "(user and scheduled sessions with messages)",
     )
 
 
@@ -187,11 +179,15 @@ def add_raw(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_prompts_dir(p: argparse.ArgumentParser) -> None:
+def add_prompts_dir(
+    p: argparse.ArgumentParser, flag: str = "--prompts-dir", *, repeated: bool = False
+) -> None:
+    """A templates folder; ``repeated``: the option may be given more than once (a list)."""
     p.add_argument(
-        "--prompts-dir",
+        flag,
         type=path_arg,
         metavar="DIR",
+        action="append" if repeated else "store",
         help="a folder with compaction.md and/or compaction_summary.md overrides",
     )
 
@@ -268,16 +264,33 @@ def add_timeout(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_model_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
+def add_connection_args(p: argparse.ArgumentParser) -> None:
+    """Where and how long to call a model: --api-base and --timeout."""
+    add_api_base(p)
+    add_timeout(p)
+
+
+def add_api_base(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
+
+
+def add_model_args(
+    p: argparse.ArgumentParser, *, model_in: Any = None, replay_in: Any = None
+) -> None:
+    """The summarizer: --model, --replay, --offline-context-limit, --api-base, --timeout.
+    ``model_in`` / ``replay_in``: a mutually exclusive group of the command's to put
+    --model / --replay in (by default the parser itself)."""
+    (model_in or p).add_argument(
         "--model",
         metavar="M",
         default=None,
-        help="offline (default), replay:FILE, session (the provider and model the session "
+        help="offline (the default), replay:FILE, session (the provider and model the session "
         "recorded), or a litellm model string",
     )
-    p.add_argument("--replay", type=path_arg, metavar="FILE", help="same as --model replay:FILE")
-    p.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server")
+    (replay_in or p).add_argument(
+        "--replay", type=path_arg, metavar="FILE", help="same as --model replay:FILE"
+    )
+    add_api_base(p)
     p.add_argument(
         "--offline-context-limit",
         type=int,
@@ -285,6 +298,30 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         help="make the offline model reject prompts over N tokens (to watch the ladder)",
     )
     add_timeout(p)
+
+
+def add_window_args(p: argparse.ArgumentParser, *, window_model: bool = False) -> None:
+    """The context window and the compaction threshold a session is measured against;
+    ``window_model``: a --model that names the window's model only (usage, timeline)."""
+    if window_model:
+        p.add_argument(
+            "--model",
+            metavar="M",
+            help="model whose context window to use (default: the session's own model)",
+        )
+    p.add_argument(
+        "--context-limit",
+        type=int,
+        metavar="N",
+        help="context window in tokens, instead of the model's",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        metavar="T",
+        help="compaction threshold as a fraction (default $GOOSE_AUTO_COMPACT_THRESHOLD, else "
+        "the settings file's, else 0.8)",
+    )
 
 
 def wants_settings_threshold(args: argparse.Namespace) -> bool:

@@ -42,13 +42,13 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("format", help="print the text that fills {{ messages }}")
+    s = sub.add_parser("format")
     add_session_args(s)
     add_profile_arg(s)
     add_raw(s)
     s.set_defaults(handler=cmd_format)
 
-    s = sub.add_parser("prompt", help="print the rendered compaction system prompt")
+    s = sub.add_parser("prompt")
     add_session_args(s)
     add_prompts_dir(s)
     add_profile_arg(s)
@@ -56,14 +56,14 @@ def register(sub: Any) -> None:
     add_raw(s)
     s.set_defaults(handler=cmd_prompt)
 
-    s = sub.add_parser("parse", help="extract, read and render the summary in a model reply")
+    s = sub.add_parser("parse")
     s.add_argument("reply", metavar="REPLY_FILE", help="a file with the model's reply, or -")
     add_prompts_dir(s)
     add_raw(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=cmd_parse)
 
-    s = sub.add_parser("render", help="render a hand-written summary JSON")
+    s = sub.add_parser("render")
     s.add_argument("summary", metavar="SUMMARY_JSON", help="a summary JSON file, or -")
     add_prompts_dir(s)
     add_raw(s)
@@ -71,7 +71,7 @@ def register(sub: Any) -> None:
 
 
 def register_compact(sub: Any) -> None:
-    s = sub.add_parser("compact", help="compact a session with a model")
+    s = sub.add_parser("compact")
     add_session_args(s)
     add_model_args(s)
     add_prompts_dir(s)
@@ -84,7 +84,9 @@ def register_compact(sub: Any) -> None:
         "--save-session",
         type=path_arg,
         metavar="PATH",
-        help="also write the compacted session, in a shape Goose imports (see README)",
+        help="also write the compacted session to PATH, as Goose leaves one after a compaction: "
+        "the old messages kept but hidden from the agent, then the summary; a new file for "
+        "Goose to import or resume (--save-format)",
     )
     s.add_argument(
         "--save-format",

@@ -16,9 +16,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, RootModel
 
 from goose_tui.analysis.audit import AuditScore
-from goose_tui.analysis.batch import BatchReport
+from goose_tui.analysis.batch import BatchReport, TemplateBatches
 from goose_tui.analysis.breakdown import ContextBreakdown
-from goose_tui.analysis.compare import Comparison, FieldDiff, cost_usd, input_cost_usd
+from goose_tui.analysis.compare import Comparison, SideDiff, cost_usd, input_cost_usd
 from goose_tui.analysis.probes import KindScore, ProbeCall, ProbeReport, ProbeResult
 from goose_tui.analysis.retention import Category, RetentionItem, RetentionReport
 from goose_tui.analysis.timeline import Timeline
@@ -261,13 +261,10 @@ class SideOutput(BaseModel):
 
 
 class CompareOutput(SessionHead):
-    """``goose-tui compare --json``: the field diff, the Markdown diff, and each side."""
+    """``goose-tui compare --json``: each side (A, B, ...), and each later side against A."""
 
-    fields: list[FieldDiff]
-    markdown_diff: str
-    note: str | None
-    left: SideOutput
-    right: SideOutput
+    sides: list[SideOutput]
+    diffs: list[SideDiff] = Field(description="diffs[i]: sides[i + 1] against sides[0]")
 
     @classmethod
     def of(cls, session: str, comparison: Comparison) -> CompareOutput:
@@ -307,6 +304,10 @@ class AuditOutput(SessionHead):
         )
 
 
+class BatchOutput(RootModel[BatchReport | TemplateBatches]):
+    """``goose-tui batch --json``: one report, or with several --prompts-dir one per folder."""
+
+
 # ``goose-tui schema NAME``: the command whose --json output each model describes.
 OUTPUTS: dict[str, type[BaseModel]] = {
     "parse": ParseOutput,
@@ -318,5 +319,5 @@ OUTPUTS: dict[str, type[BaseModel]] = {
     "compare": CompareOutput,
     "timeline": TimelineOutput,
     "audit": AuditOutput,
-    "batch": BatchReport,
+    "batch": BatchOutput,
 }

@@ -25,7 +25,7 @@ NAMES = (
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("schema", help="print the JSON Schema of the --json outputs")
+    s = sub.add_parser("schema")
     s.add_argument(
         "name",
         metavar="NAME",

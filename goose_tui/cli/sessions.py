@@ -14,6 +14,7 @@ from goose_tui.cli.common import (
     CliError,
     add_all_sessions_flag,
     add_session_args,
+    add_window_args,
     load_session_arg,
     path_arg,
     print_json,
@@ -24,23 +25,13 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("usage", help="context usage against the compaction threshold")
+    s = sub.add_parser("usage")
     add_session_args(s)
-    s.add_argument("--model", metavar="M", help="model whose context window to use")
-    s.add_argument(
-        "--context-limit", type=int, metavar="N", help="context window in tokens (overrides)"
-    )
-    s.add_argument(
-        "--threshold",
-        type=float,
-        metavar="T",
-        help="compaction threshold as a fraction (default $GOOSE_AUTO_COMPACT_THRESHOLD, else "
-        "the settings file's, else 0.8)",
-    )
+    add_window_args(s, window_model=True)
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=cmd_usage)
 
-    s = sub.add_parser("sessions", help="list sessions")
+    s = sub.add_parser("sessions")
     s.add_argument(
         "path",
         metavar="PATH",

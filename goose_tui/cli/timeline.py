@@ -10,7 +10,8 @@ from goose_tui.analysis.timeline import Timeline, marker_line, session_timeline,
 from goose_tui.cli.common import (
     EXIT_UNUSABLE,
     CliError,
-    add_analysis_session_args,
+    add_session_args,
+    add_window_args,
     load_session_arg,
     print_json,
 )
@@ -21,17 +22,9 @@ SPARK_WIDTH = 64
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("timeline", help="how the context grew, and where it compacts")
-    add_analysis_session_args(s)
-    s.add_argument(
-        "--threshold",
-        type=float,
-        metavar="T",
-        help="compaction threshold (default $GOOSE_AUTO_COMPACT_THRESHOLD, else the settings "
-        "file's, else 0.8)",
-    )
-    s.add_argument("--context-limit", type=int, metavar="N", help="context window in tokens")
-    s.add_argument("--model", metavar="M", help="model whose context window to use")
+    s = sub.add_parser("timeline")
+    add_session_args(s)
+    add_window_args(s, window_model=True)
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=cmd_timeline)
 

@@ -311,23 +311,23 @@ async def test_compare_with_another_summary_template(tmp_path: Path) -> None:
         assert isinstance(screen, CompareScreen)
         c = screen.comparison
         assert c is not None
-        assert c.right.label == f"offline + {short}"
-        assert [f.status for f in c.fields] == ["same"] * 9  # same model, same fields
-        assert c.right.tokens < c.left.tokens
-        assert c.right.retention.found < c.left.retention.found
+        assert c.sides[1].label == f"offline + {short}"
+        assert [f.status for f in c.diffs[0].fields] == ["same"] * 9  # same model, same fields
+        assert c.sides[1].tokens < c.sides[0].tokens
+        assert c.sides[1].retention.found < c.sides[0].retention.found
         sides = screen.query_one("#compare-sides", DataTable)
         rows = {
             str(r[0]): (str(r[1]), str(r[2])) for r in map(sides.get_row_at, range(sides.row_count))
         }
         assert rows["cost"] == ("n/a", "n/a")
-        assert rows["tokens"] == (f"{c.left.tokens:,}", f"{c.right.tokens:,}")
-        assert rows["retention"][1] == f"{c.right.retention.overall:.0%}"
+        assert rows["tokens"] == (f"{c.sides[0].tokens:,}", f"{c.sides[1].tokens:,}")
+        assert rows["retention"][1] == f"{c.sides[1].retention.overall:.0%}"
         # Probe scores per side (issue 15): the errors-only template keeps recall, loses
         # the rest, so its overall score is lower.
-        assert c.right.probes.overall < c.left.probes.overall
+        assert c.sides[1].probes.overall < c.sides[0].probes.overall
         left_probes, right_probes = rows["probes (r/a/c/d)"]
-        assert left_probes.startswith(f"{c.left.probes.overall:.0%} (")
-        assert right_probes.startswith(f"{c.right.probes.overall:.0%} (")
+        assert left_probes.startswith(f"{c.sides[0].probes.overall:.0%} (")
+        assert right_probes.startswith(f"{c.sides[1].probes.overall:.0%} (")
         await pilot.press("d")
         diff = str(screen.query_one("#compare-diff-text").render())
         assert diff.startswith("--- summary by offline") and "-## User Intent" in diff
@@ -344,7 +344,7 @@ async def test_compare_with_a_replay_shows_added_and_removed_items(
         await _open_compare(pilot, f"replay:{reply_file}")
         screen = app.screen
         c = screen.comparison
-        by_name = {f.field: f for f in c.fields}
+        by_name = {f.field: f for f in c.diffs[0].fields}
         assert by_name["reviewer"].status == "only_right"  # the reply's extra field
         intent = by_name["user_intent"]
         assert intent.added == ["Fix test_parse_dates in tests/test_dates.py"]
@@ -371,10 +371,13 @@ async def test_compare_with_the_summary_before_the_last_edit(session_file: Path)
         await pilot.click("#conversation")
         await _open_compare(pilot, "previous")
         c = app.screen.comparison
-        assert (c.left.label, c.right.label) == ("before the last edit", "summary edited by hand")
-        intent = next(f for f in c.fields if f.field == "user_intent")
+        assert (c.sides[0].label, c.sides[1].label) == (
+            "before the last edit",
+            "summary edited by hand",
+        )
+        intent = next(f for f in c.diffs[0].fields if f.field == "user_intent")
         assert intent.added == ["Ship v2"] and intent.removed
-        assert c.right.retention.found < c.left.retention.found
+        assert c.sides[1].retention.found < c.sides[0].retention.found
 
 
 async def test_compare_failure_uses_the_error_modal_and_its_screen_says_why(

@@ -1,14 +1,16 @@
-"""Compare: the current summary beside a second one, made by another model or prompts folder
-(compacted again, in a cancellable worker) or the summary before the last edit.
+"""Compare: the current summary beside one or more others, each made by another model or
+prompts folder (compacted again, in one cancellable worker), or the summary before the last
+edit.
 
 Top: size in tokens, retention, probe scores and cost per side. Middle: the fields, same /
-changed / only on one side, with the list items added and removed. Bottom: the selected
-field's items side by side (d switches to the unified diff of the rendered Markdown).
+changed / only on one side, each later side against A. Bottom: the selected field's items
+side by side (d switches to the unified diffs of the rendered Markdown).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -28,8 +30,11 @@ from goose_tui.analysis.compare import (
     SideReport,
     SummarySide,
     compare_summaries,
+    fields_by_name,
     format_cost,
     side_from_result,
+    side_letter,
+    status_text,
 )
 from goose_tui.analysis.probes import ProbeReport, format_probe_score
 from goose_tui.analysis.retention import CATEGORY_LABELS, format_score
@@ -58,15 +63,19 @@ class CompareChoice(NamedTuple):
     templates: Templates | None = None
 
 
-class CompareSetup(ModalScreen[CompareChoice | None]):
+class CompareSetup(ModalScreen[list[CompareChoice] | None]):
     """Ask what to compare with: a model spec and an optional prompts folder, or
-    ``previous``. Enter in the model field moves on to the prompts folder while that is
-    empty; Enter there (empty or not) answers, unless the comparison could not start with
-    the answer (a model that cannot be made, a folder whose templates cannot be read): then
-    it says why and stays on the field to mend."""
+    ``previous``; ctrl+n keeps the side typed and asks for one more. Enter in the model
+    field moves on to the prompts folder while that is empty; Enter there (empty or not)
+    answers, unless the comparison could not start with the answer (a model that cannot be
+    made, a folder whose templates cannot be read): then it says why and stays on the field
+    to mend."""
 
     DEFAULT_CSS = "CompareSetup { align: center middle; }"
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="compare_setup.cancel")]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="compare_setup.cancel"),
+        Binding("ctrl+n", "add_side", "Add a side", id="compare_setup.add_side"),
+    ]
 
     def __init__(self, model: ModelSpec) -> None:
         super().__init__()
@@ -75,6 +84,8 @@ class CompareSetup(ModalScreen[CompareChoice | None]):
         self._folder = Input(
             placeholder="prompts folder (empty: the current templates)", id="compare-dir"
         )
+        self.chosen: list[CompareChoice] = []
+        self._chosen_note = Static(Content(""), id="compare-chosen", classes="dialog-note")
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -83,42 +94,79 @@ class CompareSetup(ModalScreen[CompareChoice | None]):
             yield Static(
                 Content(
                     "offline, replay:FILE or a litellm model string (compacts again), or "
-                    f"'{PREVIOUS}' for the summary before the last edit"
+                    f"'{PREVIOUS}' for the summary before the last edit; ctrl+n: add "
+                    "another side"
                 ),
                 classes="dialog-note",
             )
             yield self._folder
+            yield self._chosen_note
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        spec = self._spec.value.strip()
+        if not spec and self.chosen:
+            self.dismiss(self.chosen)
+            return
+        if event.input is self._spec and spec and spec != PREVIOUS:
+            if not self._folder.value.strip():
+                self._folder.focus()  # the next field is still empty: go there first
+                return
+        choice = self._read_side()
+        if choice is not None:
+            self.dismiss([*self.chosen, choice])
+
+    def action_add_side(self) -> None:
+        """Keep the side typed, and empty the fields for one more."""
+        if self._spec.value.strip() == PREVIOUS:
+            self.notify(f"'{PREVIOUS}' is compared alone", severity="warning")
+            return
+        choice = self._read_side()
+        if choice is None:
+            return
+        self.chosen.append(choice)
+        self._spec.value = ""
+        self._folder.value = ""
+        self._spec.focus()
+        sides = " · ".join(
+            f"{side_letter(n + 1)}: {side_label(c.spec, c.prompts_dir)}"
+            for n, c in enumerate(self.chosen)
+        )
+        next_letter = side_letter(len(self.chosen) + 1)
+        self._chosen_note.update(
+            Content(inert(f"{sides} · now {next_letter}, or enter with no model to compare"))
+        )
+
+    def _read_side(self) -> CompareChoice | None:
+        """The side in the fields, or None after saying why it cannot be compared (and
+        focusing the field to mend)."""
         spec = self._spec.value.strip()
         folder = self._folder.value.strip()
         if not spec:
             self.notify("name a model, or previous", severity="warning")
             self._spec.focus()
-            return
-        if event.input is self._spec and not folder and spec != PREVIOUS:
-            self._folder.focus()  # the next field is still empty: go there first
-            return
+            return None
         if spec == PREVIOUS:
-            self.dismiss(CompareChoice(spec))
-            return
+            if self.chosen:
+                self.notify(f"'{PREVIOUS}' is compared alone", severity="warning")
+                self._spec.focus()
+                return None
+            return CompareChoice(spec)
         # Refused here rather than by the compare screen's worker, which left an empty
         # "failed" screen under the error modal.
         problem = self._model_problem(spec)
         if problem is not None:
             self.notify(problem, severity="error", markup=False)
             self._spec.focus()
-            return
+            return None
         prompts_dir = Path(folder).expanduser() if folder else None
         if prompts_dir is None:
-            self.dismiss(CompareChoice(spec))
-            return
+            return CompareChoice(spec)
         if not prompts_dir.is_dir():
             # Else the current templates were used, under a header naming this folder.
             self.notify(f"{folder}: not a folder", severity="error", markup=False)
             self._folder.focus()
-            return
+            return None
         try:
             templates = load_templates(prompts_dir)
             templates.compaction.check()  # a syntax error, named with its file and line
@@ -126,8 +174,8 @@ class CompareSetup(ModalScreen[CompareChoice | None]):
         except TemplateError as exc:
             self.notify(str(exc), severity="error", markup=False)
             self._folder.focus()
-            return
-        self.dismiss(CompareChoice(spec, prompts_dir, templates))
+            return None
+        return CompareChoice(spec, prompts_dir, templates)
 
     def _model_problem(self, spec: str) -> str | None:
         """Why no summarizer could be made for ``spec`` (read as the compare screen reads
@@ -141,26 +189,22 @@ class CompareSetup(ModalScreen[CompareChoice | None]):
         self.dismiss(None)
 
 
-def side_rows(a: SideReport, b: SideReport) -> list[tuple[str, str, str]]:
+def side_rows(sides: list[SideReport]) -> list[list[str]]:
     rows = [
-        ("spec", a.label, b.label),
-        ("tokens", f"{a.tokens:,}", f"{b.tokens:,}"),
-        (
-            "structured",
-            "no (raw text)" if a.fallback else "yes",
-            "no (raw text)" if b.fallback else "yes",
-        ),
-        ("cost", format_cost(a.cost_usd), format_cost(b.cost_usd)),
+        ["spec", *(s.label for s in sides)],
+        ["tokens", *(f"{s.tokens:,}" for s in sides)],
+        ["structured", *("no (raw text)" if s.fallback else "yes" for s in sides)],
+        ["cost", *(format_cost(s.cost_usd) for s in sides)],
     ]
-    if a.retention and b.retention:
-        rows.append(
-            ("retention", format_score(a.retention.overall), format_score(b.retention.overall))
-        )
-        for ca, cb in zip(a.retention.categories, b.retention.categories, strict=True):
-            label = "  " + CATEGORY_LABELS[ca.category]
-            rows.append((label, f"{ca.found}/{ca.total}", f"{cb.found}/{cb.total}"))
-    if a.probes and b.probes:
-        rows.append(("probes (r/a/c/d)", probe_cell(a.probes), probe_cell(b.probes)))
+    retentions = [s.retention for s in sides if s.retention is not None]
+    if len(retentions) == len(sides):
+        rows.append(["retention", *(format_score(r.overall) for r in retentions)])
+        for categories in zip(*(r.categories for r in retentions), strict=True):
+            label = "  " + CATEGORY_LABELS[categories[0].category]
+            rows.append([label, *(f"{c.found}/{c.total}" for c in categories)])
+    probes = [s.probes for s in sides if s.probes is not None]
+    if len(probes) == len(sides):
+        rows.append(["probes (r/a/c/d)", *(probe_cell(p) for p in probes)])
     return rows
 
 
@@ -194,23 +238,49 @@ def probe_cell(report: ProbeReport) -> str:
     return f"{format_probe_score(report.overall)} ({kinds})"
 
 
-def field_lines(diff: FieldDiff, side: str) -> str:
-    """The field's items on one side, each marked: '-' only on the left, '+' only on the
-    right, '·' on both."""
-    items, only = (diff.left, diff.removed) if side == "left" else (diff.right, diff.added)
-    mark = "-" if side == "left" else "+"
+def field_lines(found: list[FieldDiff | None], side: int) -> str:
+    """The field's items on one side, each marked: on A, '-' for an item some later side
+    lacks; on a later side, '+' for an item A lacks; '·' otherwise. ``found``: the field's
+    diff of each later side against A."""
+    if side == 0:
+        known = [f for f in found if f is not None]
+        if not known:
+            return "(no field diff)"
+        items = known[0].left
+        only = {item for f in known for item in f.removed}
+        mark = "-"
+    else:
+        diff = found[side - 1]
+        if diff is None:
+            return "(no field diff)"
+        items, only, mark = diff.right, set(diff.added), "+"
     if not items:
         return "(empty)"
     # Items are paragraphs; a blank line between them keeps long ones apart.
     return "\n\n".join(f"{mark if item in only else '·'} {item}" for item in items)
 
 
+def _differs(found: list[FieldDiff | None]) -> bool:
+    return any(f is not None and f.status != "same" for f in found)
+
+
+def side_label(spec: str, prompts_dir: Path | None) -> str:
+    return f"{spec} + {prompts_dir}" if prompts_dir else spec
+
+
+def _side_id(index: int) -> str:
+    # A and B keep the names they had when there were only two.
+    return ("compare-left", "compare-right")[index] if index < 2 else f"compare-{index}"
+
+
 class CompareScreen(WorkerErrorsUp, Screen[None]):
     HELP = (  # what `?` says this screen shows (screens/help.py)
-        "Compare: the current summary (A) beside a second one (B), made by another model or "
-        "prompts folder, or the summary before the last edit.\n\n"
+        "Compare: the current summary (A) beside one or more others (B, C, …), each made by "
+        "another model or prompts folder (ctrl+n in the dialog adds a side), or the summary "
+        "before the last edit.\n\n"
         "Top: size in tokens, retention, probe scores and cost per side. Middle: the fields, "
-        "same, changed or only on one side, with the list items added and removed. Bottom: "
+        "same, changed or only on one side, each later side against A, with the list items "
+        "added and removed. Bottom: "
         "the selected field's items side by side; d switches to the unified diff of the "
         "rendered Markdown."
     )
@@ -244,56 +314,45 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
     def __init__(
         self,
         messages: list[Message],
-        left: SummarySide,
+        sides: list[SummarySide | CompareChoice],
         *,
-        spec: str,
         model: ModelSpec,
         templates: Templates,
-        prompts_dir: Path | None = None,
-        right: SummarySide | None = None,
     ) -> None:
-        """With ``right`` the two are compared at once; without it ``spec`` (read like
-        ``model`` would read another model typed by the user) and ``templates`` compact the
-        history again for the right side (``prompts_dir``: the folder they were read from,
-        for its label)."""
+        """``sides``, A first: a summary made already, or a choice to compact the history
+        again with (its spec read as ``model`` would read another model typed by the user,
+        with its templates or else ``templates``)."""
         super().__init__()
         self.messages = messages
-        self.left = left
-        self.right = right
-        self.spec = spec
+        self.sides = sides
         self.model = model
         self.templates = templates
-        self.prompts_dir = prompts_dir
         self.comparison: Comparison | None = None
         self.showing_diff = False
+        self._rows: list[tuple[str, list[FieldDiff | None]]] = []
         self._state = Static(Content("compacting…"), id="compare-state")
         self._sides = DataTable[object](id="compare-sides", cursor_type="none")
         self._fields = DataTable[object](id="compare-fields", cursor_type="row")
         self._detail = Horizontal(id="compare-detail")
-        self._scrolls = {
-            "left": VerticalScroll(id="compare-left-scroll"),
-            "right": VerticalScroll(id="compare-right-scroll"),
-        }
-        self._items = {
-            "left": Static(Content(""), id="compare-left"),
-            "right": Static(Content(""), id="compare-right"),
-        }
+        self._scrolls = [VerticalScroll(id=f"{_side_id(n)}-scroll") for n in range(len(sides))]
+        self._items = [Static(Content(""), id=_side_id(n)) for n in range(len(sides))]
         self._markdown_diff = VerticalScroll(id="compare-markdown-diff")
         self._diff_text = Static(Content(""), id="compare-diff-text")
 
     def compose(self) -> ComposeResult:
-        right = self.right.label if self.right else self._right_label()
-        title = f"compare · A: {self.left.label} · B: {right}"
-        yield Static(Content(inert(title)), id="compare-title")
+        title = " · ".join(
+            f"{side_letter(n)}: {self._label(side)}" for n, side in enumerate(self.sides)
+        )
+        yield Static(Content(inert(f"compare · {title}")), id="compare-title")
         yield self._state
         with Vertical(id="compare-body"):
             with Horizontal(id="compare-top"):
                 yield self._sides
                 yield self._fields
             with self._detail:
-                for side in ("left", "right"):
-                    with self._scrolls[side]:
-                        yield self._items[side]
+                for scroll, items in zip(self._scrolls, self._items, strict=True):
+                    with scroll:
+                        yield items
             with self._markdown_diff:
                 yield self._diff_text
         yield GooseFooter()
@@ -301,90 +360,141 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
     def on_resize(self) -> None:
         self.set_class(self.size.width < NARROW_COLUMNS, "-narrow")
 
-    def _right_label(self) -> str:
-        return f"{self.spec} + {self.prompts_dir}" if self.prompts_dir else self.spec
+    @staticmethod
+    def _label(side: SummarySide | CompareChoice) -> str:
+        if isinstance(side, SummarySide):
+            return side.label
+        return side_label(side.spec, side.prompts_dir)
 
     def on_mount(self) -> None:
         self.on_resize()
         self._markdown_diff.display = False
-        self._sides.add_columns("", "A", "B")
-        self._fields.add_columns("field", "status", "added", "removed")
-        self._scrolls["left"].border_title = "A"
-        self._scrolls["right"].border_title = "B"
+        letters = [side_letter(n) for n in range(len(self.sides))]
+        self._sides.add_columns("", *letters)
+        if len(self.sides) == 2:
+            self._fields.add_columns("field", "status", "added", "removed")
+        else:
+            self._fields.add_columns("field", *(f"A→{letter}" for letter in letters[1:]))
+        for scroll, letter in zip(self._scrolls, letters, strict=True):
+            scroll.border_title = letter
         self.run_comparison()
 
     @work(exclusive=True, group="compare", exit_on_error=False)
     async def run_comparison(self) -> None:
-        right = self.right
-        if right is None:
-            right = await self._compact_again()
+        again = [(n, side) for n, side in enumerate(self.sides) if isinstance(side, CompareChoice)]
+        received = [0] * len(again)
+
+        def progress() -> None:
+            doing = ", ".join(side_letter(n) for n, _ in again)
+            self._state.update(Content(f"compacting {doing}… {sum(received):,} chars"))
+
+        made = await asyncio.gather(
+            *(
+                self._compact_again(choice, k, received, progress)
+                for k, (_, choice) in enumerate(again)
+            )
+        )
+        sides = list(self.sides)
+        for (n, _), side in zip(again, made, strict=True):
             how = "run `goose-tui compare` on it"
-            if (too_big := too_big_text(right.summary, "B's summary", how)) is not None:
+            what = f"{side_letter(n)}'s summary"
+            if (too_big := too_big_text(side.summary, what, how)) is not None:
                 self._state.update(Content(inert(f"{too_big} · esc: back")))
                 self.notify(too_big, title="summary too big", severity="warning", markup=False)
                 return
+            sides[n] = side
+        ready = [side for side in sides if isinstance(side, SummarySide)]
         # Retention and the diffs read the whole history: off the event loop.
-        comparison = await asyncio.to_thread(compare_summaries, self.left, right, self.messages)
+        comparison = await asyncio.to_thread(compare_summaries, ready, self.messages)
         self._show(comparison)
 
-    async def _compact_again(self) -> SummarySide:
+    async def _compact_again(
+        self, choice: CompareChoice, k: int, received: list[int], progress: Callable[[], None]
+    ) -> SummarySide:
         from goose_tui.compaction.summarize import summarize
         from goose_tui.inspector import summarizer_for
 
-        summarizer = summarizer_for(self.model.with_text(self.spec))
-        state = self._state
-        received = 0
+        summarizer = summarizer_for(self.model.with_text(choice.spec))
 
         def on_chunk(chunk: str) -> None:
-            nonlocal received
-            received += len(chunk)
-            state.update(Content(f"compacting with {inert(self.spec)}… {received:,} chars"))
+            received[k] += len(chunk)
+            progress()
 
         # The side's usage is estimated off the event loop (estimate_tokens), not when read.
         result = await summarize(
-            self.messages, summarizer, self.templates, on_chunk=on_chunk, estimate_tokens=True
+            self.messages,
+            summarizer,
+            choice.templates or self.templates,
+            on_chunk=on_chunk,
+            estimate_tokens=True,
         )
         require_usable(result)
-        return side_from_result(self._right_label(), result)
+        return side_from_result(side_label(choice.spec, choice.prompts_dir), result)
 
     def _show(self, c: Comparison) -> None:
         self.comparison = c
         sides = self._sides
-        for label, a, b in side_rows(c.left, c.right):
-            sides.add_row(label, Text(inert(a)), Text(inert(b)))
+        for label, *values in side_rows(c.sides):
+            sides.add_row(label, *(Text(inert(value)) for value in values))
+        self._rows = fields_by_name(c, skip_empty=False)
+        letters = [side_letter(n) for n in range(1, len(c.sides))]
         fields = self._fields
-        for f in c.fields:
-            fields.add_row(
-                f.field,
-                Text(f.status.replace("_", " "), style=STATUS_STYLE[f.status]),
-                Text(f"+{len(f.added)}", justify="right"),
-                Text(f"-{len(f.removed)}", justify="right"),
-            )
-        changed = sum(1 for f in c.fields if f.status != "same")
-        state = c.note or f"{changed} of {len(c.fields)} fields differ · d: Markdown diff"
-        self._state.update(Content(inert(state)))
-        diff = c.markdown_diff.rstrip("\n") or "(the rendered summaries are identical)"
+        for name, found in self._rows:
+            if len(found) == 1 and found[0] is not None:
+                f = found[0]
+                fields.add_row(
+                    name,
+                    Text(f.status.replace("_", " "), style=STATUS_STYLE[f.status]),
+                    Text(f"+{len(f.added)}", justify="right"),
+                    Text(f"-{len(f.removed)}", justify="right"),
+                )
+            else:
+                cells = [
+                    Text(status_text(f, x), style=STATUS_STYLE[f.status] if f else "")
+                    for f, x in zip(found, letters, strict=True)
+                ]
+                fields.add_row(name, *cells)
+        changed = [n for n, (_, found) in enumerate(self._rows) if _differs(found)]
+        notes = [d.note for d in c.diffs if d.note]
+        if self._rows:
+            notes.append(f"{len(changed)} of {len(self._rows)} fields differ · d: Markdown diff")
+        self._state.update(Content(inert(" · ".join(notes))))
+        diff = self.markdown_diffs() or "(the rendered summaries are identical)"
         self._diff_text.update(diff_content(inert(diff)))
-        if c.fields:
-            first = next((n for n, f in enumerate(c.fields) if f.status != "same"), 0)
+        if self._rows:
+            first = changed[0] if changed else 0
             fields.move_cursor(row=first)
             self._show_field(first)
             fields.focus()
         else:
             self.action_toggle_diff()
 
+    def markdown_diffs(self) -> str:
+        """Each later side's diff against A, one after the other."""
+        if self.comparison is None:
+            return ""
+        diffs = [d.markdown_diff.rstrip("\n") for d in self.comparison.diffs]
+        if not any(diffs):
+            return ""
+        # Several sides: one that renders as A does is said so, not left out.
+        letters = [side_letter(n) for n in range(1, len(diffs) + 1)]
+        return "\n\n".join(
+            d or f"(A and {letter} render the same)"
+            for d, letter in zip(diffs, letters, strict=True)
+        )
+
     @on(DataTable.RowHighlighted, "#compare-fields")
     def _field_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_field(event.cursor_row)
 
     def _show_field(self, row: int) -> None:
-        if self.comparison is None or not 0 <= row < len(self.comparison.fields):
+        if not 0 <= row < len(self._rows):
             return
-        diff = self.comparison.fields[row]
-        for side, letter in (("left", "A"), ("right", "B")):
-            self._items[side].update(Content(inert(field_lines(diff, side))))
+        name, found = self._rows[row]
+        for n, (items, scroll) in enumerate(zip(self._items, self._scrolls, strict=True)):
+            items.update(Content(inert(field_lines(found, n))))
             # Border titles are markup: the field name may come from the model (an extra).
-            self._scrolls[side].border_title = Content(inert(f"{letter} · {diff.field}"))
+            scroll.border_title = Content(inert(f"{side_letter(n)} · {name}"))
 
     def action_toggle_diff(self) -> None:
         self.showing_diff = not self.showing_diff
@@ -395,7 +505,7 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
         if self.comparison is not None:
             from goose_tui.tui.clipboard import copy_text
 
-            copy_text(self.app, self.comparison.markdown_diff, "the Markdown diff")
+            copy_text(self.app, self.markdown_diffs(), "the Markdown diff")
 
     def action_back(self) -> None:
         running = [w for w in self.workers if w.group == "compare" and w.is_running]
@@ -442,33 +552,28 @@ def open_compare(screen: Screen[None], inspector: Inspector) -> None:
         return
     messages = session.messages
 
-    def answered(choice: CompareChoice | None) -> None:
-        if choice is None:
+    def answered(choices: list[CompareChoice] | None) -> None:
+        if not choices:
             return
-        spec, folder = choice.spec, choice.prompts_dir
         left = current_side(inspector)
-        model, templates = inspector.model, choice.templates or inspector.templates
-        if spec == PREVIOUS:
+        model, templates = inspector.model, inspector.templates
+        if choices[0].spec == PREVIOUS:
             previous = inspector.previous
             if previous is None:
                 screen.notify("no earlier summary: nothing was edited or re-compacted yet")
                 return
             if too_big_to_analyse(screen, previous.text, "compare"):
                 return
-            right = SummarySide(
+            before = SummarySide(
                 label="before the last edit", summary=previous.text, structured=previous.structured
             )
             # A: before, B: now, so "added" reads as what the edit added.
             screen.app.push_screen(
-                CompareScreen(
-                    messages, right, spec=spec, model=model, templates=templates, right=left
-                )
+                CompareScreen(messages, [before, left], model=model, templates=templates)
             )
             return
         screen.app.push_screen(
-            CompareScreen(
-                messages, left, spec=spec, model=model, templates=templates, prompts_dir=folder
-            )
+            CompareScreen(messages, [left, *choices], model=model, templates=templates)
         )
 
     screen.app.push_screen(CompareSetup(inspector.model), answered)
