@@ -446,7 +446,9 @@ def report_html(report: InspectionReport) -> str:
             compare += _html_table(
                 ["field", "status", "added", "removed"], _field_rows(c), frozenset({2, 3})
             )
-        compare += "<h3>Rendered Markdown, A → B</h3>" + _pre(c.diffs[0].markdown_diff or "(identical)")
+        compare += "<h3>Rendered Markdown, A → B</h3>" + _pre(
+            c.diffs[0].markdown_diff or "(identical)"
+        )
         body["compare"] = compare
 
     sections = "".join(
