@@ -8,6 +8,14 @@ Opening rules, and why:
   delete them). We open those with ``immutable=1``, which reads the main file only.
 - With a ``-wal`` file present a writer may be active: open normally (``mode=ro``) so its
   committed transactions are seen through the shared WAL index.
+- A ``-wal`` file with content but no ``-shm`` (copied without it, or left by a crash): no
+  connection has the database open (each one keeps the ``-shm`` while it does), and reading
+  it here would create a ``-shm`` (impossible in a read-only folder). Its committed
+  transactions live in the ``-wal`` only, so ``immutable=1`` would lose them: the two files
+  are copied to a private temporary folder and read there.
+- A hot journal (``-journal`` left by a writer that stopped mid-transaction) must be rolled
+  back before anything can be read, which a read-only connection may not do: the database
+  and its journal are copied and rolled back there, and a warning says so.
 - A writer holding an exclusive lock: wait ``BUSY_TIMEOUT`` seconds, then a clear error.
 - A hostile file must not hang or fill memory: ``sessions``/``messages`` must be real tables
   (not views, virtual tables or generated columns, which run SQL of the file's choosing:
@@ -18,10 +26,12 @@ Opening rules, and why:
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -93,8 +103,62 @@ def _is_wal(path: Path) -> bool:
     return len(header) >= 20 and header[18] == 2
 
 
+HOT_JOURNAL_NOTE = (
+    "the database has a hot journal (-journal): a writer stopped in the middle of a "
+    "transaction; read as it was before that transaction, from a temporary copy (nothing "
+    "was written to the database or its journal)"
+)
+
+
+def _wal_without_index(path: Path) -> bool:
+    """A WAL database whose ``-wal`` holds transactions but has no ``-shm`` beside it."""
+    try:
+        return Path(f"{path}-wal").stat().st_size > 0 and not Path(f"{path}-shm").exists()
+    except OSError:
+        return False
+
+
+def _private_copy(stack: ExitStack, path: Path, companion: str) -> Path:
+    """``path`` and its ``companion`` file copied into a temporary folder that ``stack``
+    removes; SQLite may write there (recover the WAL, roll back a journal)."""
+    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="goose-tui-db-")))
+    copy = folder / "sessions.db"
+    try:
+        shutil.copyfile(path, copy)
+        shutil.copyfile(f"{path}{companion}", f"{copy}{companion}")
+    except OSError as exc:
+        raise SessionLoadError(
+            path, f"cannot copy the database to read it: {exc.strerror or exc}"
+        ) from exc
+    return copy
+
+
+def _open(path: Path, uri: str) -> GuardedConnection:
+    try:
+        return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, factory=GuardedConnection)
+    except sqlite3.Error as exc:
+        raise SessionLoadError(path, f"cannot open the database: {exc}") from exc
+
+
+def _uri(path: Path, query: str) -> str:
+    return f"file:{quote(str(path.resolve()))}?{query}"
+
+
+def _needs_rollback(connection: sqlite3.Connection) -> bool:
+    """True when the database cannot be read until a hot journal is rolled back."""
+    try:
+        connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    except sqlite3.OperationalError as exc:
+        if getattr(exc, "sqlite_errorname", "") == "SQLITE_READONLY_ROLLBACK":
+            return True
+        raise
+    return False
+
+
 @contextmanager
 def connect_read_only(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection that reads ``path`` and never writes it or leaves a file beside it; its
+    ``guard.note`` says when what is read differs from the file as it lies (a hot journal)."""
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -105,18 +169,39 @@ def connect_read_only(path: Path) -> Iterator[sqlite3.Connection]:
         with path.open("rb") as handle:
             if handle.read(16) != SQLITE_MAGIC:
                 raise SessionLoadError(path, "not a SQLite database (bad file header)")
-        immutable = _is_wal(path) and not Path(f"{path}-wal").exists()
+        wal = _is_wal(path)
     except OSError as exc:
         raise SessionLoadError(path, f"cannot read the file: {exc.strerror or exc}") from exc
-    uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("&immutable=1" if immutable else "")
-    try:
-        connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, factory=GuardedConnection)
-    except sqlite3.Error as exc:
-        raise SessionLoadError(path, f"cannot open the database: {exc}") from exc
+    with ExitStack() as stack:
+        if wal and _wal_without_index(path):
+            connection = _open(path, _uri(_private_copy(stack, path, "-wal"), "mode=rw"))
+        else:
+            immutable = wal and not Path(f"{path}-wal").exists()
+            query = "mode=ro" + ("&immutable=1" if immutable else "")
+            connection = _open(path, _uri(path, query))
+        with _reported(path, connection):
+            rollback = _needs_rollback(connection)
+        if rollback:
+            connection.close()
+            copy = _private_copy(stack, path, "-journal")
+            connection = _open(path, _uri(copy, "mode=rw"))
+            connection.guard.note = HOT_JOURNAL_NOTE
+        try:
+            with _reported(path, connection):
+                yield connection
+        finally:
+            connection.close()
+
+
+@contextmanager
+def _reported(path: Path, connection: GuardedConnection) -> Iterator[None]:
+    """SQLite's errors while reading as SessionLoadError (or KeyboardInterrupt); the
+    connection is closed on any error."""
     guard = connection.guard
     try:
-        yield connection
+        yield
     except sqlite3.OperationalError as exc:
+        connection.close()
         # The progress handler stopped the query: over time, or Ctrl-C arrived (the
         # KeyboardInterrupt may be raised before the handler's own code runs, and sqlite3
         # swallows it; "interrupted" with the clock not expired can only be that).
@@ -134,9 +219,11 @@ def connect_read_only(path: Path) -> Iterator[sqlite3.Connection]:
             ) from exc
         raise SessionLoadError(path, f"cannot read the database: {exc}") from exc
     except sqlite3.DatabaseError as exc:
-        raise SessionLoadError(path, f"corrupt or unreadable database: {exc}") from exc
-    finally:
         connection.close()
+        raise SessionLoadError(path, f"corrupt or unreadable database: {exc}") from exc
+    except BaseException:
+        connection.close()
+        raise
 
 
 class _Guard:
@@ -149,6 +236,7 @@ class _Guard:
         self.expired = False
         self.interrupted = False
         self.bad_text = 0
+        self.note: str | None = None
         connection.set_progress_handler(self._progress, _PROGRESS_STEPS)
         connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
         connection.text_factory = self._text
@@ -180,6 +268,11 @@ class GuardedConnection(sqlite3.Connection):
 
 def bad_text_count(connection: sqlite3.Connection) -> int:
     return connection.guard.bad_text if isinstance(connection, GuardedConnection) else 0
+
+
+def load_note(connection: sqlite3.Connection) -> str | None:
+    """What the connection reads that differs from the file as it lies, if anything."""
+    return connection.guard.note if isinstance(connection, GuardedConnection) else None
 
 
 def _columns(connection: sqlite3.Connection, table: str) -> set[str]:
@@ -303,6 +396,8 @@ def load_sqlite(
         messages, warnings = _messages(connection, message_columns, str(row["id"]))
         if note is not None:
             warnings.insert(0, LoadWarning(message=note))
+        if (copy_note := load_note(connection)) is not None:
+            warnings.insert(0, LoadWarning(message=copy_note))
         if bad_in_sessions:
             warnings.insert(0, LoadWarning(message=f"session {row['id']}: {_NOT_UTF8}"))
     return _session(path, row, messages, warnings)
