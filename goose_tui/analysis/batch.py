@@ -26,7 +26,7 @@ from goose_tui.compaction.templates import Templates, load_templates
 from goose_tui.files import open_regular
 from goose_tui.llm.base import Summarizer
 from goose_tui.session.loader import detect_format, list_sessions, load_session
-from goose_tui.session.models import LoadWarning
+from goose_tui.session.models import LoadWarning, warning_count
 from goose_tui.tokens import TokenCounter, not_smaller
 
 SESSION_SUFFIXES = (".jsonl", ".json")
@@ -367,7 +367,7 @@ def to_markdown(report: BatchReport, title: str | None = None) -> str:
             f"| {_cell(e.source)} | {_num(e.messages)} | {_num(e.tokens_before)} "
             f"| {_num(e.summary_tokens)}{' (not smaller)' if e.not_smaller else ''} "
             f"| {fallback} | {score} | {probes}"
-            f" | {e.attempts} | {len(e.warnings)} | {_cell(e.error or '')} |"
+            f" | {e.attempts} | {warning_count(e.warnings)} | {_cell(e.error or '')} |"
         )
     t = report.totals
     lines += [

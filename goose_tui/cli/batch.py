@@ -27,7 +27,7 @@ from goose_tui.cli.common import (
     usable,
 )
 from goose_tui.cli.tables import one_line, table
-from goose_tui.session.models import warnings_note
+from goose_tui.session.models import warning_count, warnings_note
 
 
 def register(sub: Any) -> None:
@@ -109,7 +109,7 @@ def _row(e: BatchEntry) -> list[str]:
         format_score(e.retention) if e.ok else "-",
         format_score(e.probes) if e.ok else "-",
         str(e.attempts),
-        str(len(e.warnings)),
+        str(warning_count(e.warnings)),
         one_line(e.error or "", 60),
     ]
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from goose_tui.session._common import build_message, to_epoch_seconds
 from goose_tui.session.errors import SessionLoadError
-from goose_tui.session.models import ContentItem, LoadWarning, Message, Session
+from goose_tui.session.models import ContentItem, LoadWarnings, Message, Session
 
 _SYSTEM_ROLES = ("system", "developer")
 
@@ -96,22 +96,20 @@ def _tool_response(message: dict[str, Any]) -> ContentItem:
 
 def load_chat(path: Path, data: list[Any]) -> Session:
     messages: list[Message] = []
-    warnings: list[LoadWarning] = []
+    warnings = LoadWarnings()
     system_texts: list[str] = []
     for index, raw in enumerate(data):
         where = f"message {index + 1}"
         if not isinstance(raw, dict) or not isinstance(raw.get("role"), str):
             problem = "not a JSON object" if not isinstance(raw, dict) else "no 'role'"
-            warnings.append(LoadWarning(message=f"{where}: {problem}, skipped"))
+            warnings.add(f"{where}: {problem}, skipped")
             continue
         role = raw["role"]
         if role in _SYSTEM_ROLES:
             system_texts.append(_text_of(raw.get("content")))
-            warnings.append(
-                LoadWarning(
-                    message=f"{where}: {role} message kept as the session's system prompt, "
-                    "not as a conversation message"
-                )
+            warnings.add(
+                f"{where}: {role} message kept as the session's system prompt, "
+                "not as a conversation message"
             )
             continue
         if role == "tool":
@@ -130,14 +128,14 @@ def load_chat(path: Path, data: list[Any]) -> Session:
                 content.extend(_tool_request(call) for call in calls)
             obj = {"role": role, "content": content}
         else:
-            warnings.append(LoadWarning(message=f"{where}: unknown role {role!r}, skipped"))
+            warnings.add(f"{where}: unknown role {role!r}, skipped")
             continue
         if isinstance(raw.get("id"), str):
             obj["id"] = raw["id"]
         obj["created"] = to_epoch_seconds(raw.get("created"))
         message, note = build_message(obj)
         if message is None:  # pragma: no cover - obj is always well-formed here
-            warnings.append(LoadWarning(message=f"{where}: {note}, skipped"))
+            warnings.add(f"{where}: {note}, skipped")
             continue
         messages.append(message)
     if not data:
@@ -152,6 +150,6 @@ def load_chat(path: Path, data: list[Any]) -> Session:
         messages=messages,
         source_path=path,
         source_format="chat",
-        warnings=warnings,
+        warnings=warnings.as_list(),
         **extras,
     )

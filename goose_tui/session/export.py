@@ -15,7 +15,7 @@ from goose_tui.session._common import (
     usage_from,
 )
 from goose_tui.session.errors import SessionLoadError
-from goose_tui.session.models import LoadWarning, Message, Session
+from goose_tui.session.models import LoadWarning, LoadWarnings, Message, Session
 
 _KNOWN = frozenset(Session.model_fields) | {
     "model_config",
@@ -57,16 +57,16 @@ def read_json_file(path: Path) -> tuple[Any, list[LoadWarning]]:
 def read_messages(items: list[Any], label: str) -> tuple[list[Message], list[LoadWarning]]:
     """Messages from a JSON array; a bad element becomes a warning naming its index."""
     messages: list[Message] = []
-    warnings: list[LoadWarning] = []
+    warnings = LoadWarnings()
     for index, item in enumerate(items):
         message, note = build_message(item)
         if message is None:
-            warnings.append(LoadWarning(message=f"{label}[{index}]: {note}, message skipped"))
+            warnings.add(f"{label}[{index}]: {note}, message skipped")
             continue
         if note:
-            warnings.append(LoadWarning(message=f"{label}[{index}]: {note}"))
+            warnings.add(f"{label}[{index}]: {note}")
         messages.append(message)
-    return messages, warnings
+    return messages, warnings.as_list()
 
 
 def load_export(

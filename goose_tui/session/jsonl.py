@@ -11,7 +11,7 @@ from goose_tui.gc_pause import paused_gc
 from goose_tui.session import hostile
 from goose_tui.session._common import build_message, model_config_from, usage_from
 from goose_tui.session.errors import SessionLoadError
-from goose_tui.session.models import LoadWarning, Message, Session
+from goose_tui.session.models import LoadWarning, LoadWarnings, Message, Session
 
 BOM = b"\xef\xbb\xbf"
 # Keys Goose's SessionMetadata writes; one of them on a role-less line 1 marks metadata.
@@ -68,7 +68,7 @@ def decode_line(raw: bytes, number: int, notes: list[str] | None = None) -> tupl
 
 def load_jsonl(path: Path) -> Session:
     messages: list[Message] = []
-    warnings: list[LoadWarning] = []
+    warnings = LoadWarnings()
     metadata: dict[str, Any] | None = None
     last_number = 0
     last_failed = False
@@ -85,37 +85,41 @@ def load_jsonl(path: Path) -> Session:
             last_number = number
             notes: list[str] = []
             value, problem = decode_line(raw, number, notes)
-            warnings.extend(LoadWarning(message=note, line=number) for note in notes)
+            for change in notes:
+                warnings.add(change, number)
             # A line cut off by a writer that has not finished is broken JSON with no
             # newline yet: the one case worth the "truncated" hint.
             last_failed = problem is not None and not raw.endswith(b"\n")
             if problem is not None:
-                warnings.append(LoadWarning(message=problem, line=number))
+                warnings.add(problem, number)
                 continue
             if number == 1 and looks_like_metadata(value):
                 metadata = value
                 continue
             message, note = build_message(value)
             if message is None:
-                warnings.append(LoadWarning(message=f"{note}, line skipped", line=number))
+                warnings.add(f"{note}, line skipped", number)
                 continue
             if note:
-                warnings.append(LoadWarning(message=note, line=number))
+                warnings.add(note, number)
             messages.append(message)
     if last_number == 0:
         raise SessionLoadError(path, "the file is empty (no lines to read)")
-    if last_failed and warnings and warnings[-1].line == last_number:
-        warnings[-1] = LoadWarning(
-            message=warnings[-1].message + " (last line: the file may be truncated or still "
-            "being written)",
-            line=last_number,
+    last = warnings.last()
+    if last_failed and last is not None and last.line == last_number:
+        warnings.replace_last(
+            LoadWarning(
+                message=last.message + " (last line: the file may be truncated or still "
+                "being written)",
+                line=last_number,
+            )
         )
     if metadata is None and not messages:
-        first = warnings[0] if warnings else None
+        first = warnings.first[0] if warnings.first else None
         raise SessionLoadError(
             path, f"not a Goose session: no line could be read (first problem: {first})"
         )
-    return _session(path, metadata or {}, messages, warnings)
+    return _session(path, metadata or {}, messages, warnings.as_list())
 
 
 def _session(

@@ -78,13 +78,66 @@ class ModelConfig(BaseModel):
 
 
 class LoadWarning(BaseModel):
-    """Something in the input that was skipped or kept as-is; ``line`` is 1-based."""
+    """Something in the input that was skipped or kept as-is; ``line`` is 1-based.
+    ``omitted``: on the entry that stands for the warnings ``LoadWarnings`` only counted, how
+    many they are."""
 
     message: str
     line: int | None = None
+    omitted: int = 0
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}" if self.line is not None else self.message
+
+
+# How many warnings of one file are kept (and printed) before the rest are only counted.
+KEPT_WARNINGS = 20
+
+
+class LoadWarnings:
+    """One file's load warnings, bounded: the first ``KEPT_WARNINGS`` and the latest are
+    kept, the others only counted, so a file of a million bad lines neither prints a million
+    lines nor holds a million warnings. ``as_list`` stands for the counted ones with a single
+    entry whose ``omitted`` says how many."""
+
+    def __init__(self) -> None:
+        self.first: list[LoadWarning] = []
+        self.latest: LoadWarning | None = None  # when more than the first were added
+        self.count = 0
+
+    def add(self, message: str, line: int | None = None) -> None:
+        self.count += 1
+        warning = LoadWarning(message=message, line=line)
+        if len(self.first) < KEPT_WARNINGS:
+            self.first.append(warning)
+        else:
+            self.latest = warning
+
+    def last(self) -> LoadWarning | None:
+        return self.latest or (self.first[-1] if self.first else None)
+
+    def replace_last(self, warning: LoadWarning) -> None:
+        if self.latest is not None:
+            self.latest = warning
+        elif self.first:
+            self.first[-1] = warning
+
+    def as_list(self) -> list[LoadWarning]:
+        warnings = list(self.first)
+        omitted = self.count - len(self.first) - (self.latest is not None)
+        if omitted:
+            noun = "warning" if omitted == 1 else "warnings"
+            warnings.append(
+                LoadWarning(message=f"… {omitted:,} more {noun}, not listed", omitted=omitted)
+            )
+        if self.latest is not None:
+            warnings.append(self.latest)
+        return warnings
+
+
+def warning_count(warnings: Sequence[LoadWarning]) -> int:
+    """How many warnings ``warnings`` stands for, the ones only counted included."""
+    return sum(warning.omitted or 1 for warning in warnings)
 
 
 def warnings_note(warnings: Sequence[LoadWarning]) -> str:
@@ -92,8 +145,9 @@ def warnings_note(warnings: Sequence[LoadWarning]) -> str:
     line was skipped or kept as it could be."""
     if not warnings:
         return ""
-    noun = "load warning" if len(warnings) == 1 else "load warnings"
-    return f"{len(warnings):,} {noun} (first: {warnings[0]})"
+    count = warning_count(warnings)
+    noun = "load warning" if count == 1 else "load warnings"
+    return f"{count:,} {noun} (first: {warnings[0]})"
 
 
 class Session(BaseModel):

@@ -45,7 +45,7 @@ from goose_tui.session._common import (
     usage_from,
 )
 from goose_tui.session.errors import SessionLoadError
-from goose_tui.session.models import LoadWarning, Message, Session, SessionInfo
+from goose_tui.session.models import LoadWarning, LoadWarnings, Message, Session, SessionInfo
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT = 2.0
@@ -418,7 +418,7 @@ def _messages(
     )
     names = ["_rowid", *wanted]
     messages: list[Message] = []
-    warnings: list[LoadWarning] = []
+    warnings = LoadWarnings()
     bad_before = bad_text_count(connection)
     for index, values in enumerate(cursor):
         record = dict(zip(names, values, strict=True))
@@ -428,14 +428,15 @@ def _messages(
             bad_before = bad_text_count(connection)
             notes.append(_NOT_UTF8)
         message, problem = _message(record, session_id, index, notes)
-        warnings.extend(LoadWarning(message=f"{where}: {note}") for note in notes)
+        for note in notes:
+            warnings.add(f"{where}: {note}")
         if message is None:
-            warnings.append(LoadWarning(message=f"{where}: {problem}, message skipped"))
+            warnings.add(f"{where}: {problem}, message skipped")
             continue
         if problem:
-            warnings.append(LoadWarning(message=f"{where}: {problem}"))
+            warnings.add(f"{where}: {problem}")
         messages.append(message)
-    return messages, warnings
+    return messages, warnings.as_list()
 
 
 def _message(
