@@ -180,6 +180,25 @@ def encoder() -> tiktoken.Encoding:
 # the pieces, hence the counts, are those of the whole text. A test compares the two.
 CHUNK_CHARS = 1 << 18
 
+# Where a text has no such space (base64, hex, a minified file), a chunk may end where one
+# ASCII class of O200K_PATTERN's pieces meets another, which no piece spans: after a letter
+# before an ASCII character that is not a letter, an apostrophe (a contraction, ``'s``) or
+# ``|`` (inside ``<|endoftext|>``); after a digit before an ASCII non-digit; before a digit
+# after an ASCII punctuation character (not after whitespace, whose last piece depends on
+# what follows it). Letter pieces hold letters and marks (after one optional character that
+# is not a letter or digit), digit pieces only digits, the others neither.
+_RUN_CUT = re.compile(
+    r"(?<=[A-Za-z])[\x00-\x26\x28-\x40\x5b-\x60\x7b\x7d-\x7f]"
+    r"|(?<=[0-9])[\x00-\x2f\x3a-\x7f]"
+    r"|(?<=[\x21-\x2f\x3a-\x7e])[0-9]"
+)
+# A run with neither (50 MB of one letter, or of punctuation) is a single pre-tokenizer
+# piece, whose byte-pair merge holds several times its size and takes time that grows faster
+# than its length (tiktoken-rs, which Goose uses, merges in quadratic time): past this many
+# characters it is cut where it stands, and the count is an estimate (docs/fidelity.md).
+LONGEST_RUN_CHARS = CHUNK_CHARS
+_RUN_TAIL = 4096  # the end of a piece is searched first for a cut inside a run
+
 
 def _encode_count(text: str) -> int:
     # Goose uses encode_with_special_tokens: "<|endoftext|>" in a text counts as one token.
@@ -191,12 +210,18 @@ def _last_safe_cut(text: str) -> int | None:
     cut = text.rfind(" ")
     while cut > 0 and text[cut - 1].isspace():
         cut = text.rfind(" ", 0, cut)
-    return cut if cut > 0 else None
+    if cut > 0:
+        return cut
+    for start in dict.fromkeys((max(1, len(text) - _RUN_TAIL), 1)):
+        cuts = [match.start() for match in _RUN_CUT.finditer(text, start)]
+        if cuts:
+            return cuts[-1]
+    return None
 
 
 def _chunks(text: Text, chunk: int) -> Iterator[str]:
     """``text`` (a str, or the pieces of one) in strings of about ``chunk`` characters or
-    more, cut only at safe boundaries."""
+    more, cut only at safe boundaries (or inside a run longer than ``LONGEST_RUN_CHARS``)."""
     return _chunks_of(slices(text, chunk), chunk)
 
 
@@ -204,6 +229,7 @@ def _chunks_of(pieces: Iterable[str], chunk: int) -> Iterator[str]:
     """The text that ``pieces`` (none longer than ``chunk``) make, as ``_chunks``."""
     pending: list[str] = []  # the text not handed out yet, in order
     size = 0
+    longest = max(chunk, LONGEST_RUN_CHARS)
     for piece in pieces:
         pending.append(piece)
         size += len(piece)
@@ -211,7 +237,9 @@ def _chunks_of(pieces: Iterable[str], chunk: int) -> Iterator[str]:
             continue
         cut = _last_safe_cut(piece)  # searched in the newest piece only: linear
         if cut is None:
-            continue
+            if size < longest:
+                continue
+            cut = len(piece)
         pending[-1] = piece[:cut]
         yield "".join(pending)
         pending, size = [piece[cut:]], len(piece) - cut
