@@ -1,7 +1,8 @@
 """Reading and writing goose-tui's files safely. Whether a path may be written, how it is
 written and what a failure says are decided here only: ``check_output_target`` (the CLI's
 -o options, the app's saves, the compacted session after Goose's own rules), atomic writes
-that never replace an input, a special file or a symbolic link, and ``write_error``."""
+that never replace an input, a special file or a symbolic link, and ``write_error``. Every
+text written loses the API keys the process knows (``redact.remove_known_keys``)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,14 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
+
+from goose_tui.redact import KEY_REMOVED, remove_known_keys
+
+# Told how many keys a write removed from its text (only called when there were some).
+OnKeysRemoved = Callable[[Path, int], None]
 
 # SQLite keeps a database's live state in these companions; writing over one corrupts it.
 SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
@@ -171,11 +177,12 @@ def write_checked(
     *,
     replace: bool = True,
     make_folders: bool = False,
+    on_keys_removed: OnKeysRemoved | None = None,
 ) -> Path:
     """``check_writable``, then ``atomic_write_text``: a file that appeared since an earlier
     check is left as it is unless ``replace``."""
     target = check_writable(target, inputs, replace=replace, make_folders=make_folders)
-    atomic_write_text(target, text, replace=replace)
+    atomic_write_text(target, text, replace=replace, on_keys_removed=on_keys_removed)
     return target
 
 
@@ -252,6 +259,23 @@ def _rename_new(tmp: Path, target: Path) -> None:
     tmp.unlink()
 
 
-def atomic_write_text(target: Path, text: str, *, replace: bool = True) -> None:
+def atomic_write_text(
+    target: Path, text: str, *, replace: bool = True, on_keys_removed: OnKeysRemoved | None = None
+) -> int:
+    """``text`` written atomically, without the API keys the process knows (each replaced by
+    ``KEY_REMOVED``); returns how many were removed, and tells ``on_keys_removed`` if any."""
+    text, removed = remove_known_keys(text)
     # A lone surrogate (from a session's JSON) cannot be UTF-8: it is written as ``\ud800``.
     atomic_write_bytes(target, text.encode("utf-8", "backslashreplace"), replace=replace)
+    if removed and on_keys_removed is not None:
+        on_keys_removed(Path(target), removed)
+    return removed
+
+
+def keys_removed_note(target: Path, count: int) -> str:
+    """What a write that removed ``count`` API keys says about it, naming the file."""
+    what = "an API key" if count == 1 else f"{count} API keys"
+    return (
+        f"{target}: {what} this process uses came back in the text and "
+        f"{'was' if count == 1 else 'were'} left out of the file (written as {KEY_REMOVED})"
+    )

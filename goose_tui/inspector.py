@@ -36,7 +36,7 @@ from goose_tui.compaction.templates import (
     override_dirs,
     render_summary,
 )
-from goose_tui.files import check_writable, write_checked
+from goose_tui.files import OnKeysRemoved, check_writable, write_checked
 from goose_tui.inert import inert, restore
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.pieces import Text
@@ -591,18 +591,25 @@ class Inspector:
         *,
         overwrite: bool = True,
         keep: Sequence[Path | None] = (),
+        on_keys_removed: OnKeysRemoved | None = None,
     ) -> Path:
         """Write the summary (JSON or Markdown) or the compacted session to ``target``
         atomically, after the same checks; the hand edits count as saved then. ``keep``: more
         files it must not replace (the CLI's summary file, written just before). A report
         (``save_report``, compared with the previous summary when there is one) returns its
-        Markdown file and saves no hand edit."""
+        Markdown file and saves no hand edit. ``on_keys_removed``: told when API keys were
+        left out of a file."""
         from goose_tui.session.writer import save_compacted_session
 
         assert self.session is not None
         if kind == "report":
             compare_with = self.previous_side()
-            return self.save_report(target, overwrite=overwrite, compare_with=compare_with)[0]
+            return self.save_report(
+                target,
+                overwrite=overwrite,
+                compare_with=compare_with,
+                on_keys_removed=on_keys_removed,
+            )[0]
         inputs = [*self.input_files(), *keep]
         if kind in saving.SESSION_FORMATS:
             written = save_compacted_session(
@@ -612,6 +619,7 @@ class Inspector:
                 saving.SESSION_FORMATS[kind],
                 inputs=inputs,
                 overwrite=overwrite,
+                on_keys_removed=on_keys_removed,
             )
         else:
             text = (
@@ -619,7 +627,9 @@ class Inspector:
                 if kind == "json"
                 else saving.summary_file_text(self.summary.text)
             )
-            written = write_checked(target, text, inputs, replace=overwrite)
+            written = write_checked(
+                target, text, inputs, replace=overwrite, on_keys_removed=on_keys_removed
+            )
         self._mark_saved()
         return written
 
@@ -696,6 +706,7 @@ class Inspector:
         overwrite: bool = True,
         compare_with: SummarySide | None = None,
         keep: Sequence[Path | None] = (),
+        on_keys_removed: OnKeysRemoved | None = None,
     ) -> tuple[Path, Path]:
         """Write the report as Markdown and as HTML (``saving.report_paths``), each atomically,
         both checked before either is written; ``overwrite`` False leaves a file that is there
@@ -705,13 +716,22 @@ class Inspector:
         markdown, page = self.check_report(target, keep=keep)
         report = self.report(compare_with)
         inputs = [*self.input_files(), *keep]
-        write_checked(markdown, report_markdown(report), inputs, replace=overwrite)
-        write_checked(page, report_html(report), inputs, replace=overwrite)
+        for path, text in ((markdown, report_markdown(report)), (page, report_html(report))):
+            write_checked(path, text, inputs, replace=overwrite, on_keys_removed=on_keys_removed)
         return markdown, page
 
-    def save_text(self, target: Path, text: str, *, replace: bool = True) -> Path:
+    def save_text(
+        self,
+        target: Path,
+        text: str,
+        *,
+        replace: bool = True,
+        on_keys_removed: OnKeysRemoved | None = None,
+    ) -> Path:
         """Write ``text`` (the last copy) atomically, never over an input."""
-        return write_checked(target, text, self.input_files(), replace=replace)
+        return write_checked(
+            target, text, self.input_files(), replace=replace, on_keys_removed=on_keys_removed
+        )
 
 
 OFFLINE_SUMMARY_NOTE = (

@@ -127,10 +127,14 @@ class LoopbackServer:
         self,
         replies: list[Reply] | None = None,
         responder: Callable[[Any], Reply] | None = None,
+        request_responder: Callable[[RecordedRequest], Reply] | None = None,
     ):
         """``responder``, when given, picks each reply from the request body instead of the
-        script: for tests whose requests arrive concurrently or depend on their content."""
+        script: for tests whose requests arrive concurrently or depend on their content;
+        ``request_responder`` from the whole request, headers included (a server that
+        echoes them)."""
         self.responder = responder
+        self.request_responder = request_responder
         self.replies: list[Reply] = list(replies or [Reply.ok("ok")])
         self.requests: list[RecordedRequest] = []
         self._next = 0
@@ -161,6 +165,8 @@ class LoopbackServer:
             self.requests.append(request)
             if self.responder is not None:
                 return self.responder(request.body)
+            if self.request_responder is not None:
+                return self.request_responder(request)
             reply = self.replies[min(self._next, len(self.replies) - 1)]
             self._next += 1
             return reply

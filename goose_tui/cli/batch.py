@@ -18,6 +18,7 @@ from goose_tui.cli.common import (
     add_all_sessions_flag,
     add_model_args,
     add_prompts_dir,
+    keys_removed,
     load_templates_arg,
     model_arg,
     path_arg,
@@ -204,9 +205,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
         writing = json_path
         try:
             # Not over a file made while the models ran, unless --overwrite (checked first).
-            atomic_write_text(json_path, data, replace=args.overwrite)
+            atomic_write_text(json_path, data, replace=args.overwrite, on_keys_removed=keys_removed)
             writing = md_path
-            atomic_write_text(md_path, markdown, replace=args.overwrite)
+            atomic_write_text(
+                md_path, markdown, replace=args.overwrite, on_keys_removed=keys_removed
+            )
         except OSError as exc:
             write_failure = write_error(writing, exc)
             if writing == md_path:

@@ -68,16 +68,19 @@ class CheckedStdout:
     """``sys.stdout`` while a sub-command runs: a write that fails (a full disk, /dev/full;
     a broken pipe stays ``BrokenPipeError``) is a ``CliError`` saying so, not a bug of ours.
     ``stream`` is None when the process started with stdout closed (`>&-`): a write fails
-    the same way, and a command that writes nothing there (``compact -o``) succeeds."""
+    the same way, and a command that writes nothing there (``compact -o``) succeeds. What
+    is written loses the API keys the process knows, as a file does (``compact > file``)."""
 
     def __init__(self, stream: Any):
         self._stream = stream
 
     def write(self, text: str) -> int:
+        from goose_tui.redact import remove_known_keys
+
         if self._stream is None:
             raise CliError("cannot write to stdout: it is closed", EXIT_FAILED)
         try:
-            written = self._stream.write(text)
+            written = self._stream.write(remove_known_keys(text)[0])
         except BrokenPipeError:
             raise
         except OSError as exc:
@@ -104,6 +107,13 @@ class CheckedStdout:
 
 def _output_failed(exc: OSError) -> CliError:
     return CliError(f"cannot write to stdout: {exc.strerror or exc}", EXIT_FAILED)
+
+
+def keys_removed(target: Path, count: int) -> None:
+    """A write left API keys out of ``target``: said on stderr (files.keys_removed_note)."""
+    from goose_tui.files import keys_removed_note
+
+    print(f"goose-tui: warning: {keys_removed_note(target, count)}", file=sys.stderr)
 
 
 def print_json(value: BaseModel | Any) -> None:

@@ -20,6 +20,7 @@ from goose_tui.cli.common import (
     add_raw,
     add_session_args,
     check_output_arg,
+    keys_removed,
     load_session_arg,
     load_templates_arg,
     model_arg,
@@ -237,7 +238,9 @@ def cmd_compact(args: argparse.Namespace) -> int:
     # --overwrite), and the summary is kept on stdout.
     if args.output is not None:
         try:
-            inspector.save("markdown", args.output, overwrite=args.overwrite)
+            inspector.save(
+                "markdown", args.output, overwrite=args.overwrite, on_keys_removed=keys_removed
+            )
         except OverwriteRefused as exc:
             write_failure = str(exc)
         except OSError as exc:
@@ -322,7 +325,9 @@ def _check_save_target(args: argparse.Namespace, inspector: Inspector) -> None:
 def _save_session(args: argparse.Namespace, inspector: Inspector) -> None:
     """Raises ``OverwriteRefused`` (a target refused at the last check) or ``OSError``."""
     kind = _session_kind(args)
-    written = inspector.save(kind, args.save_session, **_save_options(args))
+    written = inspector.save(
+        kind, args.save_session, **_save_options(args), on_keys_removed=keys_removed
+    )
     print(f"goose-tui: saved the compacted session to {written}", file=sys.stderr)
     for note in inspector.session_save_notes(kind):
         print(f"goose-tui: warning: {note}", file=sys.stderr)

@@ -26,6 +26,8 @@ from goose_tui.llm.base import (
     UnknownModel,
     reply_too_long,
 )
+from goose_tui.redact import remember_key
+from goose_tui.redact import scrub_secrets as scrub_secrets  # the backend's public name too
 
 # Local OpenAI-compatible servers usually ignore the key, but the openai client insists on one.
 DUMMY_KEY = "sk-goose-tui-local"
@@ -52,43 +54,9 @@ _MISSING_KEY = re.compile(
     r"missing credentials|missing \w+ api key|no key is set|api_key client option must be set",
     re.IGNORECASE,
 )
-# Things that look like credentials: provider key prefixes and bearer tokens, in any case.
-_KEYLIKE = re.compile(
-    r"((?i:sk)[-_][A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,}"
-    r"|(?i:bearer)\s+[A-Za-z0-9._\-]{8,}|(?i:api[_-]?key)[\"']?\s*[:=]\s*[\"']?[^\s\"',}]{6,})"
-)
-_KEY_ENV_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET")
 # litellm's error for a model string whose provider it does not know.
 _NO_PROVIDER = "LLM Provider NOT provided"
 _MAX_MESSAGE = 600
-
-
-# A key echoed without its prefix ("sk-", "sk-proj-") is still the key when this much is left.
-_MIN_KEY_BODY = 12
-
-
-def _key_variants(secret: str) -> set[str]:
-    """The key, and the key without each of its leading ``word-``/``word_`` prefixes."""
-    variants = {secret}
-    for separator in re.finditer(r"[-_]", secret[:24]):
-        body = secret[separator.end() :]
-        if len(body) >= _MIN_KEY_BODY:
-            variants.add(body)
-    return variants
-
-
-def scrub_secrets(text: str, extra: tuple[str, ...] = ()) -> str:
-    """Remove the configured key, any key-valued environment variable and key-looking strings,
-    in any letter case and with or without the key's prefix."""
-    secrets = [s for s in extra if s]
-    secrets += [
-        v for k, v in os.environ.items() if k.upper().endswith(_KEY_ENV_SUFFIXES) and len(v) >= 6
-    ]
-    variants = {variant for secret in secrets for variant in _key_variants(secret)}
-    if variants:
-        pattern = "|".join(re.escape(v) for v in sorted(variants, key=len, reverse=True))
-        text = re.sub(pattern, "***", text, flags=re.IGNORECASE)
-    return _KEYLIKE.sub("***", text)
 
 
 # litellm's import (seconds) runs in a background thread as soon as a litellm model is
@@ -174,6 +142,7 @@ class LiteLLMSummarizer:
         self.name = model
         self.api_base = api_base
         self.api_key = api_key
+        remember_key(api_key)
         self.timeout = timeout
         prepare_litellm()  # a summarizer made is a call coming: start the import now
 

@@ -56,6 +56,7 @@ from goose_tui.llm.base import (
     UnknownModel,
 )
 from goose_tui.pieces import write_frames
+from goose_tui.redact import remember_key
 
 # How the app starts a worker; a module attribute so a test can start it through a wrapper.
 WORKER_COMMAND = [sys.executable, "-m", "goose_tui.llm.litellm_worker"]
@@ -262,6 +263,7 @@ class WorkerLiteLLMSummarizer:
     ):
         self.model = self.name = model
         self.api_key = api_key
+        remember_key(api_key)
         self.timeout = timeout or DEFAULT_TIMEOUT
         # LiteLLMSummarizer's arguments, as the worker builds it.
         self.config = {
@@ -339,7 +341,7 @@ class WorkerLiteLLMSummarizer:
                 _retire(worker)
 
     def _exit_message(self, worker: Worker, code: object) -> str:
-        from goose_tui.llm.litellm_backend import scrub_secrets
+        from goose_tui.redact import scrub_secrets
 
         tail = scrub_secrets(worker.stderr_tail(), (self.api_key or "",))
         last = tail.splitlines()[-1] if tail else "no message"
@@ -388,7 +390,8 @@ class _Events:
 async def _serve(
     call: int, config: dict[str, Any], messages: list[ChatMessage], events: _Events
 ) -> None:
-    from goose_tui.llm.litellm_backend import LiteLLMSummarizer, scrub_secrets
+    from goose_tui.llm.litellm_backend import LiteLLMSummarizer
+    from goose_tui.redact import scrub_secrets
 
     pending: list[str] = []
 

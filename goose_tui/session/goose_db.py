@@ -30,6 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from goose_tui.files import keys_removed_note
+from goose_tui.redact import remove_known_keys
 from goose_tui.session.errors import SessionLoadError
 from goose_tui.session.goose_import import goose_model_config, readable_messages, session_state
 from goose_tui.session.models import Message, Session
@@ -204,8 +206,12 @@ def add_session(db: Path, session: Session, summary_text: str) -> AddedSession:
     if not db.is_file():
         raise GooseDbRefused(f"{db}: no such database file")
     now = int(time.time())
+    # What goes into Goose's database loses the keys this process knows, as a file does.
+    summary_text, removed = remove_known_keys(summary_text)
     messages, notes = readable_messages(compacted_messages(session.messages, summary_text, now))
     notes = [*session_state(session)[1], *notes]
+    if removed:
+        notes.append(keys_removed_note(db, removed))
     connection = _connect(db)
     try:
         _check_schema(db, connection)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from goose_tui.dirs import goose_dir, xdg_home
-from goose_tui.files import OverwriteRefused, atomic_write_text, check_writable
+from goose_tui.files import OnKeysRemoved, OverwriteRefused, atomic_write_text, check_writable
 from goose_tui.session.goose_import import (
     goose_model_config,
     readable_messages,
@@ -324,6 +324,7 @@ def save_compacted_session(
     *,
     inputs: Iterable[Path | None] = (),
     overwrite: bool = False,
+    on_keys_removed: OnKeysRemoved | None = None,
 ) -> Path:
     """Write the compacted session to ``target`` atomically; ``OverwriteRefused`` says why not."""
     inputs = [session.source_path, *inputs]
@@ -332,5 +333,6 @@ def save_compacted_session(
         target,
         compacted_session_text(session, summary_text, format_for(target, fmt)),
         replace=overwrite,
+        on_keys_removed=on_keys_removed,
     )
     return target

@@ -26,7 +26,7 @@ from goose_tui.compaction.templates import (
     Templates,
 )
 from goose_tui.dirs import goose_dir
-from goose_tui.files import OverwriteRefused, check_writable, write_error
+from goose_tui.files import OverwriteRefused, check_writable, keys_removed_note, write_error
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.llm.spec import OFFLINE, REPLAY_PREFIX, SESSION_MODEL, ModelSpec
@@ -552,7 +552,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                         self.notify(f"not saved: {target} kept as it was", markup=False)
                     return
                 try:
-                    written = inspector.save(kind, checked, overwrite=exists)
+                    written = inspector.save(
+                        kind, checked, overwrite=exists, on_keys_removed=self._keys_removed
+                    )
                 except (OverwriteRefused, OSError) as exc:
                     self._not_saved(checked, exc)
                     return
@@ -589,6 +591,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         defaults = {kind: saving.default_target(session, kind) for kind in saving.SUFFIXES}
         self.push_screen(SaveDialog(defaults, initial), answered)
 
+    def _keys_removed(self, target: Path, count: int) -> None:
+        self.notify(keys_removed_note(target, count), severity="warning", markup=False, timeout=12)
+
     def _not_saved(self, target: Path, exc: Exception) -> None:
         # A refusal names its path; an OSError may name only the temporary file, and says
         # "[Errno N]": it is said as the CLI says it.
@@ -614,7 +619,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                     return
                 try:
                     # Not over a file made since the question (or since no question).
-                    written = self.inspector.save_text(target, text, replace=exists)
+                    written = self.inspector.save_text(
+                        target, text, replace=exists, on_keys_removed=self._keys_removed
+                    )
                 except (OverwriteRefused, OSError) as exc:
                     self._not_saved(target, exc)
                     return
