@@ -228,12 +228,15 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         """Keep the theme the user picked for next time (settings file, atomically)."""
         if not self._save_theme:
             return
-        from goose_tui.settings import save_theme
+        from goose_tui.settings import config_path, save_theme
 
+        path = config_path()
         try:
-            save_theme(theme)
+            save_theme(theme, path)
         except OSError as exc:
-            self.notify(f"theme not saved: {exc}", severity="warning", markup=False)
+            self.notify(
+                f"theme not saved: {write_error(path, exc)}", severity="warning", markup=False
+            )
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def list_sessions(self, path: Path | None, *, with_recent: bool = False) -> None:
