@@ -15,6 +15,7 @@ from goose_tui.cli.common import (
     add_prompts_dir,
     add_session_args,
     check_output_arg,
+    keys_removed,
     load_session_arg,
     load_templates_arg,
     model_arg,
@@ -81,7 +82,11 @@ def cmd_report(args: argparse.Namespace) -> int:
             _make_side("--compare", args.compare, other, session.messages, templates)
         )
     markdown, page = inspector.save_report(
-        target, overwrite=args.overwrite, compare_with=compare_with, keep=[args.session]
+        target,
+        overwrite=args.overwrite,
+        compare_with=compare_with,
+        keep=[args.session],
+        on_keys_removed=keys_removed,
     )
     print(markdown)
     print(page)
