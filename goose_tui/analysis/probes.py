@@ -444,6 +444,9 @@ _LOOKING = re.compile(
     re.I,
 )
 _REASON = re.compile(r"\b(?:because|since|so that|so|as it|otherwise|which means)\b|:\s", re.I)
+# A reason runs to the end of its clause: ", and give nginx the group" after "since the
+# socket is not reachable" is the next thing done, not part of why.
+_CLAUSE_END = re.compile(r",\s+(?:and|but|then|while)\s+|;\s+|\s[—–-]\s")
 _NEXT = re.compile(
     r"\b(?:next|then|still to do|to do|todo|remaining|left|need(?:s)? to|must|I['’]ll|"
     r"we['’]ll|will|should|or else|otherwise|until)\b",
@@ -527,7 +530,7 @@ def _decision(sentence: str, previous: str) -> tuple[str, str] | None:
         before, after = sentence[: reason.start()], sentence[reason.end() :]
         if reason.group(0).strip().casefold() == "so" and agent.start() > reason.start():
             return after, before  # "The totals are money, so the tests should …"
-        return before, after
+        return before, _CLAUSE_END.split(after, maxsplit=1)[0]
     if previous and len(content_terms(previous)) >= 3:
         return sentence, previous  # "int("-0") is 0, so … . I'll format …"
     if _CHOICE.search(sentence):
@@ -607,7 +610,10 @@ def offline_probes(messages: Sequence[Message], working_dir: str | None = None) 
             if found is None:
                 continue
             choice, why = found
-            reason = _words(why, 0.5, "prose", known=topic)
+            # Words the choice already says ("socket" in "keep the socket … since the
+            # socket is …") prove the choice was kept, not its reason.
+            said_in_choice = frozenset(content_terms(choice, limit=1000))
+            reason = _words(why, 0.5, "prose", known=topic | said_in_choice)
             evidence = [e for e in (_words(choice, 0.4, "prose"), reason) if e]
             add(
                 Probe(
