@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from goose_tui.analysis.retention import (
     _error_result_texts,
@@ -79,6 +79,9 @@ class Probe(BaseModel):
     question: str
     expected: str
     message_index: int | None = None  # the source message, into the history, 0-based
+    # The answer must give ``expected`` as it is (a value the user gave, an identifier);
+    # otherwise its meaning is what counts.
+    exact: bool = False
     evidence: list[Evidence] = Field(default_factory=list)  # offline only
 
 
@@ -88,6 +91,7 @@ class ProbeResult(BaseModel):
     score: float | None  # 0..1; None: unscored (a judge's reply could not be read)
     verdict: str = ""  # why: what was found, or the judge's reason
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def outcome(self) -> Literal["found", "partial", "missing", "unscored"]:
         if self.score is None:
@@ -151,8 +155,6 @@ class ProbeReport(BaseModel):
     def to_json_dict(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")
         data["overall"] = self.overall
-        for result, row in zip(self.results, data["results"], strict=True):
-            row["outcome"] = result.outcome
         data["cost_usd"] = self.cost_usd
         data["tokens"] = self.tokens
         data["calls_made"] = sum(1 for c in self.calls if not c.cached)
@@ -385,7 +387,7 @@ def answer_offline(probe: Probe, summary: SummaryPlaces) -> ProbeResult:
     for evidence in probe.evidence:
         score, place = _evidence_score(evidence, summary)
         scores.append(score)
-        line = _short(place, _SNIPPET) if place else ""
+        line = shorten(place, _SNIPPET) if place else ""
         if line and line not in places:
             places.append(line)
     total = len(probe.evidence)
@@ -414,7 +416,7 @@ def format_probe_score(score: float | None) -> str:
     return "n/a" if score is None else f"{score:.0%}"
 
 
-def _short(text: str, width: int = 120) -> str:
+def shorten(text: str, width: int = 120) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -643,7 +645,7 @@ def offline_probes(messages: Sequence[Message], working_dir: str | None = None) 
             Probe(
                 kind="artifact",
                 question=f"Which file was {how} at message #{e.index + 1}, and what was done?",
-                expected=f"{e.text} ({how})" + (f": {_short(about, 160)}" if about else ""),
+                expected=f"{e.text} ({how})" + (f": {shorten(about, 160)}" if about else ""),
                 message_index=e.index,
                 evidence=evidence,
             )
@@ -661,6 +663,7 @@ def offline_probes(messages: Sequence[Message], working_dir: str | None = None) 
                         question=f"What value did the user give in message #{index + 1}?",
                         expected=value,
                         message_index=index,
+                        exact=True,
                         evidence=[Evidence(match="exact", text=value)],
                     )
                 )

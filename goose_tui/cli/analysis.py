@@ -93,11 +93,16 @@ def register(sub: Any) -> None:
     )
     add_model_args(s, replay_in=summary_or_reply)
     s.add_argument(
+        "--answerer",
+        metavar="M",
+        help="the model that answers the probes from the summary alone (default --model)",
+    )
+    s.add_argument(
         "--judge",
         metavar="M",
-        help="the model that scores answers (default --model); a real --model writes and "
-        "answers the probes (and compacts, without --summary), offline ones come from the "
-        "session's structure",
+        help="the model that scores each answer against the history's (default --model); a "
+        "real --model writes the probes (and compacts, without --summary), offline ones come "
+        "from the session's structure",
     )
     add_prompts_dir(s)
     s.add_argument("--no-cache", action="store_true", help="ask every model call again")
@@ -206,13 +211,16 @@ def cmd_probe(args: argparse.Namespace) -> int:
     session = load_session_arg(args)
     choice = session_model_arg(args, session, model_arg(args))
     writer = choice if isinstance(choice, ModelSpec) else None
-    if args.judge is not None and not uses_a_model(writer):
-        raise CliError("--judge needs --model with a real model", EXIT_UNUSABLE)
-    judge = None
-    if args.judge is not None:
-        judge = parse_model(args.judge, args.api_base, args.timeout)
-        if not uses_a_model(judge):
-            raise CliError(f"--judge {args.judge}: not a model that can score", EXIT_UNUSABLE)
+    roles: dict[str, ModelSpec | None] = {"answerer": None, "judge": None}
+    for role, does in (("answerer", "answer"), ("judge", "score")):
+        text = getattr(args, role)
+        if text is None:
+            continue
+        if not uses_a_model(writer):
+            raise CliError(f"--{role} needs --model with a real model", EXIT_UNUSABLE)
+        roles[role] = parse_model(text, args.api_base, args.timeout)
+        if not uses_a_model(roles[role]):
+            raise CliError(f"--{role} {text}: not a model that can {does}", EXIT_UNUSABLE)
     summary, source = _summary_to_judge(args, session, choice)
     if uses_a_model(writer):
         load_templates_arg(args.prompts_dir)  # a bad --prompts-dir fails with exit code 2
@@ -223,7 +231,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
                 session.messages,
                 summary,
                 writer,
-                judge,
+                roles["judge"],
+                answerer=roles["answerer"],
                 prompts_dir=args.prompts_dir,
                 cache=cache,
                 working_dir=session.working_dir,
@@ -241,7 +250,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
     who = (
         "offline (from the session's structure)"
         if report.mode == "offline"
-        else (f"written and answered by {report.writer}, judged by {report.judge}")
+        else (
+            f"written by {report.writer}, answered by {report.answerer}, judged by {report.judge}"
+        )
     )
     print(f"probes   {who}")
     print()
