@@ -40,6 +40,8 @@ from goose_tui.analysis.retention import (
 from goose_tui.compaction.format import normalize_text
 from goose_tui.session.models import Message, content_type
 
+# What the probe score measures, as every view names it (retention's is EVIDENCE_NAME).
+SCORE_NAME = "can the agent act"
 ProbeKind = Literal["recall", "artifact", "continuation", "decision"]
 PROBE_KINDS: tuple[ProbeKind, ...] = ("continuation", "decision", "artifact", "recall")
 PROBE_LABELS: dict[ProbeKind, str] = {
@@ -414,6 +416,20 @@ def offline_report(
 
 def format_probe_score(score: float | None) -> str:
     return "n/a" if score is None else f"{score:.0%}"
+
+
+def kind_outcomes(kind: KindScore) -> str:
+    """What one kind found and what it missed: ``2/3 found, 1 missing``."""
+    if not kind.probes:
+        return "no probes"
+    counts = ((kind.partial, "partial"), (kind.missing, "missing"), (kind.unscored, "unscored"))
+    return ", ".join([f"{kind.found}/{kind.probes} found", *(f"{n} {w}" for n, w in counts if n)])
+
+
+def found_by_kind(kinds: Sequence[KindScore]) -> str:
+    """Each kind that has probes, found of its probes, on one line (a batch row):
+    ``continuation 1/3, decisions 0/1, artifacts 2/2``."""
+    return ", ".join(f"{PROBE_LABELS[k.kind]} {k.found}/{k.probes}" for k in kinds if k.probes)
 
 
 def shorten(text: str, width: int = 120) -> str:

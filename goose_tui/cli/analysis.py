@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from goose_tui.analysis.compare import (
     Comparison,
     SideDiff,
-    SideReport,
     SummarySide,
     compare_summaries,
     fields_by_name,
     format_cost,
     side_from_result,
     side_letter,
+    side_rows,
     status_text,
 )
 from goose_tui.analysis.probes import ProbeReport
@@ -181,20 +181,25 @@ def cmd_retention(args: argparse.Namespace) -> int:
 
 
 def probe_lines(report: ProbeReport) -> list[str]:
-    from goose_tui.analysis.probes import PROBE_LABELS, format_probe_score
+    from goose_tui.analysis.probes import PROBE_LABELS, SCORE_NAME, format_probe_score
 
-    rows = [["KIND", "PROBES", "SCORE"]]
+    rows = [["KIND", "PROBES", "FOUND", "PARTIAL", "MISSING", "SCORE"]]
     for k in report.kinds:
-        rows.append([PROBE_LABELS[k.kind], str(k.probes), format_probe_score(k.score)])
-    rows.append(["overall", str(len(report.results)), format_probe_score(report.overall)])
-    lines = table(rows, right={1, 2})
+        counts = [k.found, k.partial, k.missing]
+        score = format_probe_score(k.score)
+        rows.append([PROBE_LABELS[k.kind], str(k.probes), *map(str, counts), score])
+    rows.append(
+        [SCORE_NAME, str(len(report.results)), "", "", "", format_probe_score(report.overall)]
+    )
+    lines = table(rows, right={1, 2, 3, 4, 5})
     lines.append("")
     for r in report.results:
         source = "-" if r.probe.message_index is None else f"#{r.probe.message_index + 1}"
         question = one_line(r.probe.question, 80)
-        lines.append(f"{format_probe_score(r.score):>4}  {source:>4}  {r.probe.kind}: {question}")
-        lines.append(f"            expected: {one_line(r.probe.expected, 80)}")
-        lines.append(f"            answered: {one_line(r.answer or '(nothing)', 80)}")
+        score = f"{format_probe_score(r.score):>4} {r.outcome:<8}"
+        lines.append(f"{score}  {source:>4}  {r.probe.kind}: {question}")
+        lines.append(f"{'':21}expected: {one_line(r.probe.expected, 80)}")
+        lines.append(f"{'':21}answered: {one_line(r.answer or '(nothing)', 80)}")
     if report.calls:
         made = [c for c in report.calls if not c.cached]
         lines += [
@@ -373,35 +378,6 @@ async def _all_sides(
     return list(made)
 
 
-def _side_rows(sides: list[SideReport]) -> list[list[str]]:
-    rows = [
-        ["", *(side_letter(n) for n in range(len(sides)))],
-        ["spec", *(s.label for s in sides)],
-        ["tokens", *(f"{s.tokens:,}" for s in sides)],
-        ["structured", *("no (raw text)" if s.fallback else "yes" for s in sides)],
-        ["cost", *(format_cost(s.cost_usd) for s in sides)],
-    ]
-    retentions = [s.retention for s in sides if s.retention is not None]
-    if len(retentions) == len(sides):
-        rows.append(["retention", *(format_score(r.overall) for r in retentions)])
-        for categories in zip(*(r.categories for r in retentions), strict=True):
-            label = "  " + CATEGORY_LABELS[categories[0].category]
-            rows.append([label, *(f"{c.found}/{c.total}" for c in categories)])
-    probes = [s.probes for s in sides if s.probes is not None]
-    if len(probes) == len(sides):
-        from goose_tui.analysis.probes import PROBE_LABELS, format_probe_score
-
-        rows.append(["probes", *(format_probe_score(p.overall) for p in probes)])
-        for kinds in zip(*(p.kinds for p in probes), strict=True):
-            rows.append(
-                [
-                    "  " + PROBE_LABELS[kinds[0].kind],
-                    *(f"{format_probe_score(k.score)} of {k.probes}" for k in kinds),
-                ]
-            )
-    return rows
-
-
 def _field_rows(diff: SideDiff) -> list[list[str]]:
     """One later side against A: each field's status and the items added and removed."""
     rows = [["FIELD", "STATUS", "ADDED", "REMOVED"]]
@@ -422,7 +398,8 @@ def _field_matrix(c: Comparison) -> list[list[str]]:
 
 
 def comparison_lines(c: Comparison) -> list[str]:
-    lines = table(_side_rows(c.sides))
+    letters = [side_letter(n) for n in range(len(c.sides))]
+    lines = table([["", *letters], *side_rows(c.sides)])
     lines.append("")
     letters = [side_letter(n) for n in range(len(c.sides))]
     if len(c.diffs) == 1:
