@@ -383,7 +383,7 @@ def to_markdown(report: BatchReport, title: str | None = None) -> str:
         f"{t.sessions} sessions: {t.succeeded} compacted, {t.failed} failed, "
         f"{t.fallbacks} raw-text fallbacks; {t.tokens_before:,} tokens → "
         f"{t.summary_tokens:,} summary tokens; mean {EVIDENCE_NAME} (retention) "
-        f"{format_score(t.mean_retention)}; mean {SCORE_NAME} (probe score) "
+        f"{format_score(t.mean_retention)}; mean {SCORE_NAME} (probes) "
         f"{format_score(t.mean_probes)}.",
     ]
     if t.not_smaller:

@@ -20,8 +20,13 @@ from goose_tui.analysis.compare import (
     side_rows,
     status_text,
 )
-from goose_tui.analysis.probes import ProbeReport
-from goose_tui.analysis.retention import CATEGORY_LABELS, RetentionReport, format_score
+from goose_tui.analysis.probes import KIND_WEIGHTS, PROBE_LABELS, ProbeReport
+from goose_tui.analysis.retention import (
+    CATEGORY_LABELS,
+    EVIDENCE_NAME,
+    RetentionReport,
+    format_score,
+)
 from goose_tui.cli.common import (
     EXIT_FAILED,
     EXIT_UNUSABLE,
@@ -59,7 +64,12 @@ MAX_MISSING_SHOWN = 40
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("retention")
+    s = sub.add_parser(
+        "retention",
+        description="Evidence found: which of the history's user messages, file paths, error "
+        "lines, commands and identifiers the summary still writes out, exactly or normalized. "
+        "A string kept is evidence, not proof that the agent can act on it: `probe` asks that.",
+    )
     add_session_args(s)
     source = s.add_mutually_exclusive_group()
     source.add_argument("--summary", metavar="FILE", help="a saved summary (Markdown or text)")
@@ -85,7 +95,17 @@ def register(sub: Any) -> None:
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=cmd_compare)
 
-    s = sub.add_parser("probe")
+    s = sub.add_parser(
+        "probe",
+        description="Can the agent act: questions the agent must answer from the summary alone "
+        "to go on (continuation: the last request, the open problem, the next step; decisions "
+        "with their reasons; artifacts and what was done to them; the facts the user gave), "
+        "scored per kind as found, partial or missing and weighted ("
+        + ", ".join(f"{PROBE_LABELS[kind]} {weight}" for kind, weight in KIND_WEIGHTS.items())
+        + "). Offline the probes come from the "
+        "session's structure and are answered by meaning, not bytes; with --model a model "
+        "writes them, --answerer answers them and --judge scores each answer's meaning.",
+    )
     add_session_args(s)
     summary_or_reply = s.add_mutually_exclusive_group()
     summary_or_reply.add_argument(
@@ -140,7 +160,8 @@ def retention_lines(report: RetentionReport) -> list[str]:
         rows.append(
             [CATEGORY_LABELS[c.category], str(c.found), str(c.total), format_score(c.score)]
         )
-    rows.append(["overall", str(report.found), str(report.total), format_score(report.overall)])
+    found = [str(report.found), str(report.total), format_score(report.overall)]
+    rows.append([EVIDENCE_NAME, *found])
     lines = table(rows, right={1, 2, 3})
     missing = report.missing()
     if missing:
