@@ -20,7 +20,7 @@ from goose_tui.analysis.compare import (
     side_rows,
     status_text,
 )
-from goose_tui.analysis.probes import KIND_WEIGHTS, PROBE_LABELS, ProbeReport
+from goose_tui.analysis.probes import PROBE_LABELS, ProbeReport
 from goose_tui.analysis.retention import (
     CATEGORY_LABELS,
     EVIDENCE_NAME,
@@ -64,12 +64,7 @@ MAX_MISSING_SHOWN = 40
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser(
-        "retention",
-        description="Evidence found: which of the history's user messages, file paths, error "
-        "lines, commands and identifiers the summary still writes out, exactly or normalized. "
-        "A string kept is evidence, not proof that the agent can act on it: `probe` asks that.",
-    )
+    s = sub.add_parser("retention")
     add_session_args(s)
     source = s.add_mutually_exclusive_group()
     source.add_argument("--summary", metavar="FILE", help="a saved summary (Markdown or text)")
@@ -95,17 +90,7 @@ def register(sub: Any) -> None:
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=cmd_compare)
 
-    s = sub.add_parser(
-        "probe",
-        description="Can the agent act: questions the agent must answer from the summary alone "
-        "to go on (continuation: the last request, the open problem, the next step; decisions "
-        "with their reasons; artifacts and what was done to them; the facts the user gave), "
-        "scored per kind as found, partial or missing and weighted ("
-        + ", ".join(f"{PROBE_LABELS[kind]} {weight}" for kind, weight in KIND_WEIGHTS.items())
-        + "). Offline the probes come from the "
-        "session's structure and are answered by meaning, not bytes; with --model a model "
-        "writes them, --answerer answers them and --judge scores each answer's meaning.",
-    )
+    s = sub.add_parser("probe")
     add_session_args(s)
     summary_or_reply = s.add_mutually_exclusive_group()
     summary_or_reply.add_argument(
@@ -202,7 +187,7 @@ def cmd_retention(args: argparse.Namespace) -> int:
 
 
 def probe_lines(report: ProbeReport) -> list[str]:
-    from goose_tui.analysis.probes import PROBE_LABELS, SCORE_NAME, format_probe_score
+    from goose_tui.analysis.probes import SCORE_NAME, format_probe_score
 
     rows = [["KIND", "PROBES", "FOUND", "PARTIAL", "MISSING", "SCORE"]]
     for k in report.kinds:

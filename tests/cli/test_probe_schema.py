@@ -84,7 +84,7 @@ def test_compare_and_batch_reports_carry_the_kind_counts(
     short = str(SAMPLES / "short.jsonl")
     compare = run_json(capsys, "compare", short, "--a", "offline", "--b", "offline", "--json")
     jsonschema.validate(compare, run_json(capsys, "schema", "compare"))
-    assert set(compare["left"]["probes"]) >= {"answerer", "kinds", "results"}
+    assert all(set(side["probes"]) >= {"answerer", "kinds", "results"} for side in compare["sides"])
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     (corpus / "short.jsonl").write_bytes((SAMPLES / "short.jsonl").read_bytes())
