@@ -194,7 +194,8 @@ def _probe_result_rows(p: ProbeReport) -> list[list[str]]:
 
 
 def _side_rows(c: Comparison) -> list[list[str]]:
-    return side_rows(c.sides[:2])
+    (_, *labels), *rest = side_rows(c.sides[:2])
+    return [["summary", *labels], *rest]  # a report reader knows the sides as summaries
 
 
 def _field_rows(c: Comparison) -> list[list[str]]:
