@@ -327,7 +327,7 @@ def test_cli_retention_with_a_saved_summary(tmp_path: Path, capsys) -> None:
     summary.write_text("Fixed calc.py after `ZeroDivisionError: division by zero`.\n")
     assert run_command(["retention", str(session), "--summary", str(summary)]) == 0
     out = capsys.readouterr().out
-    assert "error lines" in out and "overall" in out
+    assert "error lines" in out and "evidence found" in out
     missing_line = next(line for line in out.splitlines() if "cat missing.txt" in line)
     assert missing_line.split()[:2] == ["#6", "commands"]  # shown 1-based, as in the app
 

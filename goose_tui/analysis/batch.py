@@ -18,8 +18,13 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from goose_tui.analysis.failures import failure_text
-from goose_tui.analysis.probes import offline_report
-from goose_tui.analysis.retention import format_score, retention_report
+from goose_tui.analysis.probes import (
+    SCORE_NAME,
+    KindScore,
+    found_by_kind,
+    offline_report,
+)
+from goose_tui.analysis.retention import EVIDENCE_NAME, format_score, retention_report
 from goose_tui.compaction.reply_check import require_usable
 from goose_tui.compaction.summarize import summarize
 from goose_tui.compaction.templates import Templates, load_templates
@@ -55,10 +60,11 @@ class BatchEntry(BaseModel):
     # The summary is not smaller than the history it replaces: compacting did not help.
     not_smaller: bool | None = None
     fallback: bool | None = None
-    retention: float | None = None  # overall retention score of the summary
+    retention: float | None = None  # evidence found: the overall retention score
     missing: int | None = None  # retention items not found
-    probes: float | None = None  # overall offline probe score of the summary
-    probe_kinds: dict[str, float | None] | None = None  # the score of each probe kind
+    probes: float | None = None  # can the agent act: the overall offline probe score
+    # Each probe kind: its score, and how many probes were found, partial and missing.
+    probe_kinds: list[KindScore] | None = None
     attempts: int = 0
     seconds: float = 0.0
     error: str | None = None
@@ -225,7 +231,7 @@ async def compact_one(
         entry.missing = report.total - report.found
         probes = offline_report(session.messages, result.summary, session.working_dir)
         entry.probes = probes.overall
-        entry.probe_kinds = {k.kind: k.score for k in probes.kinds}
+        entry.probe_kinds = probes.kinds
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - one session's failure never stops the batch
@@ -354,19 +360,21 @@ def to_markdown(report: BatchReport, title: str | None = None) -> str:
     lines = [
         title or f"# Batch compaction: {report.model}",
         "",
-        "| session | messages | tokens before | summary tokens | fallback | retention "
-        "| probes | attempts | warnings | error |",
-        "|---|---:|---:|---:|---|---:|---:|---:|---:|---|",
+        "| session | messages | tokens before | summary tokens | fallback "
+        f"| {EVIDENCE_NAME} (retention) | {SCORE_NAME} (probes) | probes found per kind "
+        "| attempts | warnings | error |",
+        "|---|---:|---:|---:|---|---:|---:|---|---:|---:|---|",
         # A summary not smaller than its history is marked "(not smaller)" in its row.
     ]
     for e in report.entries:
         fallback = "-" if e.fallback is None else ("yes" if e.fallback else "no")
         score = format_score(e.retention) if e.ok else "-"
         probes = format_score(e.probes) if e.ok else "-"
+        kinds = found_by_kind(e.probe_kinds) if e.ok and e.probe_kinds else "-"
         lines.append(
             f"| {_cell(e.source)} | {_num(e.messages)} | {_num(e.tokens_before)} "
             f"| {_num(e.summary_tokens)}{' (not smaller)' if e.not_smaller else ''} "
-            f"| {fallback} | {score} | {probes}"
+            f"| {fallback} | {score} | {probes} | {kinds}"
             f" | {e.attempts} | {warning_count(e.warnings)} | {_cell(e.error or '')} |"
         )
     t = report.totals
@@ -374,8 +382,9 @@ def to_markdown(report: BatchReport, title: str | None = None) -> str:
         "",
         f"{t.sessions} sessions: {t.succeeded} compacted, {t.failed} failed, "
         f"{t.fallbacks} raw-text fallbacks; {t.tokens_before:,} tokens → "
-        f"{t.summary_tokens:,} summary tokens; mean retention {format_score(t.mean_retention)}; "
-        f"mean probe score {format_score(t.mean_probes)}.",
+        f"{t.summary_tokens:,} summary tokens; mean {EVIDENCE_NAME} (retention) "
+        f"{format_score(t.mean_retention)}; mean {SCORE_NAME} (probes) "
+        f"{format_score(t.mean_probes)}.",
     ]
     if t.not_smaller:
         lines.append(

@@ -16,8 +16,21 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from goose_tui.analysis.probes import ProbeReport, offline_report
-from goose_tui.analysis.retention import RetentionReport, retention_report
+from goose_tui.analysis.probes import (
+    PROBE_LABELS,
+    SCORE_NAME,
+    ProbeReport,
+    format_probe_score,
+    kind_outcomes,
+    offline_report,
+)
+from goose_tui.analysis.retention import (
+    CATEGORY_LABELS,
+    EVIDENCE_NAME,
+    RetentionReport,
+    format_score,
+    retention_report,
+)
 from goose_tui.compaction.structured import FIELD_ORDER, LIST_FIELDS, StructuredSummary
 from goose_tui.compaction.summarize import summary_message
 from goose_tui.llm.base import TokenUsage
@@ -141,6 +154,32 @@ def estimate_note(model: str | None, input_tokens: int | None) -> str:
 
 def format_cost(cost: float | None) -> str:
     return "n/a" if cost is None else f"${cost:.6f}"
+
+
+def side_rows(sides: Sequence[SideReport]) -> list[list[str]]:
+    """The sides as ``compare`` and the app's compare screen show them: size, cost, evidence
+    found (retention) by category and can the agent act (probes) by kind, found and
+    missing."""
+    rows = [
+        ["spec", *(s.label for s in sides)],
+        ["tokens", *(f"{s.tokens:,}" for s in sides)],
+        ["structured", *("no (raw text)" if s.fallback else "yes" for s in sides)],
+        ["cost", *(format_cost(s.cost_usd) for s in sides)],
+    ]
+    retentions = [s.retention for s in sides if s.retention is not None]
+    if len(retentions) == len(sides):
+        rows.append(
+            [f"{EVIDENCE_NAME} (retention)", *(format_score(r.overall) for r in retentions)]
+        )
+        for categories in zip(*(r.categories for r in retentions), strict=True):
+            label = "  " + CATEGORY_LABELS[categories[0].category]
+            rows.append([label, *(f"{c.found}/{c.total}" for c in categories)])
+    probes = [s.probes for s in sides if s.probes is not None]
+    if len(probes) == len(sides):
+        rows.append([f"{SCORE_NAME} (probes)", *(format_probe_score(p.overall) for p in probes)])
+        for kinds in zip(*(p.kinds for p in probes), strict=True):
+            rows.append(["  " + PROBE_LABELS[kinds[0].kind], *map(kind_outcomes, kinds)])
+    return rows
 
 
 # --- diff ---------------------------------------------------------------------------------

@@ -1,13 +1,15 @@
-"""Probes with a real model: one call writes probes from the full history, one call per probe
-answers it from the summary alone, and one call per answer has a judge score it 0-1 against
-the expected answer. The three prompts are templates (``probe_write.md``,
+"""Probes with real models: one call writes probes from the full history, one call per probe
+answers it from the summary alone, and one call per answer has a judge score it 0-1. The
+judge sees the question, the expected answer, the answer and the summary: it scores meaning,
+exact strings only for the probes the writer marked ``exact`` (a value the user gave, an
+identifier), and no credit for an answer the summary does not back up. Writer, answerer and
+judge can be three models. The prompts are templates (``probe_write.md``,
 ``probe_answer.md``, ``probe_judge.md``) found like the compaction ones.
 
 Every call is cached on disk by the hash of everything that went into it (model, template,
 history or summary, question, answer), so a rerun after a hand edit of the summary writes no
-probes again (the history did not change), re-asks the answers (the summary did), and
-re-judges only the answers that came out different. Every call, cached or not, is reported
-with its tokens and cost.
+probes again (the history did not change) and asks and judges again only what the summary
+is part of. Every call, cached or not, is reported with its tokens and cost.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from goose_tui.analysis.probes import (
     ProbeReport,
     ProbeResult,
     kind_scores,
+    shorten,
 )
 from goose_tui.compaction.format import format_message_for_compacting
 from goose_tui.compaction.templates import Template, load_template, render_template
@@ -51,7 +54,6 @@ _REQUESTS = {
     "judge": "Score the answer in the system prompt.",
 }
 _FENCED_JSON = re.compile(r"```(?:json)?\s*\n(.*?)```", re.S)
-_NUMBER = re.compile(r"(?<![\w.])(?:0(?:\.\d+)?|1(?:\.0+)?|\.\d+)(?![\w.])")
 
 
 class ProbeError(Exception):
@@ -221,22 +223,21 @@ def parse_probes(text: str, history_length: int) -> list[Probe]:
                 question=question.strip(),
                 expected=expected if isinstance(expected, str) else json.dumps(expected),
                 message_index=index,
+                exact=item.get("exact") is True,
             )
         )
     return probes
 
 
 def parse_judgement(text: str) -> tuple[float | None, str]:
-    """(score clamped to 0..1, reason) from ``{"score": x, "reason": ...}``, else the first
-    number between 0 and 1 in the text; (None, why) when there is none."""
+    """(score clamped to 0..1, reason) from ``{"score": x, "reason": ...}``; (None, why) for
+    any other reply: a number read out of prose ("1 of 2", "0.5 or 1") is no judgement."""
     obj = _json_value(text, "{")
-    if isinstance(obj, dict) and isinstance(obj.get("score"), (int, float)):
-        score = max(0.0, min(1.0, float(obj["score"])))
-        return score, str(obj.get("reason") or "").strip()
-    match = _NUMBER.search(text)
-    if match:
-        return float(match.group(0)), " ".join(text.split())[:200]
-    return None, "the judge's reply held no score"
+    score = obj.get("score") if isinstance(obj, dict) else None
+    if isinstance(score, (int, float)) and not isinstance(score, bool) and score == score:
+        reason = str(obj.get("reason") or "").strip() if isinstance(obj, dict) else ""
+        return max(0.0, min(1.0, float(score))), reason
+    return None, "unscored: the judge's reply held no JSON score (" + shorten(text) + ")"
 
 
 # --- the run -----------------------------------------------------------------------------
@@ -258,12 +259,16 @@ async def model_probe_report(
     templates: ProbeTemplates | None = None,
     cache: ProbeCache | None = None,
     concurrency: int = CONCURRENCY,
+    *,
+    answerer: Summarizer | None = None,
 ) -> ProbeReport:
     """Write probes for the agent-visible history with ``writer``, answer each from
-    ``summary`` with ``writer``, score each answer with ``judge`` (default: the writer)."""
+    ``summary`` with ``answerer`` and score each answer with ``judge`` (both default to the
+    writer)."""
     import asyncio  # here, not at the top: the core imports without it (docs/performance.md)
 
     templates = templates or load_probe_templates()
+    answerer = answerer or writer
     judge = judge or writer
     history = summarizer_messages(messages)
     history_text = numbered_history(history)
@@ -294,7 +299,7 @@ async def model_probe_report(
         async with gate:
             answer, asked = await _call(
                 "answer",
-                writer,
+                answerer,
                 templates.answer,
                 {"summary": summary, "question": probe.question},
                 cache,
@@ -305,9 +310,15 @@ async def model_probe_report(
                 "judge",
                 judge,
                 templates.judge,
-                {"question": probe.question, "expected": probe.expected, "answer": answer},
+                {
+                    "question": probe.question,
+                    "expected": probe.expected,
+                    "answer": answer,
+                    "summary": summary,
+                    "exact": probe.exact,
+                },
                 cache,
-                [probe.question, probe.expected, answer],
+                [probe.question, probe.expected, answer, summary, str(probe.exact)],
             )
         score, reason = parse_judgement(verdict)
         return ProbeResult(probe=probe, answer=answer, score=score, verdict=reason), [asked, judged]
@@ -319,6 +330,7 @@ async def model_probe_report(
     return ProbeReport(
         mode="model",
         writer=writer.name,
+        answerer=answerer.name,
         judge=judge.name,
         results=results,
         kinds=kind_scores(results),
@@ -337,20 +349,23 @@ async def run_probes(
     model: ModelSpec | None = None,
     judge: ModelSpec | None = None,
     *,
+    answerer: ModelSpec | None = None,
     prompts_dir: Path | None = None,
     cache: ProbeCache | None = None,
     working_dir: str | None = None,
 ) -> ProbeReport:
-    """Offline probes without a model that can answer (none, ``offline``, a replay); written,
-    answered and judged by models otherwise (``judge`` defaults to ``model``)."""
+    """Offline probes without a model that can answer (none, ``offline``, a replay); written
+    by ``model``, answered by ``answerer`` and judged by ``judge`` otherwise (both default to
+    ``model``)."""
     from goose_tui.analysis.probes import offline_report
 
     if not uses_a_model(model):
-        if judge is not None:
-            raise ValueError("a judge needs a real --model to write and answer the probes")
+        if judge is not None or answerer is not None:
+            raise ValueError("an answerer or a judge needs a real --model to write the probes")
         return offline_report(messages, summary, working_dir)
-    if judge is not None and not uses_a_model(judge):
-        raise ValueError(f"{judge} cannot judge answers: give a real model")
+    for role, spec in (("answer questions", answerer), ("judge answers", judge)):
+        if spec is not None and not uses_a_model(spec):
+            raise ValueError(f"{spec} cannot {role}: give a real model")
     assert model is not None  # uses_a_model said so
     return await model_probe_report(
         messages,
@@ -359,4 +374,5 @@ async def run_probes(
         judge.summarizer() if judge is not None else None,
         templates=load_probe_templates(prompts_dir),
         cache=cache,
+        answerer=answerer.summarizer() if answerer is not None else None,
     )

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from goose_tui.analysis.retention import (
     _error_result_texts,
@@ -40,6 +40,8 @@ from goose_tui.analysis.retention import (
 from goose_tui.compaction.format import normalize_text
 from goose_tui.session.models import Message, content_type
 
+# What the probe score measures, as every view names it (retention's is EVIDENCE_NAME).
+SCORE_NAME = "can the agent act"
 ProbeKind = Literal["recall", "artifact", "continuation", "decision"]
 PROBE_KINDS: tuple[ProbeKind, ...] = ("continuation", "decision", "artifact", "recall")
 PROBE_LABELS: dict[ProbeKind, str] = {
@@ -79,6 +81,9 @@ class Probe(BaseModel):
     question: str
     expected: str
     message_index: int | None = None  # the source message, into the history, 0-based
+    # The answer must give ``expected`` as it is (a value the user gave, an identifier);
+    # otherwise its meaning is what counts.
+    exact: bool = False
     evidence: list[Evidence] = Field(default_factory=list)  # offline only
 
 
@@ -88,6 +93,7 @@ class ProbeResult(BaseModel):
     score: float | None  # 0..1; None: unscored (a judge's reply could not be read)
     verdict: str = ""  # why: what was found, or the judge's reason
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def outcome(self) -> Literal["found", "partial", "missing", "unscored"]:
         if self.score is None:
@@ -151,8 +157,6 @@ class ProbeReport(BaseModel):
     def to_json_dict(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")
         data["overall"] = self.overall
-        for result, row in zip(self.results, data["results"], strict=True):
-            row["outcome"] = result.outcome
         data["cost_usd"] = self.cost_usd
         data["tokens"] = self.tokens
         data["calls_made"] = sum(1 for c in self.calls if not c.cached)
@@ -385,7 +389,7 @@ def answer_offline(probe: Probe, summary: SummaryPlaces) -> ProbeResult:
     for evidence in probe.evidence:
         score, place = _evidence_score(evidence, summary)
         scores.append(score)
-        line = _short(place, _SNIPPET) if place else ""
+        line = shorten(place, _SNIPPET) if place else ""
         if line and line not in places:
             places.append(line)
     total = len(probe.evidence)
@@ -414,7 +418,21 @@ def format_probe_score(score: float | None) -> str:
     return "n/a" if score is None else f"{score:.0%}"
 
 
-def _short(text: str, width: int = 120) -> str:
+def kind_outcomes(kind: KindScore) -> str:
+    """What one kind found and what it missed: ``2/3 found, 1 missing``."""
+    if not kind.probes:
+        return "no probes"
+    counts = ((kind.partial, "partial"), (kind.missing, "missing"), (kind.unscored, "unscored"))
+    return ", ".join([f"{kind.found}/{kind.probes} found", *(f"{n} {w}" for n, w in counts if n)])
+
+
+def found_by_kind(kinds: Sequence[KindScore]) -> str:
+    """Each kind that has probes, found of its probes, on one line (a batch row):
+    ``continuation 1/3, decisions 0/1, artifacts 2/2``."""
+    return ", ".join(f"{PROBE_LABELS[k.kind]} {k.found}/{k.probes}" for k in kinds if k.probes)
+
+
+def shorten(text: str, width: int = 120) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -444,6 +462,9 @@ _LOOKING = re.compile(
     re.I,
 )
 _REASON = re.compile(r"\b(?:because|since|so that|so|as it|otherwise|which means)\b|:\s", re.I)
+# A reason runs to the end of its clause: ", and give nginx the group" after "since the
+# socket is not reachable" is the next thing done, not part of why.
+_CLAUSE_END = re.compile(r",\s+(?:and|but|then|while)\s+|;\s+|\s[—–-]\s")
 _NEXT = re.compile(
     r"\b(?:next|then|still to do|to do|todo|remaining|left|need(?:s)? to|must|I['’]ll|"
     r"we['’]ll|will|should|or else|otherwise|until)\b",
@@ -527,7 +548,7 @@ def _decision(sentence: str, previous: str) -> tuple[str, str] | None:
         before, after = sentence[: reason.start()], sentence[reason.end() :]
         if reason.group(0).strip().casefold() == "so" and agent.start() > reason.start():
             return after, before  # "The totals are money, so the tests should …"
-        return before, after
+        return before, _CLAUSE_END.split(after, maxsplit=1)[0]
     if previous and len(content_terms(previous)) >= 3:
         return sentence, previous  # "int("-0") is 0, so … . I'll format …"
     if _CHOICE.search(sentence):
@@ -607,7 +628,10 @@ def offline_probes(messages: Sequence[Message], working_dir: str | None = None) 
             if found is None:
                 continue
             choice, why = found
-            reason = _words(why, 0.5, "prose", known=topic)
+            # Words the choice already says ("socket" in "keep the socket … since the
+            # socket is …") prove the choice was kept, not its reason.
+            said_in_choice = frozenset(content_terms(choice, limit=1000))
+            reason = _words(why, 0.5, "prose", known=topic | said_in_choice)
             evidence = [e for e in (_words(choice, 0.4, "prose"), reason) if e]
             add(
                 Probe(
@@ -637,7 +661,7 @@ def offline_probes(messages: Sequence[Message], working_dir: str | None = None) 
             Probe(
                 kind="artifact",
                 question=f"Which file was {how} at message #{e.index + 1}, and what was done?",
-                expected=f"{e.text} ({how})" + (f": {_short(about, 160)}" if about else ""),
+                expected=f"{e.text} ({how})" + (f": {shorten(about, 160)}" if about else ""),
                 message_index=e.index,
                 evidence=evidence,
             )
@@ -655,6 +679,7 @@ def offline_probes(messages: Sequence[Message], working_dir: str | None = None) 
                         question=f"What value did the user give in message #{index + 1}?",
                         expected=value,
                         message_index=index,
+                        exact=True,
                         evidence=[Evidence(match="exact", text=value)],
                     )
                 )

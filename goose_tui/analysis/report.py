@@ -19,15 +19,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from goose_tui.analysis.compare import Comparison, SummarySide, compare_summaries, format_cost
+from goose_tui.analysis.compare import Comparison, SummarySide, compare_summaries, side_rows
 from goose_tui.analysis.probes import (
     PROBE_LABELS,
+    SCORE_NAME,
     ProbeReport,
     format_probe_score,
     offline_report,
 )
 from goose_tui.analysis.retention import (
     CATEGORY_LABELS,
+    EVIDENCE_NAME,
     RetentionReport,
     format_score,
     retention_report,
@@ -42,8 +44,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("analysis", "Analysis: the scratchpad Goose discards"),
     ("fields", "Parsed fields"),
     ("summary", "Rendered summary"),
-    ("retention", "Retention: what the summary kept"),
-    ("probes", "Probes: can the agent still act"),
+    ("retention", f"Retention: {EVIDENCE_NAME}"),
+    ("probes", f"Probes: {SCORE_NAME}"),
     ("compare", "Compare"),
 )
 HEADINGS = dict(SECTIONS)
@@ -149,7 +151,7 @@ def _retention_rows(r: RetentionReport) -> list[list[str]]:
         [CATEGORY_LABELS[c.category], str(c.found), str(c.total), format_score(c.score)]
         for c in r.categories
     ]
-    rows.append(["overall", str(r.found), str(r.total), format_score(r.overall)])
+    rows.append([EVIDENCE_NAME, str(r.found), str(r.total), format_score(r.overall)])
     return rows
 
 
@@ -165,9 +167,16 @@ def _missing_rows(r: RetentionReport) -> list[list[str]]:
     ]
 
 
+PROBE_KIND_HEAD = ["kind", "probes", "found", "partial", "missing", "score"]
+
+
 def _probe_rows(p: ProbeReport) -> list[list[str]]:
-    rows = [[PROBE_LABELS[k.kind], str(k.probes), format_probe_score(k.score)] for k in p.kinds]
-    rows.append(["overall", str(len(p.results)), format_probe_score(p.overall)])
+    rows = [
+        [PROBE_LABELS[k.kind], *map(str, (k.probes, k.found, k.partial, k.missing))]
+        + [format_probe_score(k.score)]
+        for k in p.kinds
+    ]
+    rows.append([SCORE_NAME, str(len(p.results)), "", "", "", format_probe_score(p.overall)])
     return rows
 
 
@@ -185,26 +194,8 @@ def _probe_result_rows(p: ProbeReport) -> list[list[str]]:
 
 
 def _side_rows(c: Comparison) -> list[list[str]]:
-    a, b = c.sides[0], c.sides[1]
-    rows = [
-        ["summary", a.label, b.label],
-        ["tokens", f"{a.tokens:,}", f"{b.tokens:,}"],
-        [
-            "structured",
-            "no (raw text)" if a.fallback else "yes",
-            "no (raw text)" if b.fallback else "yes",
-        ],
-        ["cost", format_cost(a.cost_usd), format_cost(b.cost_usd)],
-    ]
-    if a.retention and b.retention:
-        rows.append(
-            ["retention", format_score(a.retention.overall), format_score(b.retention.overall)]
-        )
-    if a.probes and b.probes:
-        rows.append(
-            ["probes", format_probe_score(a.probes.overall), format_probe_score(b.probes.overall)]
-        )
-    return rows
+    (_, *labels), *rest = side_rows(c.sides[:2])
+    return [["summary", *labels], *rest]  # a report reader knows the sides as summaries
 
 
 def _field_rows(c: Comparison) -> list[list[str]]:
@@ -223,8 +214,9 @@ MISSING_NOTE = (
     "holds anyway, to tell a paraphrase from a loss."
 )
 PROBES_NOTE = (
-    "Offline probes, built from the session's structure: each probe's evidence is looked up "
-    "in the summary (no model call)."
+    "Offline probes, built from the session's structure: the questions the agent must answer "
+    "from the summary alone to go on, each one's evidence looked up in the summary by its "
+    "meaning (no model call)."
 )
 
 
@@ -283,7 +275,7 @@ def report_markdown(report: InspectionReport) -> str:
         out += _md_table(MISSING_HEAD, missing)
     section("probes")
     out += [PROBES_NOTE, ""]
-    out += _md_table(["kind", "probes", "score"], _probe_rows(report.probes))
+    out += _md_table(PROBE_KIND_HEAD, _probe_rows(report.probes))
     if report.probes.results:
         out += ["", *_md_table(PROBE_HEAD, _probe_result_rows(report.probes))]
     section("compare")
@@ -429,9 +421,7 @@ def report_html(report: InspectionReport) -> str:
         retention += _html_table(MISSING_HEAD, missing, frozenset({0, 3}))
     body["retention"] = retention
     probes = f'<p class="note">{_e(PROBES_NOTE)}</p>'
-    probes += _html_table(
-        ["kind", "probes", "score"], _probe_rows(report.probes), frozenset({1, 2})
-    )
+    probes += _html_table(PROBE_KIND_HEAD, _probe_rows(report.probes), frozenset(range(1, 6)))
     if report.probes.results:
         probes += _html_table(PROBE_HEAD, _probe_result_rows(report.probes), frozenset({0, 1}))
     body["probes"] = probes

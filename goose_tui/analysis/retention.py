@@ -22,6 +22,9 @@ from goose_tui.compaction.format import normalize_text
 from goose_tui.session.content import tool_result_contents
 from goose_tui.session.models import ContentItem, Message, content_type
 
+# What the retention score measures, as every view names it: the history's strings found in
+# the summary, evidence that it kept them, not that the agent can act on them.
+EVIDENCE_NAME = "evidence found"
 Category = Literal["user_messages", "files", "errors", "commands", "identifiers"]
 Status = Literal["exact", "normalized", "missing"]
 CATEGORIES: tuple[Category, ...] = ("user_messages", "files", "errors", "commands", "identifiers")

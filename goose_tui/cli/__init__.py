@@ -85,14 +85,15 @@ COMMANDS: dict[str, Command] = {
         "analysis",
         "register",
         "SESSION",
-        "what a summary kept and lost: user messages, files, errors, commands",
+        "evidence found: which user messages, files, errors and commands the summary still "
+        "writes out (strings kept, not proof the agent can use them)",
     ),
     "probe": Command(
         "analysis",
         "register",
         "SESSION",
-        "can the agent still act from the summary: recall, artifact, continuation and "
-        "decision probes",
+        "can the agent act: the open problem and next step, decisions and their reasons, "
+        "files changed, the user's facts, found or missing per kind",
     ),
     "compare": Command(
         "analysis",

@@ -11,17 +11,22 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from goose_tui.analysis.compare import (
     Comparison,
     SideDiff,
-    SideReport,
     SummarySide,
     compare_summaries,
     fields_by_name,
     format_cost,
     side_from_result,
     side_letter,
+    side_rows,
     status_text,
 )
-from goose_tui.analysis.probes import ProbeReport
-from goose_tui.analysis.retention import CATEGORY_LABELS, RetentionReport, format_score
+from goose_tui.analysis.probes import PROBE_LABELS, ProbeReport
+from goose_tui.analysis.retention import (
+    CATEGORY_LABELS,
+    EVIDENCE_NAME,
+    RetentionReport,
+    format_score,
+)
 from goose_tui.cli.common import (
     EXIT_FAILED,
     EXIT_UNUSABLE,
@@ -93,11 +98,16 @@ def register(sub: Any) -> None:
     )
     add_model_args(s, replay_in=summary_or_reply)
     s.add_argument(
+        "--answerer",
+        metavar="M",
+        help="the model that answers the probes from the summary alone (default --model)",
+    )
+    s.add_argument(
         "--judge",
         metavar="M",
-        help="the model that scores answers (default --model); a real --model writes and "
-        "answers the probes (and compacts, without --summary), offline ones come from the "
-        "session's structure",
+        help="the model that scores each answer against the history's (default --model); a "
+        "real --model writes the probes (and compacts, without --summary), offline ones come "
+        "from the session's structure",
     )
     add_prompts_dir(s)
     s.add_argument("--no-cache", action="store_true", help="ask every model call again")
@@ -135,7 +145,8 @@ def retention_lines(report: RetentionReport) -> list[str]:
         rows.append(
             [CATEGORY_LABELS[c.category], str(c.found), str(c.total), format_score(c.score)]
         )
-    rows.append(["overall", str(report.found), str(report.total), format_score(report.overall)])
+    found = [str(report.found), str(report.total), format_score(report.overall)]
+    rows.append([EVIDENCE_NAME, *found])
     lines = table(rows, right={1, 2, 3})
     missing = report.missing()
     if missing:
@@ -176,20 +187,25 @@ def cmd_retention(args: argparse.Namespace) -> int:
 
 
 def probe_lines(report: ProbeReport) -> list[str]:
-    from goose_tui.analysis.probes import PROBE_LABELS, format_probe_score
+    from goose_tui.analysis.probes import SCORE_NAME, format_probe_score
 
-    rows = [["KIND", "PROBES", "SCORE"]]
+    rows = [["KIND", "PROBES", "FOUND", "PARTIAL", "MISSING", "SCORE"]]
     for k in report.kinds:
-        rows.append([PROBE_LABELS[k.kind], str(k.probes), format_probe_score(k.score)])
-    rows.append(["overall", str(len(report.results)), format_probe_score(report.overall)])
-    lines = table(rows, right={1, 2})
+        counts = [k.found, k.partial, k.missing]
+        score = format_probe_score(k.score)
+        rows.append([PROBE_LABELS[k.kind], str(k.probes), *map(str, counts), score])
+    rows.append(
+        [SCORE_NAME, str(len(report.results)), "", "", "", format_probe_score(report.overall)]
+    )
+    lines = table(rows, right={1, 2, 3, 4, 5})
     lines.append("")
     for r in report.results:
         source = "-" if r.probe.message_index is None else f"#{r.probe.message_index + 1}"
         question = one_line(r.probe.question, 80)
-        lines.append(f"{format_probe_score(r.score):>4}  {source:>4}  {r.probe.kind}: {question}")
-        lines.append(f"            expected: {one_line(r.probe.expected, 80)}")
-        lines.append(f"            answered: {one_line(r.answer or '(nothing)', 80)}")
+        score = f"{format_probe_score(r.score):>4} {r.outcome:<8}"
+        lines.append(f"{score}  {source:>4}  {r.probe.kind}: {question}")
+        lines.append(f"{'':21}expected: {one_line(r.probe.expected, 80)}")
+        lines.append(f"{'':21}answered: {one_line(r.answer or '(nothing)', 80)}")
     if report.calls:
         made = [c for c in report.calls if not c.cached]
         lines += [
@@ -206,13 +222,16 @@ def cmd_probe(args: argparse.Namespace) -> int:
     session = load_session_arg(args)
     choice = session_model_arg(args, session, model_arg(args))
     writer = choice if isinstance(choice, ModelSpec) else None
-    if args.judge is not None and not uses_a_model(writer):
-        raise CliError("--judge needs --model with a real model", EXIT_UNUSABLE)
-    judge = None
-    if args.judge is not None:
-        judge = parse_model(args.judge, args.api_base, args.timeout)
-        if not uses_a_model(judge):
-            raise CliError(f"--judge {args.judge}: not a model that can score", EXIT_UNUSABLE)
+    roles: dict[str, ModelSpec | None] = {"answerer": None, "judge": None}
+    for role, does in (("answerer", "answer"), ("judge", "score")):
+        text = getattr(args, role)
+        if text is None:
+            continue
+        if not uses_a_model(writer):
+            raise CliError(f"--{role} needs --model with a real model", EXIT_UNUSABLE)
+        roles[role] = parse_model(text, args.api_base, args.timeout)
+        if not uses_a_model(roles[role]):
+            raise CliError(f"--{role} {text}: not a model that can {does}", EXIT_UNUSABLE)
     summary, source = _summary_to_judge(args, session, choice)
     if uses_a_model(writer):
         load_templates_arg(args.prompts_dir)  # a bad --prompts-dir fails with exit code 2
@@ -223,7 +242,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
                 session.messages,
                 summary,
                 writer,
-                judge,
+                roles["judge"],
+                answerer=roles["answerer"],
                 prompts_dir=args.prompts_dir,
                 cache=cache,
                 working_dir=session.working_dir,
@@ -241,7 +261,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
     who = (
         "offline (from the session's structure)"
         if report.mode == "offline"
-        else (f"written and answered by {report.writer}, judged by {report.judge}")
+        else (
+            f"written by {report.writer}, answered by {report.answerer}, judged by {report.judge}"
+        )
     )
     print(f"probes   {who}")
     print()
@@ -362,35 +384,6 @@ async def _all_sides(
     return list(made)
 
 
-def _side_rows(sides: list[SideReport]) -> list[list[str]]:
-    rows = [
-        ["", *(side_letter(n) for n in range(len(sides)))],
-        ["spec", *(s.label for s in sides)],
-        ["tokens", *(f"{s.tokens:,}" for s in sides)],
-        ["structured", *("no (raw text)" if s.fallback else "yes" for s in sides)],
-        ["cost", *(format_cost(s.cost_usd) for s in sides)],
-    ]
-    retentions = [s.retention for s in sides if s.retention is not None]
-    if len(retentions) == len(sides):
-        rows.append(["retention", *(format_score(r.overall) for r in retentions)])
-        for categories in zip(*(r.categories for r in retentions), strict=True):
-            label = "  " + CATEGORY_LABELS[categories[0].category]
-            rows.append([label, *(f"{c.found}/{c.total}" for c in categories)])
-    probes = [s.probes for s in sides if s.probes is not None]
-    if len(probes) == len(sides):
-        from goose_tui.analysis.probes import PROBE_LABELS, format_probe_score
-
-        rows.append(["probes", *(format_probe_score(p.overall) for p in probes)])
-        for kinds in zip(*(p.kinds for p in probes), strict=True):
-            rows.append(
-                [
-                    "  " + PROBE_LABELS[kinds[0].kind],
-                    *(f"{format_probe_score(k.score)} of {k.probes}" for k in kinds),
-                ]
-            )
-    return rows
-
-
 def _field_rows(diff: SideDiff) -> list[list[str]]:
     """One later side against A: each field's status and the items added and removed."""
     rows = [["FIELD", "STATUS", "ADDED", "REMOVED"]]
@@ -411,7 +404,8 @@ def _field_matrix(c: Comparison) -> list[list[str]]:
 
 
 def comparison_lines(c: Comparison) -> list[str]:
-    lines = table(_side_rows(c.sides))
+    letters = [side_letter(n) for n in range(len(c.sides))]
+    lines = table([["", *letters], *side_rows(c.sides)])
     lines.append("")
     letters = [side_letter(n) for n in range(len(c.sides))]
     if len(c.diffs) == 1:

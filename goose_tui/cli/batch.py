@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from goose_tui.analysis.batch import BatchEntry, BatchReport, TemplateBatches
-from goose_tui.analysis.retention import format_score
+from goose_tui.analysis.probes import SCORE_NAME, found_by_kind
+from goose_tui.analysis.retention import EVIDENCE_NAME, format_score
 from goose_tui.cli.common import (
     EXIT_FAILED,
     EXIT_UNUSABLE,
@@ -64,8 +65,9 @@ def batch_lines(report: BatchReport) -> list[str]:
             "BEFORE",
             "SUMMARY",
             "FALLBACK",
-            "RETENTION",
-            "PROBES",
+            "EVIDENCE",
+            "CAN ACT",
+            "PROBES FOUND",
             "TRIES",
             "WARN",
             "ERROR",
@@ -74,12 +76,13 @@ def batch_lines(report: BatchReport) -> list[str]:
     for e in report.entries:
         rows.append(_row(e))
     t = report.totals
-    lines = table(rows, right={1, 2, 3, 5, 6, 7, 8})
+    lines = table(rows, right={1, 2, 3, 5, 6, 8, 9})
     lines += [
         "",
         f"{t.sessions} sessions: {t.succeeded} compacted, {t.failed} failed, "
-        f"{t.fallbacks} raw-text fallbacks; mean retention {format_score(t.mean_retention)}, "
-        f"mean probe score {format_score(t.mean_probes)}",
+        f"{t.fallbacks} raw-text fallbacks; mean {EVIDENCE_NAME} (retention) "
+        f"{format_score(t.mean_retention)}, mean {SCORE_NAME} (probes) "
+        f"{format_score(t.mean_probes)}",
     ]
     if t.not_smaller:
         from goose_tui.analysis.batch import not_smaller_note
@@ -109,6 +112,7 @@ def _row(e: BatchEntry) -> list[str]:
         "-" if e.fallback is None else ("yes" if e.fallback else "no"),
         format_score(e.retention) if e.ok else "-",
         format_score(e.probes) if e.ok else "-",
+        found_by_kind(e.probe_kinds) if e.ok and e.probe_kinds else "-",
         str(e.attempts),
         str(warning_count(e.warnings)),
         one_line(e.error or "", 60),

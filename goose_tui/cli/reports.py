@@ -19,7 +19,7 @@ from goose_tui.analysis.audit import AuditScore
 from goose_tui.analysis.batch import BatchReport, TemplateBatches
 from goose_tui.analysis.breakdown import ContextBreakdown
 from goose_tui.analysis.compare import Comparison, SideDiff, cost_usd, input_cost_usd
-from goose_tui.analysis.probes import KindScore, ProbeCall, ProbeReport, ProbeResult
+from goose_tui.analysis.probes import KIND_WEIGHTS, KindScore, ProbeCall, ProbeReport, ProbeResult
 from goose_tui.analysis.retention import Category, RetentionItem, RetentionReport
 from goose_tui.analysis.timeline import Timeline
 from goose_tui.compaction.extract import Extraction
@@ -96,12 +96,17 @@ class ProbeScores(BaseModel):
     """A probe run with its totals: score, cost, tokens, calls made and from the cache."""
 
     mode: Literal["offline", "model"]
-    writer: str | None = Field(description="the model that wrote and answered the probes")
-    judge: str | None
+    writer: str | None = Field(description="the model that wrote the probes")
+    answerer: str | None = Field(description="the model that answered them from the summary")
+    judge: str | None = Field(description="the model that scored each answer")
     results: list[ProbeResult]
     kinds: list[KindScore]
     calls: list[ProbeCall]
-    overall: float | None
+    overall: float | None = Field(
+        description="can the agent act: the kinds' scores weighted ("
+        + ", ".join(f"{kind} {weight}" for kind, weight in KIND_WEIGHTS.items())
+        + "); null when no probe was scored"
+    )
     cost_usd: float | None
     tokens: int = Field(description="tokens of the calls made (not those from the cache)")
     calls_made: int

@@ -254,11 +254,6 @@ def test_missing_the_next_step_scores_lower_on_continuation(reports) -> None:
         ), name
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="proxy: the summary without the socket decision's reason still scores 1.0 on "
-    "decisions; found on the held-out set and left for the engine, not tuned away here",
-)
 def test_missing_the_reasons_scores_lower_on_decisions(reports) -> None:
     for name, r in reports.items():
         assert (r["missing_reasons"].kind("decision").score or 0) < (

@@ -48,7 +48,7 @@ def test_both_renderings_hold_every_section_in_order() -> None:
     assert "You are handing this session over to yourself" in markdown
     assert "messages; 3 from the user, kept verbatim" in page
     assert "<h3>user_intent</h3>" in page
-    assert "| overall |" in markdown and "recall" in markdown.lower()
+    assert "| evidence found |" in markdown and "recall" in markdown.lower()
     assert "(identical)" in markdown
     assert "no other summary" not in markdown
 

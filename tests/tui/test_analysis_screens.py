@@ -321,13 +321,15 @@ async def test_compare_with_another_summary_template(tmp_path: Path) -> None:
         }
         assert rows["cost"] == ("n/a", "n/a")
         assert rows["tokens"] == (f"{c.sides[0].tokens:,}", f"{c.sides[1].tokens:,}")
-        assert rows["retention"][1] == f"{c.sides[1].retention.overall:.0%}"
+        assert rows["evidence found (retention)"][1] == f"{c.sides[1].retention.overall:.0%}"
         # Probe scores per side (issue 15): the errors-only template keeps recall, loses
         # the rest, so its overall score is lower.
         assert c.sides[1].probes.overall < c.sides[0].probes.overall
-        left_probes, right_probes = rows["probes (r/a/c/d)"]
-        assert left_probes.startswith(f"{c.sides[0].probes.overall:.0%} (")
-        assert right_probes.startswith(f"{c.sides[1].probes.overall:.0%} (")
+        left_probes, right_probes = rows["can the agent act (probes)"]
+        assert left_probes == f"{c.sides[0].probes.overall:.0%}"
+        assert right_probes == f"{c.sides[1].probes.overall:.0%}"
+        right_kind = c.sides[1].probes.kind("continuation")
+        assert rows["  continuation"][1].startswith(f"{right_kind.found}/{right_kind.probes} found")
         await pilot.press("d")
         diff = str(screen.query_one("#compare-diff-text").render())
         assert diff.startswith("--- summary by offline") and "-## User Intent" in diff

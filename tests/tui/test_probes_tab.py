@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, TabbedContent
 
-from goose_tui.analysis.probes import PROBE_KINDS, PROBE_LABELS, offline_report
+from goose_tui.analysis.probes import PROBE_KINDS, PROBE_LABELS, SCORE_NAME, offline_report
 from goose_tui.tui.app import GooseTUI, bundled_sample
 from goose_tui.tui.screens.retention_screen import RetentionScreen
 from goose_tui.tui.widgets.conversation_view import ConversationView
@@ -48,8 +48,12 @@ async def test_offline_probes_on_the_bundled_sample() -> None:
         expected = offline_report(session.messages, app.inspector.summary.text, session.working_dir)
         assert report.results == expected.results
         kinds = panel.query_one("#probe-kinds", DataTable)
-        assert _cells(kinds, 0) == [PROBE_LABELS[k] for k in PROBE_KINDS] + ["overall"]
+        assert _cells(kinds, 0) == [PROBE_LABELS[k] for k in PROBE_KINDS] + [SCORE_NAME]
         assert _cells(kinds, 2)[:4] == [f"{k.score:.0%}" for k in report.kinds]
+        found_partial_missing = [_cells(kinds, column)[:4] for column in (3, 4, 5)]
+        assert found_partial_missing == [
+            [str(getattr(k, n)) for k in report.kinds] for n in ("found", "partial", "missing")
+        ]
         items = panel.query_one("#probe-items", DataTable)
         assert items.row_count == len(report.results)
         first = report.results[0]  # the user's last request: continuation comes first

@@ -2,9 +2,10 @@
 prompts folder (compacted again, in one cancellable worker), or the summary before the last
 edit.
 
-Top: size in tokens, retention, probe scores and cost per side. Middle: the fields, same /
-changed / only on one side, each later side against A. Bottom: the selected field's items
-side by side (d switches to the unified diffs of the rendered Markdown).
+Top: size in tokens and cost per side, evidence found (retention) per category and can the
+agent act (probes) per kind. Middle: the fields, same / changed / only on one side, each
+later side against A. Bottom: the selected field's items side by side (d switches to the
+unified diffs of the rendered Markdown).
 """
 
 from __future__ import annotations
@@ -27,17 +28,14 @@ from textual.worker import Worker, WorkerState
 from goose_tui.analysis.compare import (
     Comparison,
     FieldDiff,
-    SideReport,
     SummarySide,
     compare_summaries,
     fields_by_name,
-    format_cost,
     side_from_result,
     side_letter,
+    side_rows,
     status_text,
 )
-from goose_tui.analysis.probes import ProbeReport, format_probe_score
-from goose_tui.analysis.retention import CATEGORY_LABELS, format_score
 from goose_tui.compaction.reply_check import require_usable
 from goose_tui.compaction.templates import TemplateError, Templates, load_templates
 from goose_tui.inert import inert
@@ -189,25 +187,6 @@ class CompareSetup(ModalScreen[list[CompareChoice] | None]):
         self.dismiss(None)
 
 
-def side_rows(sides: list[SideReport]) -> list[list[str]]:
-    rows = [
-        ["spec", *(s.label for s in sides)],
-        ["tokens", *(f"{s.tokens:,}" for s in sides)],
-        ["structured", *("no (raw text)" if s.fallback else "yes" for s in sides)],
-        ["cost", *(format_cost(s.cost_usd) for s in sides)],
-    ]
-    retentions = [s.retention for s in sides if s.retention is not None]
-    if len(retentions) == len(sides):
-        rows.append(["retention", *(format_score(r.overall) for r in retentions)])
-        for categories in zip(*(r.categories for r in retentions), strict=True):
-            label = "  " + CATEGORY_LABELS[categories[0].category]
-            rows.append([label, *(f"{c.found}/{c.total}" for c in categories)])
-    probes = [s.probes for s in sides if s.probes is not None]
-    if len(probes) == len(sides):
-        rows.append(["probes (r/a/c/d)", *(probe_cell(p) for p in probes)])
-    return rows
-
-
 def diff_content(diff: str) -> Content:
     """A unified diff with removed lines in the theme's error colour, added lines in its
     success colour, file and hunk headers in bold (``diff`` is inert already)."""
@@ -229,13 +208,6 @@ def diff_content(diff: str) -> Content:
             spans.append(Span(position, end, style))
         position = end + 1
     return Content(diff, spans=spans)
-
-
-def probe_cell(report: ProbeReport) -> str:
-    """Short, to keep the columns narrow: the overall probe score, then each kind's in
-    percent (recall/artifacts/continuation/decisions), as in ``84% (67/100/100/83)``."""
-    kinds = "/".join(format_probe_score(k.score).rstrip("%") for k in report.kinds)
-    return f"{format_probe_score(report.overall)} ({kinds})"
 
 
 def field_lines(found: list[FieldDiff | None], side: int) -> str:
@@ -278,7 +250,10 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
         "Compare: the current summary (A) beside one or more others (B, C, …), each made by "
         "another model or prompts folder (ctrl+n in the dialog adds a side), or the summary "
         "before the last edit.\n\n"
-        "Top: size in tokens, retention, probe scores and cost per side. Middle: the fields, "
+        "Top: size in tokens and cost per side; evidence found (retention: the history's "
+        "paths, commands and errors still written in the summary) per category; can the agent "
+        "act (probes: questions the agent must answer from the summary to go on) per kind, "
+        "found and missing. Middle: the fields, "
         "same, changed or only on one side, each later side against A, with the list items "
         "added and removed. Bottom: "
         "the selected field's items side by side; d switches to the unified diff of the "
@@ -288,9 +263,9 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
     DEFAULT_CSS = """
     CompareScreen #compare-title { height: 1; padding: 0 1; background: $primary-background; }
     CompareScreen #compare-state { height: 1; padding: 0 1; color: $text-muted; }
-    CompareScreen #compare-top { height: auto; max-height: 14; }
-    CompareScreen #compare-sides { width: 1fr; height: auto; max-height: 14; }
-    CompareScreen #compare-fields { width: 1fr; height: auto; max-height: 14; }
+    CompareScreen #compare-top { height: auto; max-height: 17; }
+    CompareScreen #compare-sides { width: 1fr; height: auto; max-height: 17; }
+    CompareScreen #compare-fields { width: 1fr; height: auto; max-height: 17; }
     CompareScreen #compare-detail { height: 1fr; }
     CompareScreen #compare-detail VerticalScroll { width: 1fr; border: round $primary 50%; }
     CompareScreen #compare-markdown-diff { height: 1fr; border: round $primary 50%; }

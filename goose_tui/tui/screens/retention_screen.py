@@ -19,8 +19,10 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
+from goose_tui.analysis.probes import SCORE_NAME
 from goose_tui.analysis.retention import (
     CATEGORY_LABELS,
+    EVIDENCE_NAME,
     RetentionItem,
     RetentionReport,
     check_items,
@@ -70,9 +72,12 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
     from (a model, or a hand edit)."""
 
     HELP = (  # what `?` says this screen shows (screens/help.py)
-        "What was lost: the retention report of the current summary against the history it "
-        "replaces (what of the history the summary still names), and in the Probes tab "
-        "whether the agent could still act from it.\n\n"
+        "What was lost, measured two ways. Retention, evidence found: which of the history's "
+        "user messages, paths, errors, commands and identifiers the summary still writes "
+        "out; a string kept is evidence, not proof that the agent can use it. Probes, can "
+        "the agent act: questions the agent must answer from the summary alone to go on "
+        "(the open problem and next step, decisions and their reasons, files changed, the "
+        "user's facts), found, partial or missing per kind.\n\n"
         "Scores per category on top, the items below, missing first; enter on an item goes "
         "back to the conversation with its source message selected."
     )
@@ -125,11 +130,11 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(Content(inert(f"what was lost · {self.label}")), id="retention-title")
         with self._tabs:
-            with TabPane("Retention", id="tab-retention"):
+            with TabPane(f"Retention: {EVIDENCE_NAME}", id="tab-retention"):
                 yield self._scores
                 yield self._hint
                 yield self._items
-            with TabPane("Probes", id="tab-probes"):
+            with TabPane(f"Probes: {SCORE_NAME}", id="tab-probes"):
                 yield self._probes
         yield GooseFooter()
 
@@ -156,7 +161,7 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
                 score_bar(c.score),
             )
         scores.add_row(
-            Text("overall", style="bold"),
+            Text(EVIDENCE_NAME, style="bold"),
             _right(str(report.found)),
             _right(str(report.total)),
             _right(format_score(report.overall), "bold"),

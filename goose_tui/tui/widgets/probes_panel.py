@@ -1,10 +1,13 @@
 """The Probes tab of the "what was lost" screen: can the agent still act from the summary?
+Questions it must answer to go on (the open problem and next step, the decisions and their
+reasons, the files changed, the facts the user gave), answered from the summary alone.
 
-Scores per probe kind on top, every probe below with its expected answer and what the
-summary answered; enter on a probe goes to its source message. With the offline model the
-probes come from the session's structure; with a real model it writes, answers and judges
-them (each call's tokens and cost are summed in the hint line). Nothing runs until the tab
-is first shown: a model run costs money.
+Per probe kind on top: its score and how many probes were found, partial and missing; every
+probe below with its expected answer and what the summary answered; enter on a probe goes
+to its source message. With the offline model the probes come from the session's
+structure; with a real model it writes, answers and judges them (each call's tokens and
+cost are summed in the hint line). Nothing runs until the tab is first shown: a model run
+costs money.
 """
 
 from __future__ import annotations
@@ -20,7 +23,12 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
-from goose_tui.analysis.probes import PROBE_LABELS, ProbeReport, format_probe_score
+from goose_tui.analysis.probes import (
+    PROBE_LABELS,
+    SCORE_NAME,
+    ProbeReport,
+    format_probe_score,
+)
 from goose_tui.inert import inert
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
@@ -86,8 +94,8 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
         kinds = self.query_one("#probe-kinds", DataTable)
         # The columns whose header is narrower than their rows get their rows' width at once:
         # sized from the rows, the header can be drawn before them and stay narrow.
-        kinds.add_column("kind", width=max(map(len, [*PROBE_LABELS.values(), "overall"])))
-        kinds.add_columns("probes", "score")
+        kinds.add_column("kind", width=max(map(len, [*PROBE_LABELS.values(), SCORE_NAME])))
+        kinds.add_columns("probes", "score", "found", "partial", "missing")
         kinds.add_column("", width=BAR_WIDTH)
         kinds.can_focus = False  # nothing to select there; focus goes to the probes
         self.query_one("#probe-items", DataTable).add_columns(
@@ -132,16 +140,22 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
         kinds = self.query_one("#probe-kinds", DataTable)
         kinds.clear()
         for k in report.kinds:
+            counts = (k.found, k.partial, k.missing)
             kinds.add_row(
                 PROBE_LABELS[k.kind],
                 Text(str(k.probes), justify="right"),
                 Text(format_probe_score(k.score), justify="right"),
+                *(Text(str(n), justify="right") for n in counts),
                 _bar(k.score),
             )
         kinds.add_row(
-            Text("overall", style="bold"),
+            Text(SCORE_NAME, style="bold"),
             Text(str(len(report.results)), justify="right"),
             Text(format_probe_score(report.overall), style="bold", justify="right"),
+            *(
+                Text(str(sum(getattr(k, n) for k in report.kinds)), justify="right")
+                for n in ("found", "partial", "missing")
+            ),
             _bar(report.overall),
         )
         items = self.query_one("#probe-items", DataTable)
@@ -169,7 +183,10 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
         if report.mode == "offline":
             head = "offline probes from the session's structure"
         else:
-            head = f"probes by {report.writer}, judged by {report.judge}"
+            head = (
+                f"probes by {report.writer}, answered by {report.answerer}, "
+                f"judged by {report.judge}"
+            )
             made = sum(1 for c in report.calls if not c.cached)
             from goose_tui.analysis.compare import format_cost
 
