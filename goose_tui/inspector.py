@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from goose_tui.analysis.compare import SummarySide
     from goose_tui.analysis.report import InspectionReport
     from goose_tui.llm.base import Summarizer
+    from goose_tui.session.goose_db import AddedSession
 
 TEMPLATE_NAMES: tuple[TemplateName, ...] = ("compaction.md", "compaction_summary.md")
 LAST_GOOD = "showing the last good render"
@@ -417,10 +418,14 @@ class Inspector:
         return self.summary.structured is not None or bool(self.summary.text)
 
     def _mark_saved(self) -> None:
-        """The summary as it is now was saved; a JSON edit that does not parse was not (the
-        last good summary was saved in its place), so it stays an unsaved edit."""
+        self.saved = self._as_saved()
+
+    def _as_saved(self) -> Edits:
+        """What counts as saved once the summary as it is now is saved: a JSON edit that does
+        not parse does not (the last good summary is saved in its place), so it stays an
+        unsaved edit."""
         invalid = self.json_state == "invalid"
-        self.saved = replace(self.edits, json=None) if invalid else self.edits
+        return replace(self.edits, json=None) if invalid else self.edits
 
     def unsaved_summary_edits(self) -> list[str]:
         """The hand edits of the summary (its JSON, the reply) not saved since the last
@@ -632,6 +637,22 @@ class Inspector:
             )
         self._mark_saved()
         return written
+
+    def add_to_goose_db(self, db: Path) -> AddedSession:
+        """Add the compacted session to Goose's ``db`` as a new session
+        (``goose_db.add_session``: a backup first, inserts only); its notes also say when the
+        summary is the offline one. The summary as it was when called counts as saved then,
+        so an edit typed while this runs in a thread stays unsaved. Raises
+        ``GooseDbRefused`` with nothing written."""
+        from goose_tui.session.goose_db import add_session
+
+        assert self.session is not None
+        saved, offline = self._as_saved(), self.summary_is_offline()
+        added = add_session(db, self.session, self.summary.text)
+        self.saved = saved
+        if offline:
+            added = replace(added, notes=[*added.notes, OFFLINE_SUMMARY_NOTE])
+        return added
 
     def summary_is_offline(self) -> bool:
         """The summary is the offline summarizer's extract, unedited: as a Goose session's

@@ -1,12 +1,13 @@
 """What the save key writes: the summary JSON, the Markdown, or the compacted session in a
-shape Goose opens (``goose_tui.session.writer``: Goose's legacy JSONL or its export JSON)."""
+shape Goose opens (``goose_tui.session.writer``: Goose's legacy JSONL or its export JSON), or
+adds to Goose's own ``sessions.db`` as a new session (``goose_tui.session.goose_db``)."""
 
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.files import OverwriteRefused
@@ -14,7 +15,10 @@ from goose_tui.samples import samples_dir
 from goose_tui.session.models import Session
 from goose_tui.session.writer import SaveFormat, refuse_goose_targets
 
-SaveKind = Literal["json", "markdown", "session", "export", "report"]
+SaveKind = Literal["json", "markdown", "session", "export", "report", "goose-db"]
+SAVE_KINDS: tuple[SaveKind, ...] = get_args(SaveKind)
+# Not a file of its own: a new session added to Goose's database (its path is the database).
+GOOSE_DB: SaveKind = "goose-db"
 SUFFIXES: dict[SaveKind, str] = {
     "json": ".summary.json",
     "markdown": ".summary.md",
@@ -59,8 +63,20 @@ def default_folder(source: Path | None) -> Path:
     return cwd if not _shipped(cwd) else Path.home()
 
 
+def default_goose_db_target() -> Path:
+    """Goose's ``sessions.db`` on this machine, else where Goose would create it (adding to a
+    database that is not there is refused with that said)."""
+    from goose_tui.session.goose_db import default_goose_db
+    from goose_tui.session.writer import goose_data_dirs
+
+    return default_goose_db() or goose_data_dirs()[0] / "sessions" / "sessions.db"
+
+
 def default_target(session: Session, kind: SaveKind) -> Path:
-    """Beside the session file, named after it; a session of a database is named by its id."""
+    """Beside the session file, named after it; a session of a database is named by its id.
+    Goose's own database for ``GOOSE_DB``."""
+    if kind == GOOSE_DB:
+        return default_goose_db_target()
     source = session.source_path
     by_file = source.stem if source and session.source_format != "sqlite" else None
     stem = by_file or session.id or "session"

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from goose_tui.analysis.compare import Comparison
 from goose_tui.analysis.probes import ProbeReport, offline_report
 from goose_tui.analysis.retention import RetentionReport, retention_report
 from goose_tui.analysis.timeline import is_summary_message
@@ -42,6 +43,9 @@ class AuditScore(BaseModel):
     compaction: PastCompaction
     retention: RetentionReport
     probes: ProbeReport
+    # The same history compacted again with the user's model, compared with Goose's summary
+    # (side A); None unless asked for, as it costs a model call per compaction.
+    recompacted: Comparison | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         first, last = self.compaction.history_range
@@ -52,6 +56,7 @@ class AuditScore(BaseModel):
             "summary_chars": len(self.compaction.summary),
             "retention": self.retention.to_json_dict(),
             "probes": self.probes.to_json_dict(),
+            "recompacted": None if self.recompacted is None else self.recompacted.to_json_dict(),
         }
 
 

@@ -1,11 +1,12 @@
 """``goose-tui audit``: the compactions Goose already made in a session, scored against the
-history each one summarized; ``--at N`` shows one, and with ``--model`` compacts the same
-history again with your templates and model, beside Goose's summary."""
+history each one summarized; ``--at N`` shows one. With ``--model``, each one shown (every
+one without ``--at``) is compacted again from the same history with your templates and model
+and compared with Goose's summary."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goose_tui.cli.common import (
     EXIT_UNUSABLE,
@@ -24,6 +25,9 @@ from goose_tui.cli.common import (
 )
 from goose_tui.cli.tables import table
 
+if TYPE_CHECKING:
+    from goose_tui.analysis.audit import AuditScore
+
 
 def register(sub: Any) -> None:
     s = sub.add_parser("audit")
@@ -32,7 +36,9 @@ def register(sub: Any) -> None:
         "--at",
         type=int,
         metavar="N",
-        help="one past compaction (1 = the first; `goose-tui audit SESSION` lists them)",
+        help="one past compaction (1 = the first; `goose-tui audit SESSION` lists them); "
+        "without --at, --model or --replay compacts every past compaction again (one model "
+        "call each)",
     )
     add_model_args(s)
     add_prompts_dir(s)
@@ -48,94 +54,113 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from goose_tui.analysis.audit import audit_session, compaction_at, score_compaction
 
     session = load_session_arg(args)
+    again = args.model is not None or args.replay is not None
     if args.at is None:
-        if args.model is not None or args.replay is not None:
-            raise CliError("--model and --replay go with --at N", EXIT_UNUSABLE)
         scores = audit_session(session)
-        if args.json:
-            from goose_tui.cli.reports import AuditOutput
+    else:
+        try:
+            scores = [
+                score_compaction(compaction_at(session.messages, args.at), session.working_dir)
+            ]
+        except LookupError as exc:
+            raise CliError(str(exc), EXIT_UNUSABLE) from exc
+    label = None
+    if again and scores:
+        label, scores = _recompacted(args, session, scores)
+    if args.json:
+        from goose_tui.cli.reports import AuditOutput
 
-            print_json(AuditOutput.of(session.title, scores))
-            return 0
-        print(f"session  {session.title} ({len(session.messages)} messages)")
-        if not scores:
-            print("no past compaction: Goose has not summarized this session")
-            return 0
-        rows = [["#", "SUMMARY", "HISTORY", "RETENTION", "PROBES"]]
-        for s in scores:
-            first, last = s.compaction.history_range
-            rows.append(
-                [
-                    str(s.compaction.number),
-                    f"#{s.compaction.summary_index + 1}",
-                    f"#{first + 1}-#{last + 1}" if s.compaction.history else "-",
-                    _pct(s.retention.overall),
-                    _pct(s.probes.overall),
-                ]
-            )
-        print()
-        print("\n".join(table(rows, right={3, 4})))
-        print("\n`goose-tui audit SESSION --at N [--model M]` shows one, or compacts it again")
+        print_json(AuditOutput.of(session.title, scores))
         return 0
-    try:
-        compaction = compaction_at(session.messages, args.at)
-    except LookupError as exc:
-        raise CliError(str(exc), EXIT_UNUSABLE) from exc
-    if args.model is None and args.replay is None:
-        score = score_compaction(compaction, session.working_dir)
-        if args.json:
-            from goose_tui.cli.reports import AuditOutput
-
-            print_json(AuditOutput.of(session.title, [score]))
-            return 0
-        from goose_tui.cli.analysis import probe_lines, retention_lines
-
-        first, last = compaction.history_range
-        print(f"session  {session.title} ({len(session.messages)} messages)")
-        print(
-            f"summary  Goose's, message #{compaction.summary_index + 1}, of messages "
-            f"#{first + 1}-#{last + 1}"
-        )
-        print()
-        print("\n".join(retention_lines(score.retention)))
-        print()
-        print("\n".join(probe_lines(score.probes)))
+    if args.at is None:
+        _print_list(session, scores, label)
         return 0
-    return _recompact(args, session, compaction)
+    (score,) = scores
+    if score.recompacted is not None:
+        from goose_tui.cli.analysis import comparison_lines
+
+        print(f"session  {session.title}, past compaction {score.compaction.number}")
+        print()
+        print("\n".join(comparison_lines(score.recompacted)))
+        return 0
+    from goose_tui.cli.analysis import probe_lines, retention_lines
+
+    compaction = score.compaction
+    first, last = compaction.history_range
+    print(f"session  {session.title} ({len(session.messages)} messages)")
+    print(
+        f"summary  Goose's, message #{compaction.summary_index + 1}, of messages "
+        f"#{first + 1}-#{last + 1}"
+    )
+    print()
+    print("\n".join(retention_lines(score.retention)))
+    print()
+    print("\n".join(probe_lines(score.probes)))
+    return 0
 
 
-def _recompact(args: argparse.Namespace, session: Any, compaction: Any) -> int:
-    """The same history compacted again with the user's model and templates, compared with
-    Goose's summary (A) side by side."""
+def _print_list(session: Any, scores: list[Any], label: str | None) -> None:
+    """One row per past compaction: Goose's scores, and the re-compaction's (B) if any."""
+    print(f"session  {session.title} ({len(session.messages)} messages)")
+    if not scores:
+        print("no past compaction: Goose has not summarized this session")
+        return
+    head = ["#", "SUMMARY", "HISTORY", "RETENTION", "PROBES"]
+    rows = [head + (["RETENTION B", "PROBES B"] if label else [])]
+    for s in scores:
+        first, last = s.compaction.history_range
+        row = [
+            str(s.compaction.number),
+            f"#{s.compaction.summary_index + 1}",
+            f"#{first + 1}-#{last + 1}" if s.compaction.history else "-",
+            _pct(s.retention.overall),
+            _pct(s.probes.overall),
+        ]
+        if s.recompacted is not None:
+            mine = s.recompacted.sides[1]
+            row += [
+                _pct(mine.retention.overall if mine.retention else None),
+                _pct(mine.probes.overall if mine.probes else None),
+            ]
+        rows.append(row)
+    print()
+    print("\n".join(table(rows, right=set(range(3, len(rows[0]))))))
+    if label:
+        print(f"\nB: the same history compacted again with {label}")
+    print("\n`goose-tui audit SESSION --at N [--model M]` shows one, or compacts it again")
+
+
+def _recompacted(
+    args: argparse.Namespace, session: Any, scores: list[AuditScore]
+) -> tuple[str, list[AuditScore]]:
+    """Each past compaction's history compacted again with the user's model and templates,
+    compared with Goose's summary (A) side by side; the model's name, and the scores with
+    their comparison."""
     from goose_tui.analysis.compare import SummarySide, compare_summaries, side_from_result
-    from goose_tui.cli.analysis import comparison_lines
     from goose_tui.compaction.reply_check import require_usable
     from goose_tui.compaction.summarize import finish, summarize
 
     choice = prepare(model_arg(args))
     templates = load_templates_arg(args.prompts_dir)
     spec = usable(choice)
+    summarizer = summarizer_of(spec)
+    done = []
+    for score in scores:
+        compaction = score.compaction
 
-    async def again() -> Any:
-        result = await summarize(compaction.history, summarizer_of(spec), templates)
-        require_usable(result)
-        return result
+        async def again(history: list[Any] = compaction.history) -> Any:
+            result = await summarize(history, summarizer, templates)
+            require_usable(result)
+            return result
 
-    result = run_compaction(again())
-    extraction, rendered = finish(compaction.summary, templates)
-    goose = SummarySide(
-        label=f"Goose (message #{compaction.summary_index + 1})",
-        summary=rendered if extraction.structured is not None else compaction.summary,
-        structured=extraction.structured,
-    )
-    mine = side_from_result(spec.name, result)
-    comparison = compare_summaries([goose, mine], compaction.history, session.working_dir)
-    if args.json:
-        from goose_tui.cli.reports import CompareOutput
-
-        print_json(CompareOutput.of(session.title, comparison))
-        return 0
-    print(f"session  {session.title}, past compaction {compaction.number}")
-    print()
-    print("\n".join(comparison_lines(comparison)))
-    return 0
+        result = run_compaction(again())
+        extraction, rendered = finish(compaction.summary, templates)
+        goose = SummarySide(
+            label=f"Goose (message #{compaction.summary_index + 1})",
+            summary=rendered if extraction.structured is not None else compaction.summary,
+            structured=extraction.structured,
+        )
+        mine = side_from_result(spec.name, result)
+        comparison = compare_summaries([goose, mine], compaction.history, session.working_dir)
+        done.append(score.model_copy(update={"recompacted": comparison}))
+    return spec.name, done

@@ -354,12 +354,10 @@ def _check_goose_db(args: argparse.Namespace) -> Path | None:
 
 def _add_to_goose_db(db: Path, inspector: Inspector) -> str | None:
     """Add the compacted session to ``db``; what failed, or None."""
-    from goose_tui.inspector import OFFLINE_SUMMARY_NOTE
-    from goose_tui.session.goose_db import GooseDbRefused, add_session
+    from goose_tui.session.goose_db import GooseDbRefused
 
-    assert inspector.session is not None
     try:
-        added = add_session(db, inspector.session, inspector.summary.text)
+        added = inspector.add_to_goose_db(db)
     except GooseDbRefused as exc:
         return str(exc)
     print(f"goose-tui: backed up {db} to {added.backup}", file=sys.stderr)
@@ -367,8 +365,7 @@ def _add_to_goose_db(db: Path, inspector: Inspector) -> str | None:
         f"goose-tui: added session {added.session_id} ({added.message_count} messages) to {db}",
         file=sys.stderr,
     )
-    notes = [*added.notes, *([OFFLINE_SUMMARY_NOTE] if inspector.summary_is_offline() else [])]
-    for note in notes:
+    for note in added.notes:
         print(f"goose-tui: warning: {note}", file=sys.stderr)
     print(f"goose-tui: continue it with: {added.resume_command}", file=sys.stderr)
     return None

@@ -265,11 +265,15 @@ class SideOutput(BaseModel):
     probes: ProbeScores | None
 
 
-class CompareOutput(SessionHead):
-    """``goose-tui compare --json``: each side (A, B, ...), and each later side against A."""
+class ComparedSides(BaseModel):
+    """Each side (A, B, ...), and each later side against A."""
 
     sides: list[SideOutput]
     diffs: list[SideDiff] = Field(description="diffs[i]: sides[i + 1] against sides[0]")
+
+
+class CompareOutput(ComparedSides, SessionHead):
+    """``goose-tui compare --json``: each side (A, B, ...), and each later side against A."""
 
     @classmethod
     def of(cls, session: str, comparison: Comparison) -> CompareOutput:
@@ -295,6 +299,11 @@ class AuditEntry(BaseModel):
     summary_chars: int
     retention: RetentionScores
     probes: ProbeScores
+    recompacted: ComparedSides | None = Field(
+        description="with --model: the same history compacted again with that model, "
+        "compared with Goose's summary (sides[0] Goose's, sides[1] the model's); null "
+        "without --model"
+    )
 
 
 class AuditOutput(SessionHead):

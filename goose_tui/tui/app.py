@@ -67,6 +67,7 @@ FAILED_TITLES = {
     "projection": "Counting failed",
     "prompt-count": "Counting failed",
     "timeline": "Timeline failed",
+    "goose-db": "Not added to Goose",
 }
 
 
@@ -547,6 +548,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             if choice is None:
                 return
             kind, target = choice
+            if kind == saving.GOOSE_DB:
+                self._ask_add_to_goose_db(target)
+                return
             session_kind = kind in saving.SESSION_FORMATS
 
             def write(replace: bool | None = True) -> None:
@@ -591,11 +595,42 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             else:
                 write()
 
-        defaults = {kind: saving.default_target(session, kind) for kind in saving.SUFFIXES}
+        defaults = {kind: saving.default_target(session, kind) for kind in saving.SAVE_KINDS}
         self.push_screen(SaveDialog(defaults, initial), answered)
 
     def _keys_removed(self, target: Path, count: int) -> None:
         self.notify(keys_removed_note(target, count), severity="warning", markup=False, timeout=12)
+
+    def _ask_add_to_goose_db(self, db: Path) -> None:
+        """Goose's database checked (read only), then asked about, then the new session added
+        in a thread: a Goose writing at that moment makes it wait."""
+        from goose_tui.session.goose_db import GooseDbRefused, check_db
+
+        db = db.expanduser()
+        try:
+            check_db(db)
+        except GooseDbRefused as exc:
+            self.show_error("Not added to Goose", str(exc))
+            return
+        question = (
+            f"Add the compacted session to {db} as a new session?\n\nThe database is backed "
+            "up next to it first; no existing session is changed. It is the one write "
+            "goose-tui makes to Goose's data."
+        )
+        confirm_then(self, question, lambda: self.add_to_goose_db(db))
+
+    @work(thread=True, exclusive=True, group="goose-db", exit_on_error=False)
+    def add_to_goose_db(self, db: Path) -> None:
+        from goose_tui.session.goose_db import GooseDbRefused
+
+        try:
+            added = self.inspector.add_to_goose_db(db)
+        except GooseDbRefused as exc:
+            self.call_from_thread(self.show_error, "Not added to Goose", str(exc))
+            return
+        from goose_tui.tui.screens.goose_db_added import GooseDbAdded
+
+        self.call_from_thread(self.push_screen, GooseDbAdded(db, added))
 
     def _not_saved(self, target: Path, exc: Exception) -> None:
         # A refusal names its path; an OSError may name only the temporary file, and says

@@ -104,9 +104,10 @@ def test_audit_at_n_recompacts_the_same_history_and_compares(
     )
     assert code == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["sides"][0]["label"] == "Goose (message #3)"
-    assert data["sides"][1]["label"] == "offline"
-    assert data["sides"][0]["retention"]["total"] == data["sides"][1]["retention"]["total"] > 0
+    sides = data["compactions"][0]["recompacted"]["sides"]
+    assert sides[0]["label"] == "Goose (message #3)"
+    assert sides[1]["label"] == "offline"
+    assert sides[0]["retention"]["total"] == sides[1]["retention"]["total"] > 0
 
 
 def test_audit_at_a_missing_compaction_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -72,6 +72,7 @@ async def test_choosing_another_kind_puts_the_cursor_at_the_end_of_its_path(
             "save-session": "▐●▌",
             "save-export": "▐○▌",
             "save-report": "▐○▌",
+            "save-goose-db": "▐○▌",
         }, marks
         assert path.cursor_position == len(path.value)
         target = tmp_path / "mine.jsonl"

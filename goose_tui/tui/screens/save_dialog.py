@@ -20,6 +20,8 @@ LABELS: dict[SaveKind, str] = {
     "session": "compacted session, legacy JSONL (for older Goose, which reads session files)",
     "export": "compacted session, JSON for today's Goose (its session import)",
     "report": "report to share: Markdown, and an HTML page beside it (.html)",
+    "goose-db": "add to Goose's sessions.db as a new session (for the Goose CLI; the path is "
+    "the database; asks first, backs it up)",
 }
 
 
