@@ -49,6 +49,9 @@ COMPACT_KEYS = [
     "fallback_reason",
     "candidate",
     "attempts",
+    "estimated_input_tokens",
+    "estimated_input_cost_usd",
+    "cost_usd",
     "usage",
     "reported_usage",
 ]

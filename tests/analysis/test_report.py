@@ -98,7 +98,7 @@ def test_save_writes_two_new_files_and_refuses_inputs_and_existing_ones(tmp_path
     assert markdown.read_text(encoding="utf-8").startswith("# Compaction report:")
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     before = page.read_bytes()
-    with pytest.raises(FileExistsError):
+    with pytest.raises(OverwriteRefused, match="already exists"):
         inspector.save_report(target, overwrite=False)
     assert page.read_bytes() == before
     # Named by its HTML file, the report is the same pair.
