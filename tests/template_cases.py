@@ -1,5 +1,5 @@
 """What Goose's template engine does with hand-written templates (issue 10, section 3): one
-table read by tests/test_engine.py (goose-tui gives exactly this) and by
+table read by tests/compaction/test_engine.py (goose-tui gives exactly this) and by
 tests/differential/test_templates_engine.py (the goose-sdk wheel gives exactly this).
 
 Each case is rendered as a compaction template with ``messages`` = ``MESSAGES`` (Goose's

@@ -8,7 +8,7 @@ import pytest
 
 from goose_tui.settings import config_path, load_settings, save_theme
 from tests.conftest import SAMPLES
-from tests.test_cli import run
+from tests.cli.test_cli import run
 
 CONFIG = """# my settings
 model = "ollama/llama3.2"
@@ -87,7 +87,7 @@ def test_a_threshold_the_cli_refuses_is_reported_and_ignored(
 ) -> None:
     # A walk-through: `threshold = 5` was taken (the gauge said "threshold 500%") where
     # `--threshold 5` is refused. The same rule, the same words; the rest of the file stays.
-    from tests.test_retention import run_command
+    from tests.analysis.test_retention import run_command
 
     path = tmp_path / "config.toml"
     path.write_text(f'theme = "nord"\nthreshold = {value}\n', encoding="utf-8")
@@ -126,7 +126,7 @@ def test_the_headless_commands_take_the_threshold_from_settings(
     # README says command-line options win over it: the file applies when none is given.
     import json
 
-    from tests.test_retention import run_command
+    from tests.analysis.test_retention import run_command
 
     session = str(SAMPLES / "short.jsonl")
     _write_config("threshold = 0.5\n")
@@ -166,7 +166,7 @@ def test_the_headless_commands_take_the_threshold_from_settings(
 def test_the_headless_commands_report_a_bad_settings_file_on_stderr_and_go_on(
     capsys: pytest.CaptureFixture[str], config: str, reported: str
 ) -> None:
-    from tests.test_retention import run_command
+    from tests.analysis.test_retention import run_command
 
     _write_config(config)
     assert run_command(["usage", str(SAMPLES / "short.jsonl")]) == 0

@@ -759,8 +759,8 @@ class Compiled:
         # binding does not make that a native string (it slices and iterates differently), its
         # literal does. A long string the template only prints whole (printed_verbatim) goes in
         # as a short stand-in, replaced by the string in the output: the engine would copy the
-        # whole conversation in and out to print it as it is. tests/test_engine.py renders
-        # generated templates both ways.
+        # whole conversation in and out to print it as it is. tests/compaction/test_engine.py
+        # renders generated templates both ways.
         # A Pieces value is spliced in the same way: its pieces become pieces of the output.
         verbatim: dict[str, tuple[str, ...]] = {}  # stand-in -> the pieces of the value
         sets: list[str] = []

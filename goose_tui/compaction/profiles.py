@@ -14,7 +14,7 @@ which compaction prompt it uses as its own (docs/fidelity.md).
   line. The same change adds one line to Goose's built-in ``compaction.md``
   (``PR_11845_COMPACTION_LINE``); with that template this profile adds it too
   (``templates_for_profile``). Tested against the cases of that file's own tests
-  (tests/test_profiles.py).
+  (tests/compaction/test_profiles.py).
 
 The parts themselves (``tool_request(name): {...}``, ``tool_response: ...``, images,
 documents, ...) and the text normalization are the same in both. ``goose-main``, the old

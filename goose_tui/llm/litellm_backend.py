@@ -122,7 +122,7 @@ def configure_litellm() -> Any:
     # litellm counts the prompt's tokens itself, for its cost estimate: it builds its own
     # tokenizer on the first call (seconds) and re-encodes the whole prompt (seconds on a big
     # session). The pipeline estimates what the provider does not report (docs/pipeline.md §7) and
-    # reads only the reported usage from litellm (tests/test_llm_litellm.py).
+    # reads only the reported usage from litellm (tests/llm/test_litellm.py).
     litellm.disable_token_counter = True
     return litellm
 

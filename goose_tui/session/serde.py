@@ -3,7 +3,7 @@
 Goose reads session files and model replies with serde_json and writes tool arguments with
 it, so the text the summarizer sees depends on its number rules: u64/i64 integers exact,
 its float parsing (not always correctly rounded) and its float formatting. Checked against
-the goose-sdk wheel (tests/test_structured.py, tests/differential).
+the goose-sdk wheel (tests/compaction/test_structured.py, tests/differential).
 """
 
 from __future__ import annotations

@@ -123,8 +123,8 @@ async def test_lost_screen_finds_a_decomposed_session_in_its_offline_summary(
     tmp_path: Path,
 ) -> None:
     from goose_tui.tui.widgets.probes_panel import ProbesPanel
-    from tests.test_probes import decomposed_session
-    from tests.test_retention import write_session
+    from tests.analysis.test_probes import decomposed_session
+    from tests.analysis.test_retention import write_session
 
     session = write_session(tmp_path / "mac.jsonl", decomposed_session())
     app = GooseTUI(session, model="offline")

@@ -164,7 +164,7 @@ def test_bad_concurrency_is_refused(corpus: Path) -> None:
 
 
 def test_cli_batch_writes_json_and_markdown(corpus: Path, tmp_path: Path, capsys) -> None:
-    from tests.test_retention import run_command
+    from tests.analysis.test_retention import run_command
 
     out_path = tmp_path / "report.json"
     code = run_command(["batch", str(corpus), "--model", "offline", "-o", str(out_path)])
@@ -178,7 +178,7 @@ def test_cli_batch_writes_json_and_markdown(corpus: Path, tmp_path: Path, capsys
 
 
 def test_cli_batch_all_good_exits_zero(tmp_path: Path, capsys) -> None:
-    from tests.test_retention import run_command
+    from tests.analysis.test_retention import run_command
 
     db = make_db(tmp_path / "sessions.db")
     assert run_command(["batch", str(db), "--model", "offline", "--json"]) == 0
@@ -189,7 +189,7 @@ def test_cli_batch_all_good_exits_zero(tmp_path: Path, capsys) -> None:
 def test_cli_batch_refuses_an_empty_folder_and_writing_over_an_input(
     corpus: Path, tmp_path: Path, capsys
 ) -> None:
-    from tests.test_retention import run_command
+    from tests.analysis.test_retention import run_command
 
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -205,7 +205,7 @@ def test_a_summary_not_smaller_than_its_history_is_flagged(tmp_path: Path, capsy
     """Issue 14: on export-text.json the offline summary is larger than the two messages it
     replaces; batch says so in the row, the totals, the text table and the Markdown."""
     from tests.conftest import SAMPLES
-    from tests.test_retention import run_command
+    from tests.analysis.test_retention import run_command
 
     folder = tmp_path / "corpus"
     folder.mkdir()
@@ -233,8 +233,8 @@ def test_cli_batch_all_sessions_compacts_every_session_of_a_database(
 ) -> None:
     # `--all-sessions` picked the jobs for the checks, then the batch listed the database
     # again without it: the sessions `goose session list` hides were never compacted.
-    from tests.test_goose_fidelity import V13
-    from tests.test_retention import run_command
+    from tests.compaction.test_goose_fidelity import V13
+    from tests.analysis.test_retention import run_command
 
     assert run_command(["batch", str(V13), "--model", "offline", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["entries"]) == 2
@@ -249,7 +249,7 @@ def test_cli_batch_reports_load_warnings_and_the_sub_folders_it_skips(
     # A walk-through: a session with a broken line was compacted without a word of it, and
     # a sub-folder of sessions was passed over in silence.
     from tests.conftest import SAMPLES
-    from tests.test_retention import run_command
+    from tests.analysis.test_retention import run_command
 
     folder = tmp_path / "corpus"
     (folder / "older").mkdir(parents=True)
@@ -298,7 +298,7 @@ def test_the_report_written_into_the_folder_is_not_read_as_a_session(
     # write over an input file"), --overwrite or not, and a plain `batch F` then failed on
     # report.json ("not a Goose export"): the first run's report was listed as a session.
     from tests.conftest import SAMPLES
-    from tests.test_retention import run_command
+    from tests.analysis.test_retention import run_command
 
     folder = tmp_path / "corpus"
     folder.mkdir()
@@ -339,7 +339,7 @@ def test_the_report_written_into_the_folder_is_not_read_as_a_session(
 def test_a_failed_row_says_what_went_wrong_without_the_class_name(corpus: Path, capsys) -> None:
     # A walk-through: the failure column read "SessionLoadError: …/broken.jsonl: …".
     from goose_tui.session.loader import SessionLoadError, load_session
-    from tests.test_retention import run_command
+    from tests.analysis.test_retention import run_command
 
     report = asyncio.run(run_batch(corpus, ModelSpec.offline().summarizer()))
     broken = next(e for e in report.entries if e.source.endswith("broken.jsonl"))

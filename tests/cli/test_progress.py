@@ -19,8 +19,8 @@ from goose_tui.cli.progress import CompactProgress, StatusLine, cells
 from goose_tui.compaction.summarize import Attempt
 from tests.conftest import ROOT, SAMPLES
 from tests.loopback import LoopbackServer, Reply
-from tests.test_cli import GOOD_REPLY
-from tests.test_reliability_terminal import read_terminal
+from tests.cli.test_cli import GOOD_REPLY
+from tests.cli.test_terminal_output import read_terminal
 
 SHORT = SAMPLES / "short.jsonl"
 

@@ -211,7 +211,7 @@ def test_session_timeline_threshold_from_environment(monkeypatch: pytest.MonkeyP
 
 
 def test_cli_timeline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from tests.test_retention import run_command, write_session
+    from tests.analysis.test_retention import run_command, write_session
 
     session = write_session(tmp_path / "s.jsonl", compacted_session())
     argv = ["timeline", str(session), "--context-limit", "1000", "--threshold", "0.1"]

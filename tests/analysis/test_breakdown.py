@@ -9,7 +9,7 @@ from goose_tui.analysis.breakdown import context_breakdown, format_breakdown, me
 from goose_tui.session.loader import load_session
 from goose_tui.tokens import REPLY_PRIMER, TokenCounter, count_tokens, message_tokens
 from tests.conftest import REALDATA, SAMPLES
-from tests.test_cli import run
+from tests.cli.test_cli import run
 
 LONG = SAMPLES / "long_session.jsonl"
 

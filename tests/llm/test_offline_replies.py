@@ -8,7 +8,7 @@ The prompts are generated from seeds here: every kind of line the offline model 
 fenced code, empty messages, non-ASCII, very long lines), each around the built-in
 template, with a focus, after another template's prose, or glued to it without a newline.
 Re-record (only for an intended change of output) with
-``python -m tests.test_llm_offline_replies``.
+``python -m tests.llm.test_offline_replies``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from goose_tui.llm import offline
 from goose_tui.llm.prompt_layout import prompt_layout
 from goose_tui.pieces import Pieces
 
-FIXTURE = Path(__file__).parent / "fixtures" / "offline" / "replies.json"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "offline" / "replies.json"
 WRAPS = ("builtin", "builtin-focus", "other", "no-newline")
 WORDS = (
     "fix the test",

@@ -2,7 +2,7 @@
 (a real pseudo-terminal, bytes read from the master side) every command shows a session's
 control characters, bidi overrides and zero-width characters visibly, on stdout and stderr;
 `--raw` keeps the bytes for format/prompt/compact; a pipe keeps them for the data commands
-(tests/test_hardening_terminal.py pins that)."""
+(tests/tui/test_terminal_escapes.py pins that)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.test_hardening_terminal import CLIPBOARD, FORBIDDEN, HOSTILE, TITLE, hostile_session
+from tests.tui.test_terminal_escapes import CLIPBOARD, FORBIDDEN, HOSTILE, TITLE, hostile_session
 
 BIDI = "A7\u202eevil\u2066B7\u200bC7"
 

@@ -12,7 +12,7 @@ from goose_tui.session.loader import list_sessions, load_session
 from goose_tui.session.models import content_type
 from goose_tui.tokens import context_usage
 from tests.conftest import SAMPLES
-from tests.test_session_support import untouched
+from tests.session.test_support import untouched
 
 FILES = ("short.jsonl", "long_session.jsonl", "export.json", "sessions.db")
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 CLEAR = "A1\x1b[2JB1"
 TITLE = "A2\x1b]0;PWNED-TITLE\x07B2"

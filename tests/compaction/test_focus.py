@@ -12,7 +12,7 @@ from goose_tui.compaction.templates import FOCUS_HEADING, load_templates
 from goose_tui.llm import make_summarizer
 from goose_tui.session.loader import load_session
 from tests.conftest import SAMPLES
-from tests.test_cli import run
+from tests.cli.test_cli import run
 
 SHORT = SAMPLES / "short.jsonl"
 FOCUS = "keep the VAT rounding rule and the failing test names"

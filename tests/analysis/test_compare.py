@@ -20,7 +20,7 @@ from goose_tui.compaction.structured import FIELD_ORDER, FileEntry, StructuredSu
 from goose_tui.compaction.summarize import summary_message
 from goose_tui.llm.base import TokenUsage
 from goose_tui.tokens import MODEL_MAP_FILE, TokenCounter, count_tokens, litellm_package_dir
-from tests.test_retention import HISTORY
+from tests.analysis.test_retention import HISTORY
 
 LEFT = StructuredSummary(
     user_intent=["fix the division bug", "add div_safe"],
@@ -172,7 +172,7 @@ def test_compare_two_replays_through_the_pipeline(tmp_path: Path) -> None:
 
 
 def test_cli_compare_saved_summary_against_a_replay(tmp_path: Path, capsys) -> None:
-    from tests.test_retention import run_command, write_session
+    from tests.analysis.test_retention import run_command, write_session
 
     session = write_session(tmp_path / "s.jsonl", HISTORY)
     saved = tmp_path / "before.md"
@@ -197,7 +197,7 @@ def test_cli_compare_saved_summary_against_a_replay(tmp_path: Path, capsys) -> N
 
 
 def test_cli_compare_two_structured_sides(tmp_path: Path, capsys) -> None:
-    from tests.test_retention import run_command, write_session
+    from tests.analysis.test_retention import run_command, write_session
 
     session = write_session(tmp_path / "s.jsonl", HISTORY)
     a, b = tmp_path / "a.json", tmp_path / "b.json"
@@ -212,7 +212,7 @@ def test_cli_compare_two_structured_sides(tmp_path: Path, capsys) -> None:
 
 
 def test_cli_compare_missing_replay_is_unusable(tmp_path: Path, capsys) -> None:
-    from tests.test_retention import run_command, write_session
+    from tests.analysis.test_retention import run_command, write_session
 
     session = write_session(tmp_path / "s.jsonl", HISTORY)
     argv = ["compare", str(session), "--a", "offline", "--b", f"replay:{tmp_path / 'nope.txt'}"]

@@ -1,6 +1,6 @@
 """API keys never leave the process except in the request to the model (issue 5, "Secrets").
 
-tests/test_llm_litellm.py proves the backend's errors are scrubbed. Here the whole path a user
+tests/llm/test_litellm.py proves the backend's errors are scrubbed. Here the whole path a user
 takes: the ``compact`` command (stdout and stderr at the file-descriptor level, every log
 record, the ``-o`` file and the ``--json`` export) against a loopback server answering 401,
 500 or a normal reply, with both provider keys set to distinctive fake values and the server

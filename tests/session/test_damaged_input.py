@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from goose_tui.session.loader import SessionLoadError, load_session
 from goose_tui.session.schema import create_schema, insert_session
-from tests.test_session_support import untouched
+from tests.session.test_support import untouched
 
 META = json.dumps({"working_dir": "/w", "description": "d", "message_count": 2})
 

@@ -11,7 +11,7 @@ import pytest
 from goose_tui.session.loader import SessionLoadError, detect_format, list_sessions, load_session
 from goose_tui.session.models import content_type
 from tests.conftest import REALDATA
-from tests.test_session_support import untouched
+from tests.session.test_support import untouched
 
 REAL_FILES = sorted(REALDATA.glob("*.json"))
 

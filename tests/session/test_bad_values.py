@@ -31,7 +31,7 @@ from goose_tui.session.loader import SessionLoadError, detect_format, load_sessi
 from goose_tui.session.schema import create_schema, insert_session
 from tests.cli_child import CliRun, run_cli_cases
 from tests.conftest import ROOT
-from tests.test_session_support import untouched
+from tests.session.test_support import untouched
 
 BIG = "9" * 5000
 # A JSONL session with a bad value in every kind of field Goose writes.

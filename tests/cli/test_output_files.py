@@ -23,7 +23,7 @@ import pytest
 
 from tests.conftest import ROOT, SAMPLES
 from tests.loopback import LoopbackServer, Reply
-from tests.test_cli import GOOD_REPLY, digest
+from tests.cli.test_cli import GOOD_REPLY, digest
 
 SHORT = SAMPLES / "short.jsonl"
 INPUT = "refusing to write over an input file"

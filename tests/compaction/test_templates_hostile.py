@@ -1,6 +1,6 @@
 """Hostile templates and hostile values, end to end (issue 5, "Templates").
 
-tests/test_templates.py checks the template module on its own; here the same attacks go
+tests/compaction/test_templates.py checks the template module on its own; here the same attacks go
 through the paths a user takes: an override file in ``--prompts-dir`` read by the CLI and the
 pipeline, template code inside session messages and inside a model's summary, and a broken
 override handed to the app.
@@ -206,7 +206,7 @@ async def test_app_falls_back_to_the_builtin_with_a_visible_warning(tmp_path: Pa
     from goose_tui.tui.app import GooseTUI
 
     prompts = broken_prompts(tmp_path)
-    session = Path(__file__).parent / "tui" / "data" / "small_session.jsonl"
+    session = Path(__file__).parents[1] / "tui" / "data" / "small_session.jsonl"
     app = GooseTUI(session, prompts_dir=prompts)
     notes: list[str] = []
     real_notify = app.notify

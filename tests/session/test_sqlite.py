@@ -11,7 +11,7 @@ import pytest
 
 from goose_tui.session.loader import SessionLoadError, detect_format, list_sessions, load_session
 from goose_tui.session.schema import create_schema, insert_session
-from tests.test_session_support import untouched
+from tests.session.test_support import untouched
 
 
 def message(role: str, text: str, created: int, **extra: object) -> dict:

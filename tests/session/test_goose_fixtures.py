@@ -17,7 +17,7 @@ from goose_tui.compaction.visibility import summarizer_messages
 from goose_tui.llm import make_summarizer
 from goose_tui.session.loader import detect_format, list_sessions, load_session
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 GOOSE = FIXTURES / "goose"
 FILES = sorted(p for p in GOOSE.iterdir() if p.is_file())
 

@@ -12,7 +12,7 @@ from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded, M
 from goose_tui.llm.litellm_backend import LiteLLMSummarizer
 from goose_tui.session.models import Message
 from tests.loopback import LoopbackServer, Reply
-from tests.test_summarize import GOOD_REPLY, session_with_tools
+from tests.compaction.test_summarize import GOOD_REPLY, session_with_tools
 
 
 def chat_call(model: LiteLLMSummarizer):

@@ -9,7 +9,7 @@ import pytest
 
 from goose_tui.session.loader import SessionLoadError, detect_format, list_sessions, load_session
 from goose_tui.session.models import content_type
-from tests.test_session_support import untouched
+from tests.session.test_support import untouched
 
 META = {
     "working_dir": "/home/dev/proj",

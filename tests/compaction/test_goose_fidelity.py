@@ -25,7 +25,7 @@ from goose_tui.session.loader import list_sessions, load_session
 from goose_tui.session.models import Message
 from goose_tui.session.serde import compact_json
 
-FIXTURES = Path(__file__).parent / "fixtures" / "goose"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "goose"
 V13 = FIXTURES / "sessions-v13.db"
 V5 = FIXTURES / "sessions-v5.db"
 SHELL_OUTPUT = "test_ledger.py::test_totals PASSED\ntest_ledger.py::test_rounding FAILED"
