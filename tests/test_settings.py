@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from goose_tui.settings import config_path, load_settings, save_theme
-from tests.conftest import SAMPLES
 from tests.cli.test_cli import run
+from tests.conftest import SAMPLES
 
 CONFIG = """# my settings
 model = "ollama/llama3.2"

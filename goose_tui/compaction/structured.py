@@ -3,7 +3,8 @@
 JSON is read the way Goose's Rust reader (serde_json) reads it, because the rendered summary
 must match Goose byte for byte: numbers keep serde_json's integer ranges, its float parsing
 and its float formatting; NaN/Infinity, lone surrogate escapes, a number out of range and
-nesting deeper than 127 are errors. Checked against the goose-sdk wheel (tests/compaction/test_structured.py).
+nesting deeper than 127 are errors. Checked against the goose-sdk wheel
+(tests/compaction/test_structured.py).
 """
 
 from __future__ import annotations

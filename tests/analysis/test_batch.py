@@ -204,8 +204,8 @@ def test_cli_batch_refuses_an_empty_folder_and_writing_over_an_input(
 def test_a_summary_not_smaller_than_its_history_is_flagged(tmp_path: Path, capsys) -> None:
     """Issue 14: on export-text.json the offline summary is larger than the two messages it
     replaces; batch says so in the row, the totals, the text table and the Markdown."""
-    from tests.conftest import SAMPLES
     from tests.analysis.test_retention import run_command
+    from tests.conftest import SAMPLES
 
     folder = tmp_path / "corpus"
     folder.mkdir()
@@ -233,8 +233,8 @@ def test_cli_batch_all_sessions_compacts_every_session_of_a_database(
 ) -> None:
     # `--all-sessions` picked the jobs for the checks, then the batch listed the database
     # again without it: the sessions `goose session list` hides were never compacted.
-    from tests.compaction.test_goose_fidelity import V13
     from tests.analysis.test_retention import run_command
+    from tests.compaction.test_goose_fidelity import V13
 
     assert run_command(["batch", str(V13), "--model", "offline", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["entries"]) == 2
@@ -248,8 +248,8 @@ def test_cli_batch_reports_load_warnings_and_the_sub_folders_it_skips(
 ) -> None:
     # A walk-through: a session with a broken line was compacted without a word of it, and
     # a sub-folder of sessions was passed over in silence.
-    from tests.conftest import SAMPLES
     from tests.analysis.test_retention import run_command
+    from tests.conftest import SAMPLES
 
     folder = tmp_path / "corpus"
     (folder / "older").mkdir(parents=True)
@@ -297,8 +297,8 @@ def test_the_report_written_into_the_folder_is_not_read_as_a_session(
     # A walk-through: `batch F -o F/report.json` a second time was refused ("refusing to
     # write over an input file"), --overwrite or not, and a plain `batch F` then failed on
     # report.json ("not a Goose export"): the first run's report was listed as a session.
-    from tests.conftest import SAMPLES
     from tests.analysis.test_retention import run_command
+    from tests.conftest import SAMPLES
 
     folder = tmp_path / "corpus"
     folder.mkdir()

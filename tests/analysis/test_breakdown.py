@@ -8,8 +8,8 @@ from pathlib import Path
 from goose_tui.analysis.breakdown import context_breakdown, format_breakdown, message_parts
 from goose_tui.session.loader import load_session
 from goose_tui.tokens import REPLY_PRIMER, TokenCounter, count_tokens, message_tokens
-from tests.conftest import REALDATA, SAMPLES
 from tests.cli.test_cli import run
+from tests.conftest import REALDATA, SAMPLES
 
 LONG = SAMPLES / "long_session.jsonl"
 

@@ -24,8 +24,8 @@ from goose_tui.compaction.templates import load_templates
 from goose_tui.llm import make_summarizer
 from goose_tui.session.loader import load_session
 from goose_tui.session.models import Message
-from tests.conftest import ROOT, SAMPLES
 from tests.analysis.test_retention import MAC_PATH, MAC_REQUEST, write_session
+from tests.conftest import ROOT, SAMPLES
 
 SAMPLE = SAMPLES / "long_session.jsonl"
 LAST_ERROR = "ValueError: invalid literal for int() with base 10: '10.0'"

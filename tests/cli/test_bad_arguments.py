@@ -16,11 +16,11 @@ from goose_tui.compaction.summarize import summarize
 from goose_tui.compaction.templates import load_templates
 from goose_tui.llm.base import ChatMessage, ContextLengthExceeded, ModelError
 from goose_tui.llm.litellm_backend import LiteLLMSummarizer, scrub_secrets
-from tests.conftest import LITELLM_GROUP, SAMPLES
-from tests.loopback import LoopbackServer, Reply, closed_port
 from tests.cli.test_output_files import one_line
 from tests.cli.test_output_files import run as run_cli
 from tests.compaction.test_summarize import session_with_tools
+from tests.conftest import LITELLM_GROUP, SAMPLES
+from tests.loopback import LoopbackServer, Reply, closed_port
 
 SHORT = SAMPLES / "short.jsonl"
 SECRET = "sk-secret-test-3f9c2a7d41b0e8"

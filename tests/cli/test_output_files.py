@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_cli import GOOD_REPLY, digest
 from tests.conftest import ROOT, SAMPLES
 from tests.loopback import LoopbackServer, Reply
-from tests.cli.test_cli import GOOD_REPLY, digest
 
 SHORT = SAMPLES / "short.jsonl"
 INPUT = "refusing to write over an input file"

@@ -17,10 +17,10 @@ from pathlib import Path
 
 from goose_tui.cli.progress import CompactProgress, StatusLine, cells
 from goose_tui.compaction.summarize import Attempt
-from tests.conftest import ROOT, SAMPLES
-from tests.loopback import LoopbackServer, Reply
 from tests.cli.test_cli import GOOD_REPLY
 from tests.cli.test_terminal_output import read_terminal
+from tests.conftest import ROOT, SAMPLES
+from tests.loopback import LoopbackServer, Reply
 
 SHORT = SAMPLES / "short.jsonl"
 

@@ -11,8 +11,8 @@ from goose_tui.compaction.summarize import build_request, summarize
 from goose_tui.compaction.templates import FOCUS_HEADING, load_templates
 from goose_tui.llm import make_summarizer
 from goose_tui.session.loader import load_session
-from tests.conftest import SAMPLES
 from tests.cli.test_cli import run
+from tests.conftest import SAMPLES
 
 SHORT = SAMPLES / "short.jsonl"
 FOCUS = "keep the VAT rounding rule and the failing test names"

@@ -11,8 +11,8 @@ from goose_tui.compaction.wrapper import complete_with_compaction
 from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded, ModelError
 from goose_tui.llm.litellm_backend import LiteLLMSummarizer
 from goose_tui.session.models import Message
-from tests.loopback import LoopbackServer, Reply
 from tests.compaction.test_summarize import GOOD_REPLY, session_with_tools
+from tests.loopback import LoopbackServer, Reply
 
 
 def chat_call(model: LiteLLMSummarizer):

@@ -20,9 +20,9 @@ from goose_tui.llm import make_summarizer
 from goose_tui.llm.base import ChatMessage, ContextLengthExceeded, ModelError, TokenUsage
 from goose_tui.llm.litellm_backend import DUMMY_KEY, LiteLLMSummarizer, scrub_secrets
 from goose_tui.tokens import count_tokens
+from tests.compaction.test_summarize import GOOD_REPLY, session_with_tools, text
 from tests.conftest import LITELLM_GROUP
 from tests.loopback import LoopbackServer, Reply, closed_port
-from tests.compaction.test_summarize import GOOD_REPLY, session_with_tools, text
 
 # On one xdist worker with the other tests that call litellm in this process or through its
 # shared worker (tests/conftest.py, LITELLM_GROUP): litellm's import, 3-8 s of CPU, is paid

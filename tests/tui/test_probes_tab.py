@@ -13,8 +13,8 @@ from goose_tui.tui.app import GooseTUI, bundled_sample
 from goose_tui.tui.screens.retention_screen import RetentionScreen
 from goose_tui.tui.widgets.conversation_view import ConversationView
 from goose_tui.tui.widgets.probes_panel import ProbesPanel, _one_line
-from tests.loopback import LoopbackServer
 from tests.analysis.test_probe_model import PROBES, scripted_model
+from tests.loopback import LoopbackServer
 
 from .conftest import settle
 
