@@ -2,9 +2,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import inspect
 import os
 import sys
-from collections.abc import Iterator
+import types
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -66,6 +68,82 @@ ROOT = Path(__file__).resolve().parents[1]
 # The xdist group of the modules that import litellm in the test process or call it through
 # the process's shared worker: one import of litellm for all of them.
 LITELLM_GROUP = "litellm"
+# Other groups whose tests import litellm: a shared set of CLI runs, a worker with keys set.
+LITELLM_GROUPS = {LITELLM_GROUP, "http_path", "secrets-keyed-worker"}
+# What starting a process goes through, directly or from a test helper.
+SPAWNING_MODULES = {"subprocess", "pty", "tests.cli_child"}
+
+
+def _names(code: types.CodeType) -> Iterable[str]:
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _names(const)
+
+
+def _starts_a_process(func: object, seen: set[types.CodeType]) -> bool:
+    """Whether a test (or fixture) function of this suite starts a process: it names the
+    subprocess or pty module, or a function of it, or one of the suite's helpers that does.
+    Only the suite's own functions are followed; the app's workers are goose_tui's and count
+    where a test is measured slow, by an explicit mark."""
+    func = inspect.unwrap(func)  # type: ignore[arg-type]
+    code = getattr(func, "__code__", None)
+    if code is None or code in seen:
+        return False
+    seen.add(code)
+    namespace = getattr(func, "__globals__", {})
+    if not str(namespace.get("__name__", "")).startswith("tests"):
+        return False
+    names = list(_names(code))
+    # A function's own imports name the module: `import subprocess`, `from tests.x import f`.
+    if SPAWNING_MODULES.intersection(names):
+        return True
+    imported = [sys.modules[n] for n in names if n.startswith("tests.") and n in sys.modules]
+    for name in names:
+        value = namespace.get(name)
+        for module in imported:
+            value = value if value is not None else getattr(module, name, None)
+        if inspect.ismodule(value) and value.__name__ in SPAWNING_MODULES:
+            return True
+        if getattr(value, "__module__", None) in SPAWNING_MODULES:
+            return True
+        if inspect.isfunction(value) and _starts_a_process(value, seen):
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The markers of pyproject.toml, from where a test is and what it calls: tests/tui is
+    `app`; an xdist group that shares litellm is `litellm`; a test that starts a process
+    (through its own code, a helper or a fixture of the suite) is `slow`, and so is every
+    `app` and `litellm` test. Tests may carry the marks themselves too."""
+    tui = ROOT / "tests" / "tui"
+    for item in items:
+        if tui in item.path.parents:
+            item.add_marker(pytest.mark.app)
+        groups = {m.args[0] for m in item.iter_markers("xdist_group") if m.args}
+        groups |= {m.kwargs["name"] for m in item.iter_markers("xdist_group") if "name" in m.kwargs}
+        if groups & LITELLM_GROUPS:
+            item.add_marker(pytest.mark.litellm)
+        if item.get_closest_marker("slow") is None and (
+            item.get_closest_marker("app") is not None
+            or item.get_closest_marker("litellm") is not None
+            or _spawns(item)
+        ):
+            item.add_marker(pytest.mark.slow)
+
+
+def _spawns(item: pytest.Item) -> bool:
+    seen: set[types.CodeType] = set()
+    if _starts_a_process(getattr(item, "function", None), seen):
+        return True
+    info = getattr(item, "_fixtureinfo", None)
+    for defs in getattr(info, "name2fixturedefs", {}).values():
+        if any(_starts_a_process(d.func, seen) for d in defs):
+            return True
+    return False
+
+
 SAMPLES = ROOT / "sample_sessions"
 # Real `goose session export` files (see its README), kept with the tests so that a clone
 # alone runs every test.

@@ -14,6 +14,9 @@ from goose_tui.session.loader import load_session
 from goose_tui.tokens import TokenCounter, count_tokens
 from tests.conftest import SAMPLES
 
+# Each test starts the token worker, a process of its own.
+pytestmark = pytest.mark.slow
+
 TEXTS = [
     "plain ascii words",
     "émoji 🙂 and CJK 漢字, combining e\u0301",

@@ -285,20 +285,7 @@ def test_a_reply_that_is_no_summary_fails_the_compaction(
     assert out.stdout == "" and not target.exists()
 
 
-def test_a_reply_with_no_content_over_http_fails_the_compaction() -> None:
-    with LoopbackServer([Reply.ok("")]) as server:
-        out = run(
-            "compact",
-            str(SHORT),
-            "--model",
-            "openai/test-model",
-            "--api-base",
-            f"{server.url}/v1",
-            env={"OPENAI_API_KEY": "sk-test-not-a-real-key-123"},
-        )
-    assert len(server.requests) == 1
-    assert out.returncode == 1
-    assert "empty reply" in one_line(out.stderr)
+# A reply with no content over HTTP: tests/cli/test_litellm_in_process.py.
 
 
 def test_the_pipeline_itself_still_keeps_an_empty_reply_as_goose_does() -> None:

@@ -107,6 +107,7 @@ def test_compact_command_never_prints_or_saves_a_key(
         assert "***" in err  # the echoed key was replaced, not the whole message lost
 
 
+@pytest.mark.app
 async def test_the_app_error_modal_and_logs_never_show_a_key(
     keys: None, session: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -295,6 +295,7 @@ _OTHER_USES = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(
     parts=st.lists(st.sampled_from(_PRINTS_WHOLE), max_size=5),

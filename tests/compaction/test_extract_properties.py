@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -80,18 +81,21 @@ def check_extraction(reply: str) -> None:
     assert isinstance(render_summary(TEMPLATES, extraction.structured), str)
 
 
+@pytest.mark.slow
 @settings(max_examples=250, suppress_health_check=[HealthCheck.too_slow])
 @given(replies)
 def test_any_reply_is_a_summary_or_the_raw_text(reply: str) -> None:
     check_extraction(reply)
 
 
+@pytest.mark.slow
 @settings(max_examples=100)
 @given(summaries, st.sampled_from(["", "<analysis>a</analysis>", "```json\n"]))
 def test_generated_summaries_in_a_reply(data: dict, prefix: str) -> None:
     check_extraction(prefix + json.dumps(data))
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(summaries)
 def test_any_json_value_in_any_field_is_read(data: dict) -> None:

@@ -200,6 +200,7 @@ def test_broken_override_fails_the_cli_with_one_line(
     assert "Traceback" not in err
 
 
+@pytest.mark.app
 async def test_app_falls_back_to_the_builtin_with_a_visible_warning(tmp_path: Path) -> None:
     """The app must open with a broken override: built-in template in use, the problem
     (file and line) shown, not a crash."""

@@ -12,7 +12,11 @@ from goose_tui.llm.base import ChatMessage, Completion, ContextLengthExceeded, M
 from goose_tui.llm.litellm_backend import LiteLLMSummarizer
 from goose_tui.session.models import Message
 from tests.compaction.test_summarize import GOOD_REPLY, session_with_tools
+from tests.conftest import LITELLM_GROUP
 from tests.loopback import LoopbackServer, Reply
+
+# Real litellm calls, through the shared worker of the tests that share litellm's import.
+pytestmark = pytest.mark.xdist_group(LITELLM_GROUP)
 
 
 def chat_call(model: LiteLLMSummarizer):

@@ -262,6 +262,7 @@ CLI_REPLY = json.dumps(
 )
 
 
+@pytest.mark.litellm
 def test_an_override_through_goose_tui_compact_matches_the_wheel(tmp_path: Path) -> None:
     """The same override pair, run by the wheel and by ``goose-tui compact`` (a subprocess,
     litellm against the loopback server): byte-equal system prompt and summary."""

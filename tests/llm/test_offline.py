@@ -115,6 +115,7 @@ def _parsed_from_a_copy(prompt: str) -> list[tuple[str, list[tuple[str, str]]]]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     pieces=st.lists(
