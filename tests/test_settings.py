@@ -246,7 +246,7 @@ def test_an_unknown_setting_is_named_with_the_closest_known_one(tmp_path: Path) 
 def test_the_headless_commands_name_an_unknown_setting_on_stderr(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from tests.test_retention import run_command
+    from tests.analysis.test_retention import run_command
 
     _write_config("threshhold = 0.5\n")
     assert run_command(["usage", str(SAMPLES / "short.jsonl")]) == 0
