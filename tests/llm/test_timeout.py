@@ -11,7 +11,7 @@ from goose_tui import cli
 from goose_tui.llm.base import DEFAULT_TIMEOUT
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.settings import config_path, load_settings
-from tests.conftest import SAMPLES
+from tests.conftest import LITELLM_GROUP, SAMPLES
 from tests.loopback import LoopbackServer, Reply
 
 SHORT = str(SAMPLES / "short.jsonl")
@@ -34,6 +34,7 @@ def test_a_timeout_that_is_no_number_of_seconds_is_refused(
     assert "--timeout: must be a number of seconds above 0" in capsys.readouterr().err
 
 
+@pytest.mark.xdist_group(LITELLM_GROUP)  # litellm in this process's shared worker
 def test_compact_gives_up_after_the_timeout_it_was_given(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
