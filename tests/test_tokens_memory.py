@@ -1,0 +1,190 @@
+"""Counting tokens in chunks: the same count as the whole text, and never the whole text's
+token list or a copy of the prompt in memory."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from goose_tui import tokens
+from goose_tui.compaction.summarize import SUMMARIZE_REQUEST
+from goose_tui.pieces import Pieces
+from tests.conftest import ROOT
+
+# Pieces that stress the pre-tokenizer's boundaries: runs of spaces and other whitespace
+# before words, contractions, numbers, punctuation with slashes and newlines, marks, CJK,
+# emoji, Latin-1, and the special tokens counted as one token each.
+_PIECES = [
+    " ",
+    "  ",
+    "   ",
+    "\t",
+    "\n",
+    "\r\n",
+    " \n",
+    "\n\n",
+    "\u00a0",
+    "\u3000",
+    "\u2028",
+    "\x1c",
+    "word",
+    "Word",
+    "WORD",
+    "wOrD",
+    "it's",
+    "they'RE",
+    "don't",
+    "'s",
+    "1",
+    "12",
+    "1234567",
+    "½",
+    "²",
+    ".",
+    "...",
+    "!?",
+    "/",
+    "./",
+    ".\n/",
+    "\n/",
+    '{"a": 1}',
+    "()",
+    "_",
+    "__init__",
+    "é",
+    "e\u0301",
+    "naïve",
+    "Ünïcödé",
+    "中文",
+    "日本語のテキスト",
+    "🙂",
+    "👍🏽",
+    "\U0001f642\u200d",
+    "<|endoftext|>",
+    "<|endofprompt|>",
+    "<|endoftext",
+    "|>",
+    "x<|endoftext|>y",
+]
+
+
+def _generated_text(seed: int, pieces: int) -> str:
+    import random
+
+    rng = random.Random(seed)
+    return "".join(rng.choice(_PIECES) for _ in range(pieces))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_chunked_count_equals_the_whole_text_count(seed: int) -> None:
+    text = _generated_text(seed, 6_000)
+    whole = tokens._encode_count(text)
+    for chunk in (1, 7, 64, 1_000):
+        assert tokens.count_tokens(text, chunk=chunk) == whole
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_count_of_pieces_equals_the_count_of_their_join(seed: int) -> None:
+    # The prompt is counted from its pieces (goose_tui.pieces), cut anywhere: inside a word,
+    # a run of spaces, a special token, between a character and its combining mark.
+    import random
+
+    rng = random.Random(seed)
+    head = _generated_text(seed, 3_000)
+    for tail in (SUMMARIZE_REQUEST, " tail", "s tail", "\n\nx", "<|endoftext|>", ""):
+        text = head + tail
+        cuts = sorted(rng.sample(range(len(text) + 1), 60))
+        parts = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+        for chunk in (1, 5, 300):
+            assert tokens.count_tokens(Pieces(parts), chunk=chunk) == tokens._encode_count(text)
+    assert tokens.count_tokens(Pieces(["   ", "x"]), chunk=1) == tokens._encode_count("   x")
+
+
+# tracemalloc counts every thread of its process. In a test worker, other tests' threads
+# (a background import of litellm that an app test started, a server's thread) allocate
+# during the window: a fresh-clone CI run measured 7.2 MB against a bound of 5.7 MB so,
+# where the count alone peaks at 4.3 MB. Each peak is measured in an interpreter of its
+# own, which runs only the code measured.
+_PEAKS = """
+import json, sys, tracemalloc
+from goose_tui import tokens
+from goose_tui.compaction.summarize import SUMMARIZE_REQUEST
+from goose_tui.pieces import Pieces
+from tests.test_tokens_memory import _generated_text
+
+def peak_of(count):
+    tracemalloc.start()
+    try:
+        counted = count()
+        return counted, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+tokens.encoder()
+found = {}
+if sys.argv[1] == "long-text":
+    text = _generated_text(99, 40_000) * 15
+    found["expected"], found["whole_peak"] = peak_of(lambda: tokens._encode_count(text))
+    # Small chunks, so that the text is many more chunks than are in flight at once (two per
+    # core): at the default size it is 9, all of them in flight on 5 cores or more.
+    found["counted"], found["peak"] = peak_of(lambda: tokens.count_tokens(text, 1 << 14))
+else:
+    head = (_generated_text(7, 40_000) + " \\U0001f600") * 10
+    chunk = 1 << 14
+    _, found["alone"] = peak_of(lambda: tokens.count_tokens(head, chunk))
+    found["counted"], found["peak"] = peak_of(
+        lambda: tokens.count_tokens(Pieces([head, SUMMARIZE_REQUEST]), chunk)
+    )
+    found["expected"] = tokens._encode_count(head + SUMMARIZE_REQUEST)
+    found["head_size"] = sys.getsizeof(head)
+print(json.dumps(found))
+"""
+
+
+def _in_own_interpreter(script: str, *args: str) -> dict[str, int]:
+    out = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=180,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    found: dict[str, int] = json.loads(out.stdout)
+    return found
+
+
+def test_counting_a_long_text_never_holds_its_whole_token_list() -> None:
+    # 2.2M characters, ~0.6M tokens: as one Python list of ints that is ~33 MB.
+    found = _in_own_interpreter(_PEAKS, "long-text")
+    peak, whole_peak = found["peak"], found["whole_peak"]
+    assert found["counted"] == found["expected"]
+    assert whole_peak > 25_000_000  # what the whole text's token list costs
+    # A few chunks' token lists at a time (one per core in flight), never the whole list.
+    assert peak < whole_peak / 2, f"peak {peak / 1e6:.1f} MB, whole list {whole_peak / 1e6:.1f} MB"
+
+
+def test_counting_the_prompt_and_the_request_never_copies_the_prompt() -> None:
+    # The request is counted as the prompt's pieces and the request's text: a chunk at a
+    # time, never a copy of the whole prompt (188 MB for the 53 MB session's).
+    # Small chunks (1 << 14): the chunks' token lists in flight at once depend on the
+    # threads' timing, and at the default size one list more (~2 MB) passed the margin on a
+    # loaded machine (a fresh-clone run: 15.2 MB against 11.6 MB). A copy of the prompt is
+    # 5.8 MB whatever the chunk size.
+    found = _in_own_interpreter(_PEAKS, "prompt-and-request")
+    peak, alone = found["peak"], found["alone"]
+    assert found["counted"] == found["expected"]
+    assert peak < alone + found["head_size"] / 4, f"{peak / 1e6:.1f} MB, {alone / 1e6:.1f} MB"
+
+
+def test_the_encoder_holds_no_python_copy_of_its_rank_map() -> None:
+    # tiktoken's Encoding kept the 200,000-entry map it was built from (25 MB of Python
+    # objects; its Rust core has its own copy) only to pickle itself.
+    encoding = tokens.encoder()
+    maps = {name: len(v) for name, v in vars(encoding).items() if isinstance(v, dict | list)}
+    assert all(size < 1_000 for size in maps.values()), maps
+    assert encoding.decode(encoding.encode("héllo 🙂")) == "héllo 🙂"
