@@ -72,6 +72,8 @@ LITELLM_GROUP = "litellm"
 LITELLM_GROUPS = {LITELLM_GROUP, "http_path", "secrets-keyed-worker"}
 # What starting a process goes through, directly or from a test helper.
 SPAWNING_MODULES = {"subprocess", "pty", "tests.cli_child"}
+# goose_tui's litellm client and its worker: a test that names them calls litellm.
+LITELLM_MODULES = {"goose_tui.llm.litellm_backend", "goose_tui.llm.litellm_worker"}
 
 
 def _names(code: types.CodeType) -> Iterable[str]:
@@ -81,11 +83,11 @@ def _names(code: types.CodeType) -> Iterable[str]:
             yield from _names(const)
 
 
-def _starts_a_process(func: object, seen: set[types.CodeType]) -> bool:
-    """Whether a test (or fixture) function of this suite starts a process: it names the
-    subprocess or pty module, or a function of it, or one of the suite's helpers that does.
-    Only the suite's own functions are followed; the app's workers are goose_tui's and count
-    where a test is measured slow, by an explicit mark."""
+def _reaches(func: object, modules: set[str], seen: set[types.CodeType]) -> bool:
+    """Whether a test (or fixture) function of this suite uses one of ``modules``: it names
+    the module, or a function or class of it, or one of the suite's helpers that does. Only
+    the suite's own functions are followed; what goose_tui does (its workers) counts where a
+    test carries the mark itself."""
     func = inspect.unwrap(func)  # type: ignore[arg-type]
     code = getattr(func, "__code__", None)
     if code is None or code in seen:
@@ -96,50 +98,53 @@ def _starts_a_process(func: object, seen: set[types.CodeType]) -> bool:
         return False
     names = list(_names(code))
     # A function's own imports name the module: `import subprocess`, `from tests.x import f`.
-    if SPAWNING_MODULES.intersection(names):
+    if modules.intersection(names):
         return True
     imported = [sys.modules[n] for n in names if n.startswith("tests.") and n in sys.modules]
     for name in names:
         value = namespace.get(name)
         for module in imported:
             value = value if value is not None else getattr(module, name, None)
-        if inspect.ismodule(value) and value.__name__ in SPAWNING_MODULES:
+        if inspect.ismodule(value) and value.__name__ in modules:
             return True
-        if getattr(value, "__module__", None) in SPAWNING_MODULES:
+        if getattr(value, "__module__", None) in modules:
             return True
-        if inspect.isfunction(value) and _starts_a_process(value, seen):
+        if inspect.isfunction(value) and _reaches(value, modules, seen):
             return True
     return False
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The markers of pyproject.toml, from where a test is and what it calls: tests/tui is
-    `app`; an xdist group that shares litellm is `litellm`; a test that starts a process
-    (through its own code, a helper or a fixture of the suite) is `slow`, and so is every
-    `app` and `litellm` test. Tests may carry the marks themselves too."""
+    `app`; a test in an xdist group that shares litellm, or that names goose_tui's litellm
+    client or worker, is `litellm`; a test that starts a process is `slow`, and so is every
+    `app` and `litellm` test (each through its own code, a helper or a fixture of the
+    suite). Tests may carry the marks themselves too."""
     tui = ROOT / "tests" / "tui"
     for item in items:
         if tui in item.path.parents:
             item.add_marker(pytest.mark.app)
         groups = {m.args[0] for m in item.iter_markers("xdist_group") if m.args}
         groups |= {m.kwargs["name"] for m in item.iter_markers("xdist_group") if "name" in m.kwargs}
-        if groups & LITELLM_GROUPS:
+        if item.get_closest_marker("litellm") is None and (
+            groups & LITELLM_GROUPS or _uses(item, LITELLM_MODULES)
+        ):
             item.add_marker(pytest.mark.litellm)
         if item.get_closest_marker("slow") is None and (
             item.get_closest_marker("app") is not None
             or item.get_closest_marker("litellm") is not None
-            or _spawns(item)
+            or _uses(item, SPAWNING_MODULES)
         ):
             item.add_marker(pytest.mark.slow)
 
 
-def _spawns(item: pytest.Item) -> bool:
+def _uses(item: pytest.Item, modules: set[str]) -> bool:
     seen: set[types.CodeType] = set()
-    if _starts_a_process(getattr(item, "function", None), seen):
+    if _reaches(getattr(item, "function", None), modules, seen):
         return True
     info = getattr(item, "_fixtureinfo", None)
     for defs in getattr(info, "name2fixturedefs", {}).values():
-        if any(_starts_a_process(d.func, seen) for d in defs):
+        if any(_reaches(d.func, modules, seen) for d in defs):
             return True
     return False
 

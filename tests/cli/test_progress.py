@@ -15,6 +15,8 @@ import sys
 import termios
 from pathlib import Path
 
+import pytest
+
 from goose_tui.cli.progress import CompactProgress, StatusLine, cells
 from goose_tui.compaction.summarize import Attempt
 from tests.cli.test_cli import GOOD_REPLY
@@ -72,6 +74,7 @@ def test_compact_shows_its_progress_on_a_terminal_and_erases_it(tmp_path: Path) 
     assert stdout.startswith("# Conversation Summary")  # the summary as it always was
 
 
+@pytest.mark.litellm
 def test_compact_with_litellm_shows_the_import_and_the_reply_coming_in() -> None:
     # litellm's import (seconds, in its worker process) was a silent wait before this.
     with LoopbackServer([Reply.sse(GOOD_REPLY, chunk_size=16)]) as server:

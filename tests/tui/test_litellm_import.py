@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
 
 CHILD = r"""
@@ -82,6 +84,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.litellm
 def test_c_shows_the_import_and_keys_work_while_litellm_imports(
     session_file: Path, reply_file: Path, tmp_path: Path
 ) -> None:
