@@ -73,6 +73,7 @@ def test_encoder_is_o200k_base_as_tiktoken_defines_it(monkeypatch: pytest.Monkey
 
 # The file a step at a time (the default), in many small steps (a step's end lands inside a
 # line and moves to its end), and in one step.
+@pytest.mark.slow  # tiktoken parses its 200,000-line file each time
 @pytest.mark.parametrize("step", [tokens.RANKS_STEP_BYTES, 1_000, 1 << 30])
 def test_o200k_ranks_are_tiktokens_own_parse_of_the_file(
     monkeypatch: pytest.MonkeyPatch, step: int
