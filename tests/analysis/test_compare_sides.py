@@ -11,8 +11,8 @@ from goose_tui.analysis.compare import (
     side_letter,
     status_text,
 )
-from tests.test_compare import LEFT, RIGHT
-from tests.test_retention import HISTORY
+from tests.analysis.test_compare import LEFT, RIGHT
+from tests.analysis.test_retention import HISTORY
 
 A = SummarySide(label="a", summary="# Conversation Summary\n- ZeroDivisionError\n", structured=LEFT)
 B = SummarySide(label="b", summary="# Conversation Summary\n- write tests\n", structured=RIGHT)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from goose_tui.cli import main
-from tests.test_retention import HISTORY, write_session
+from tests.analysis.test_retention import HISTORY, write_session
 
 
 @pytest.fixture
