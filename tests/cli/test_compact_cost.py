@@ -14,7 +14,7 @@ import pytest
 from goose_tui.analysis.compare import estimate_note, input_cost_usd
 from goose_tui.cli import main
 from goose_tui.tokens import MODEL_MAP_FILE
-from tests.conftest import SAMPLES, own_litellm_worker
+from tests.conftest import LITELLM_GROUP, SAMPLES
 from tests.loopback import LoopbackServer, Reply
 
 SHORT = SAMPLES / "short.jsonl"
@@ -38,12 +38,12 @@ def test_the_estimate_is_the_input_tokens_at_the_listed_input_price() -> None:
     assert estimate_note("openai/gpt-4o-mini", 10_000).startswith("est. 10,000 tokens in ≈ $")
 
 
+@pytest.mark.xdist_group(LITELLM_GROUP)  # litellm in the group's shared worker
 def test_compact_json_reports_the_estimate_and_the_cost(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
     usage = {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}
-    with own_litellm_worker(), LoopbackServer([Reply.ok(REPLY, usage)]) as server:
+    with LoopbackServer([Reply.ok(REPLY, usage)]) as server:
         code = main(
             [
                 "compact",

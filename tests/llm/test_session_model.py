@@ -11,7 +11,7 @@ import pytest
 
 from goose_tui.cli import main
 from goose_tui.llm.spec import GOOSE_PROVIDERS, session_model
-from tests.conftest import SAMPLES, own_litellm_worker
+from tests.conftest import LITELLM_GROUP, SAMPLES
 from tests.loopback import LoopbackServer, Reply
 
 SHORT = SAMPLES / "short.jsonl"
@@ -59,12 +59,12 @@ def session_with_model(folder: Path, provider: str | None, model: str | None) ->
     return target
 
 
+@pytest.mark.xdist_group(LITELLM_GROUP)  # litellm in the group's shared worker
 def test_compact_with_the_sessions_own_model_calls_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
     session = session_with_model(tmp_path, "openai", "gpt-4o-mini")
-    with own_litellm_worker(), LoopbackServer([Reply.ok(REPLY)]) as server:
+    with LoopbackServer([Reply.ok(REPLY)]) as server:
         code = main(
             ["compact", str(session), "--model", "session", "--api-base", server.url, "--json"]
         )
