@@ -12,7 +12,7 @@ import pytest
 
 from goose_tui.compaction.summarize import summarize as summarize_messages
 from tests.conftest import ROOT
-from tests.test_tokens_memory import _in_own_interpreter
+from tests.core.test_tokens_memory import _in_own_interpreter
 
 # A child process, so the main thread has Python's default SIGINT handler (what a terminal
 # run has; pytest-xdist workers and background shells may not), which is the case in which

@@ -272,7 +272,7 @@ def test_factory(monkeypatch: pytest.MonkeyPatch) -> None:
     assert make_summarizer("offline", offline_context_limit=5).context_limit == 5
     # A litellm summarizer starts litellm's import in the background. Not here: the import
     # (5-14 s of CPU) ran on through the worker's next ~60 tests, and its allocations passed
-    # a memory test's bound (tests/test_perf_core.py).
+    # a memory test's bound (tests/core/test_tokens_memory.py).
     started: list[bool] = []
     monkeypatch.setattr(litellm_backend, "prepare_litellm", lambda: started.append(True))
     remote = make_summarizer("openai/gpt-4o-mini", api_base="http://127.0.0.1:9/v1")

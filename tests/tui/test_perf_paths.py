@@ -863,7 +863,7 @@ async def test_the_app_never_builds_the_encoder(
     # building the encoder here held the GIL 0.1-0.4 s, a frozen screen.
     from goose_tui import tokens
     from goose_tui.session.loader import load_session
-    from tests.test_token_worker import no_encoder_here
+    from tests.core.test_token_worker import no_encoder_here
 
     from .conftest import compacted
 

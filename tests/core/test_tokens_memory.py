@@ -113,7 +113,7 @@ import json, sys, tracemalloc
 from goose_tui import tokens
 from goose_tui.compaction.summarize import SUMMARIZE_REQUEST
 from goose_tui.pieces import Pieces
-from tests.test_tokens_memory import _generated_text
+from tests.core.test_tokens_memory import _generated_text
 
 def peak_of(count):
     tracemalloc.start()

@@ -17,7 +17,7 @@ from goose_tui.inspector import PREVIOUS_SUMMARY, Inspector, Notice, describe_so
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.loader import load_session
 
-DATA = Path(__file__).parent / "tui" / "data"
+DATA = Path(__file__).parent.parent / "tui" / "data"
 
 
 @pytest.fixture
@@ -353,7 +353,7 @@ def test_unsaved_edits_lists_every_edit(
 
 
 def test_the_inspector_imports_no_textual() -> None:
-    from tests.test_core_imports import PROBE, run_probe
+    from tests.core.test_core_imports import PROBE, run_probe
 
     assert run_probe(PROBE.format(modules=["goose_tui.inspector", "goose_tui.saving"])) == []
 
