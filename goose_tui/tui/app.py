@@ -36,6 +36,7 @@ from goose_tui.session.models import SessionInfo
 from goose_tui.tui.commands import ActionCommands, ModelCommands
 from goose_tui.tui.messages import (
     AuditCompaction,
+    ConfirmRequested,
     GooseProfileRequested,
     ModelChoiceRequested,
     SaveRequested,
@@ -335,6 +336,10 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     @on(SaveRequested)
     def _save_requested(self, message: SaveRequested) -> None:
         self.ask_save(message.kind)
+
+    @on(ConfirmRequested)
+    def _confirm_requested(self, message: ConfirmRequested) -> None:
+        confirm_then(self, message.question, message.action)
 
     @on(TemplateEditRequested)
     def _template_edit_requested(self, message: TemplateEditRequested) -> None:

@@ -8,7 +8,7 @@ version, go back to a message, show a worker's error).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from textual import on
@@ -35,6 +35,16 @@ class SaveRequested(Message):
     def __init__(self, kind: SaveKind = "json") -> None:
         super().__init__()
         self.kind: SaveKind = kind
+
+
+class ConfirmRequested(Message):
+    """Ask ``question`` (yes or no, No focused) and call ``action`` on yes: for a widget about
+    to discard a hand edit."""
+
+    def __init__(self, question: str, action: Callable[[], object]) -> None:
+        super().__init__()
+        self.question = question
+        self.action = action
 
 
 class TemplateEditRequested(Message):

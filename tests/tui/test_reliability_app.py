@@ -771,6 +771,8 @@ async def test_a_reply_edit_over_a_json_edit_says_so_and_ctrl_z_brings_the_json_
         assert "HANDEDIT" in edited and "HANDEDIT" in app.inspector.summary.text
         await pilot.press("escape", "r", "end", "space")
         await settle(pilot)
+        await pilot.press("y")  # the question before the JSON edit is replaced
+        await settle(pilot)
         assert "HANDEDIT" not in json_editor.text  # the reply, re-read, is the summary now
         assert any("ctrl+z" in str(n.message) for n in app._notifications)
         await pilot.press("escape", "e", "ctrl+z")

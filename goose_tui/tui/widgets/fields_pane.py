@@ -12,6 +12,7 @@ from textual.widgets import TabbedContent, TabPane, Tabs, TextArea
 
 from goose_tui.inspector import NO_SUMMARY, Inspector, Notice, parses
 from goose_tui.tui.debounce import debounce
+from goose_tui.tui.messages import ConfirmRequested
 from goose_tui.tui.widgets.code_editor import CodeEditor
 from goose_tui.tui.widgets.fields_tree import FieldsTree
 from goose_tui.tui.widgets.pane import Banner, Pane
@@ -35,6 +36,8 @@ class FieldsPane(Pane):
     def __init__(self, inspector: Inspector, *, id: str | None = None) -> None:
         super().__init__("fields", copy_source=lambda: self.json_editor.text, id=id)
         self.inspector = inspector
+        # The JSON hand edit the user agreed to have replaced by a reply edit (asked once).
+        self._replaceable_json: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Banner("no summary yet", id="fields-banner", classes="pane-banner")
@@ -122,9 +125,42 @@ class FieldsPane(Pane):
             else:
                 debounce(self, "json", self.read_json)
         elif event.text_area is self.reply_editor:
+            if text != inspector.edits.reply and self._json_edit_at_stake():
+                self._ask_before_replacing_json(text)
+                return
             inspector.typed(reply=text)
             if text != inspector.loaded.reply:
                 debounce(self, "reply", self.read_reply)
+
+    def _json_edit_at_stake(self) -> bool:
+        """Whether a reply edit, read again, would replace an unsaved hand edit of the JSON
+        that the user has not agreed to lose."""
+        json = self.json_editor.text
+        inspector = self.inspector
+        edited = json != inspector.loaded.json and inspector.edits.json != inspector.saved.json
+        return edited and json != self._replaceable_json
+
+    def _ask_before_replacing_json(self, typed: str) -> None:
+        """The reply edit is taken back until the user says yes (then it is made again): no
+        answer loses either edit."""
+        editor = self.reply_editor
+        selection = editor.selection
+        editor.replace(self.inspector.edits.reply, (0, 0), editor.document.end)
+        json = self.json_editor.text
+
+        def replace_json() -> None:
+            self._replaceable_json = json
+            editor.replace(typed, (0, 0), editor.document.end)
+            editor.selection = selection
+
+        self.post_message(
+            ConfirmRequested(
+                "Editing the reply reads the summary from it again, which replaces the "
+                "hand-edited summary JSON (s saves it first; ctrl+z in the JSON editor brings it "
+                "back). Edit the reply?",
+                replace_json,
+            )
+        )
 
     @work(exclusive=True, group="summary-edit", exit_on_error=False)
     async def read_json(self) -> None:
