@@ -127,8 +127,8 @@ class TemplateSwap:
 @dataclass(frozen=True)
 class TemplateReload:
     """What ``Inspector.reload_templates`` found on disk: the templates to swap in (the last
-    good text of a broken one kept), the overrides skipped, and the "path:line" of the
-    broken overrides whose last good text stays."""
+    good text of a broken one kept, an edit in the app kept), what to say of each broken
+    override, and the "path:line" of the broken overrides whose last good text stays."""
 
     templates: Templates
     warnings: list[str]
@@ -154,6 +154,15 @@ def describe_source(template: Template) -> str:
     if source.path is None:
         return f"{source.name}: edited in the app, not saved"
     return f"{source.name}: override {source.path} ({source.origin})"
+
+
+def broken_override_message(warning: str, *, kept: bool) -> str:
+    """What a warning of ``load_templates(fallback=True)`` means for the app: a broken
+    override the app had in use keeps its last good text (``kept``), any other falls back."""
+    reason = warning.removesuffix(" (override skipped)")
+    if kept:
+        return f"{reason}; its last good text stays in use until the file is fixed"
+    return f"{reason}; using the next template in line"
 
 
 def summarizer_for(model: ModelSpec) -> Summarizer:
@@ -196,14 +205,50 @@ class Inspector:
         # A broken override must not stop the inspector: it falls back (the TUI warns). The
         # CLI loads them itself, strictly (a broken override is an error there), and passes them.
         self.templates: Templates = templates or load_templates(prompts_dir, fallback=True)
-        # Template name -> (broken override, "path:line").
-        self.broken_templates: dict[TemplateName, tuple[Path, str]] = self._broken(self.templates)
+        # Template name -> (broken override, "path:line", the warning that says why).
+        self._broken_overrides = self._broken(self.templates)
         self.session: Session | None = None
         # The one-off focus for the next compactions (FOCUS_VARIABLE); "" for none.
         self.focus_text = ""
         # (what it was built from, the request): see build_request.
         self._built: tuple[tuple[object, ...], CompactionRequest] | None = None
         self._forget_summary()
+
+    @property
+    def broken_templates(self) -> dict[TemplateName, tuple[Path, str]]:
+        """Template name -> (its broken override, "path:line")."""
+        return {name: (path, where) for name, (path, where, _) in self._broken_overrides.items()}
+
+    @property
+    def notice(self) -> Notice:
+        """The report on the current summary; while an override is broken, led by that
+        error and which template stands in for it, until the file is fixed."""
+        problems = self.template_problems()
+        if not problems:
+            return self._notice
+        lines = [*problems, self._notice.message] if self._notice.message else problems
+        return Notice("\n".join(lines), "error")
+
+    @notice.setter
+    def notice(self, notice: Notice) -> None:
+        self._notice = notice
+
+    def template_problems(self) -> list[str]:
+        """One line per broken override: its error, and what is used in its place."""
+        problems = []
+        for name, (path, _, warning) in self._broken_overrides.items():
+            current = self.templates.get(name).source
+            if current.path == path:
+                used = "its last good text is in use"
+            elif current.origin == "built-in":
+                used = "the built-in is in use"
+            elif current.path is None:
+                used = "the edit in the app is in use"
+            else:
+                used = f"{current.path} is in use"
+            reason = warning.removesuffix(" (override skipped)")
+            problems.append(f"template error: {reason} — {used} until the file is fixed")
+        return problems
 
     def _forget_summary(self) -> None:
         """No compaction yet: what a new inspector, or a session just opened, starts from."""
@@ -333,7 +378,7 @@ class Inspector:
         elif extraction.candidate is not None:
             self.notice = Notice(f"read {extraction.candidate.describe()}")
         loaded_json = json_text(extraction.structured)
-        self.loaded = Loaded(loaded_json, reply, self.summary, self.notice, self.templates.summary)
+        self.loaded = Loaded(loaded_json, reply, self.summary, self._notice, self.templates.summary)
         self.edits = Edits(loaded_json, reply)
         self.json_state = "loaded"
 
@@ -455,7 +500,8 @@ class Inspector:
 
     # -- templates -------------------------------------------------------------------------
 
-    def _watched_paths(self) -> list[Path]:
+    def watched_paths(self) -> list[Path]:
+        """The override files (which may not exist) the templates in use depend on."""
         return [
             folder / name
             for _, folder in override_dirs(self.prompts_dir)
@@ -465,18 +511,18 @@ class Inspector:
     def template_mtimes(self) -> dict[Path, float | None]:
         """The override files' modification times (None: absent), to notice a change."""
         mtimes: dict[Path, float | None] = {}
-        for path in self._watched_paths():
+        for path in self.watched_paths():
             try:
                 mtimes[path] = path.stat().st_mtime_ns
             except OSError:
                 mtimes[path] = None
         return mtimes
 
-    def _broken(self, templates: Templates) -> dict[TemplateName, tuple[Path, str]]:
-        """Which override each fallback warning is about, and its "path:line"."""
-        broken: dict[TemplateName, tuple[Path, str]] = {}
+    def _broken(self, templates: Templates) -> dict[TemplateName, tuple[Path, str, str]]:
+        """Which override each fallback warning is about, its "path:line", and the warning."""
+        broken: dict[TemplateName, tuple[Path, str, str]] = {}
         for warning in templates.warnings:
-            for path in self._watched_paths():
+            for path in self.watched_paths():
                 prefix = str(path)
                 name = path.name
                 if warning.startswith(prefix + ":") and name in TEMPLATE_NAMES:
@@ -485,30 +531,37 @@ class Inspector:
                     template_name: TemplateName = (
                         "compaction.md" if name == "compaction.md" else "compaction_summary.md"
                     )
-                    broken.setdefault(template_name, (path, location))
+                    broken.setdefault(template_name, (path, location, warning))
         return broken
 
-    def reload_templates(self) -> TemplateReload:
+    def reload_templates(self, *, drop_edit: TemplateName | None = None) -> TemplateReload:
         """Load the overrides again. One that does not compile falls back to the next source
         (the built-in at the latest); but when the override that was in use breaks (a save
-        mid-edit in $EDITOR), its last good text stays, like an edit in the app, and the
-        notice says so. Raises ``TemplateError`` when the built-in itself cannot be read (the
-        notice says that too)."""
+        mid-edit in $EDITOR), its last good text stays, and the notice says so until the
+        file is fixed. A template edited in the app stays (it is an unsaved edit), but for
+        ``drop_edit`` (just saved, or given up for the file). The warnings say what is used
+        instead of each broken override. Raises ``TemplateError`` when the built-in itself
+        cannot be read (the notice says that too)."""
         try:
             loaded = load_templates(self.prompts_dir, fallback=True)
         except TemplateError as exc:
             self.notice = Notice.template_error(exc)
             raise
-        self.broken_templates = broken = self._broken(loaded)
-        templates, kept = loaded, False
-        for name, (path, _) in broken.items():
+        broken = self._broken(loaded)
+        templates, kept_at = loaded, []
+        for name in TEMPLATE_NAMES:
             current = self.templates.get(name)
-            if current.source.path == path:
-                templates, kept = templates.with_template(current), True
-        where = "; ".join(location for _, location in broken.values()) if kept else None
-        if where is not None:
-            self.notice = Notice.template_error(where)
-        return TemplateReload(templates, loaded.warnings, where)
+            if current.source.origin == "edited" and name != drop_edit:
+                templates = templates.with_template(current)
+            elif name in broken and current.source.path == broken[name][0]:
+                templates = templates.with_template(current)
+                kept_at.append(broken[name][1])
+        warnings = [
+            broken_override_message(warning, kept=templates.get(name).source.path == path)
+            for name, (path, _, warning) in broken.items()
+        ]
+        self._broken_overrides = broken
+        return TemplateReload(templates, warnings, "; ".join(kept_at) or None)
 
     def same_templates(self, templates: Templates) -> bool:
         return (templates.compaction, templates.summary) == (
@@ -525,10 +578,13 @@ class Inspector:
 
     def describe_template(self, name: TemplateName) -> str:
         """Which template is in use for ``name``, and any broken override it stands in for."""
-        text = describe_source(self.templates.get(name))
-        if name in self.broken_templates:
-            text += f" (override broken: {self.broken_templates[name][1]})"
-        return text
+        template = self.templates.get(name)
+        if name not in self._broken_overrides:
+            return describe_source(template)
+        path, location, _ = self._broken_overrides[name]
+        if template.source.path == path:
+            return f"{name}: the last good text of {path} (broken on disk: {location})"
+        return f"{describe_source(template)} (override broken: {location})"
 
     async def set_templates(self, templates: Templates) -> TemplateSwap:
         """Use ``templates`` if they compile and the summary renders with them (in a thread),

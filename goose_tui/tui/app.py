@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -24,11 +25,12 @@ from goose_tui.compaction.templates import (
     TemplateError,
     TemplateName,
     Templates,
+    load_template,
 )
 from goose_tui.dirs import goose_dir
 from goose_tui.files import OverwriteRefused, check_writable, keys_removed_note, write_error
 from goose_tui.inert import inert
-from goose_tui.inspector import Inspector
+from goose_tui.inspector import Inspector, broken_override_message
 from goose_tui.llm.spec import OFFLINE, REPLAY_PREFIX, SESSION_MODEL, ModelSpec
 from goose_tui.samples import bundled_sample
 from goose_tui.saving import SaveKind
@@ -52,7 +54,7 @@ from goose_tui.tui.screens.input_prompt import InputPrompt
 from goose_tui.tui.screens.main import MainScreen
 from goose_tui.tui.screens.save_dialog import SaveDialog
 from goose_tui.tui.screens.session_picker import SessionPicker, lists_sessions
-from goose_tui.tui.screens.template_editor import TemplateEditor
+from goose_tui.tui.screens.template_editor import TemplateEditor, read_override
 from goose_tui.tui.widgets.compaction_status import OPEN_BINDING, compact_key, no_session_hint
 
 POLL_SECONDS = 1.0
@@ -168,6 +170,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             context_limit=context_limit,
         )
         self._mtimes = self._inspector.template_mtimes()
+        self._watch_stop = threading.Event()
+        # An edit in the app not saved yet: the override file's bytes when it was read.
+        self._edit_bases: dict[TemplateName, bytes | None] = {}
         # ``clock`` is injectable so snapshots show a fixed elapsed time.
         self.main = MainScreen(self._inspector, clock)
 
@@ -209,8 +214,10 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         # A litellm model: its import (seconds) starts in the background after the first
         # frame, so `c` does not wait for all of it and the screen never freezes on it.
         self.call_after_refresh(self._prepare_model)
-        self._warn_templates(self.inspector.templates.warnings)
-        self.set_interval(POLL_SECONDS, self.poll_templates)
+        self._warn_templates(
+            [broken_override_message(w, kept=False) for w in self.inspector.templates.warnings]
+        )
+        self.watch_templates()
         path = self.session_path
         if path is None:
             sample = bundled_sample()
@@ -224,6 +231,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         from goose_tui.gc_pause import give_back
 
         give_back()  # what the loads kept out of the collector goes with the app
+        self._watch_stop.set()
         self._held.close()
 
     def watch_theme(self, theme: str) -> None:
@@ -440,6 +448,32 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
     # -- templates -------------------------------------------------------------------------
 
+    def watch_templates(self) -> None:
+        """Reload the templates as soon as an override file is saved, created or removed:
+        a thread waits for the system's file events (it is no worker: it never ends)."""
+        from goose_tui.compaction.template_watch import template_changes
+
+        def watch() -> None:
+            try:
+                for _ in template_changes(self.inspector.watched_paths(), self._watch_stop):
+                    self.call_from_thread(self.poll_templates)
+            except Exception as exc:  # no inotify watch left, a folder that cannot be read
+                if not self._watch_stop.is_set():
+                    self.call_from_thread(self._poll_templates_instead, exc)
+
+        self._watcher = threading.Thread(target=watch, name="template-watch", daemon=True)
+        self._watcher.start()
+
+    def _poll_templates_instead(self, error: Exception) -> None:
+        """Where the system cannot watch files, look at their times every second."""
+        self.notify(
+            f"cannot watch the template folders ({error}): looking every {POLL_SECONDS:g} s "
+            "instead",
+            severity="warning",
+            markup=False,
+        )
+        self.set_interval(POLL_SECONDS, self.poll_templates)
+
     def poll_templates(self) -> None:
         """Reload the templates when an override file appears, changes or goes away."""
         mtimes = self.inspector.template_mtimes()
@@ -447,28 +481,41 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             return
         self._mtimes = mtimes
         self.reload_templates()
+        for screen in self.screen_stack:
+            if isinstance(screen, TemplateEditor):
+                screen.file_changed()
 
-    def reload_templates(self) -> None:
-        """Load the overrides again (``Inspector.reload_templates``): warn of the broken
-        ones, swap in what changed; the banner says when a broken one keeps its last good
-        text, or the built-in itself cannot be read."""
+    def reload_templates(
+        self,
+        *,
+        drop_edit: TemplateName | None = None,
+        report: Callable[[str | None, bool], None] | None = None,
+    ) -> None:
+        """Load the overrides again (``Inspector.reload_templates``; ``drop_edit``: the
+        template edited in the app goes back to its file): warn of the broken ones, swap in
+        what changed; the banner says when a broken one keeps its last good text, or the
+        built-in itself cannot be read. ``report`` as for ``swap_templates``."""
         inspector = self.inspector
         try:
-            reload = inspector.reload_templates()
-        except TemplateError:
+            reload = inspector.reload_templates(drop_edit=drop_edit)
+        except TemplateError as exc:
             self.main.notice = inspector.notice
+            if report is not None:
+                report(str(exc), True)
             return
         self._warn_templates(reload.warnings)
         if not inspector.same_templates(reload.templates):
-            self.swap_templates(reload.templates)
+            self.swap_templates(reload.templates, report)
         else:
             self.main.template_origins = self.inspector.template_origins()
+            if report is not None:
+                report(None, True)
         self.main.notice = inspector.notice
 
     def _warn_templates(self, warnings: list[str]) -> None:
         for warning in warnings:
             self.notify(
-                f"{warning}; using the next template in line",
+                warning,
                 title="template override broken",
                 severity="warning",
                 timeout=10,
@@ -492,22 +539,46 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             report(swap.error, swap.with_summary)
 
     def edit_template(self, name: TemplateName) -> None:
-        template = self.inspector.templates.get(name)
+        """The editor on the override file as it is on disk now (or, when there is none, the
+        template in use, to save as one); an edit in the app not saved yet opens as it was
+        left, against the file as it was read then."""
+        inspector = self.inspector
+        target = user_override_dir(inspector.prompts_dir) / name
+        current = inspector.templates.get(name)
+        on_disk = read_override(target)
+        try:
+            text_on_disk = on_disk.decode("utf-8") if on_disk is not None else None
+        except UnicodeDecodeError:
+            text_on_disk = None
+        if text_on_disk is None:
+            try:
+                text_on_disk = load_template(name, inspector.prompts_dir, fallback=True)[0].text
+            except TemplateError:
+                text_on_disk = current.text
+        if current.source.origin == "edited":
+            text, found = current.text, self._edit_bases.get(name, on_disk)
+        else:
+            text, found = text_on_disk, on_disk
+            self._edit_bases[name] = on_disk
 
         def apply(text: str, report: Callable[[str | None, bool], None]) -> None:
             self.swap_templates(self.inspector.templates.with_text(name, text), report)
 
-        def saved(_: Path) -> None:
+        def use_file(report: Callable[[str | None, bool], None] | None = None) -> None:
+            self._edit_bases.pop(name, None)
             self._mtimes = self.inspector.template_mtimes()
-            self.reload_templates()
+            self.reload_templates(drop_edit=name, report=report)
 
-        target = user_override_dir(self.inspector.prompts_dir) / name
         self.push_screen(
             TemplateEditor(
-                template,
+                current,
+                text=text,
+                file_text=text_on_disk,
+                found=found,
+                described=inspector.describe_template(name),
                 override_path=target,
                 apply_edit=apply,
-                on_saved=saved,
+                use_file=use_file,
                 goose_reads=target.parent == user_override_dir(None),
             )
         )

@@ -195,7 +195,10 @@ def test_an_override_in_use_that_breaks_keeps_its_last_good_text(
     override.write_text("# Broken {% for i in user_intent %}", encoding="utf-8")
     reload = inspector.reload_templates()
     assert reload.kept is not None and reload.kept.startswith(f"{override}:")
-    assert inspector.notice == Notice.template_error(reload.kept)
+    # The notice leads with the error and what is in use, until the file is fixed.
+    assert inspector.notice.kind == "error"
+    assert inspector.notice.message.startswith(f"template error: {reload.kept}")
+    assert "last good text is in use" in inspector.notice.message
     assert reload.warnings
     assert reload.templates.summary.text == "# Custom {{ next_step }}"
     assert inspector.same_templates(reload.templates)

@@ -15,7 +15,6 @@ from textual.widgets import Static, TextArea
 from goose_tui.compaction.templates import Template
 from goose_tui.files import atomic_write_text, open_regular, write_error
 from goose_tui.inert import inert, restore
-from goose_tui.inspector import describe_source
 from goose_tui.tui.debounce import debounce
 from goose_tui.tui.screens.confirm import ConfirmScreen, confirm_then
 from goose_tui.tui.widgets.goose_footer import GooseFooter
@@ -25,9 +24,12 @@ from goose_tui.tui.widgets.pane import Banner
 # (file and line), or None when it rendered, and whether the session's summary is what rendered
 # (False: there is none yet, and an empty summary was rendered to check the template).
 ApplyEdit = Callable[[str, Callable[[str | None, bool], None]], None]
+# The template goes back to what its file holds (saved, loaded again): the edit in the app is
+# dropped; reports as ApplyEdit does, when given.
+UseFile = Callable[[Callable[[str | None, bool], None] | None], None]
 
 
-def _on_disk(path: Path) -> bytes | None:
+def read_override(path: Path) -> bytes | None:
     """What the override file holds now; None when there is none (or it is no file)."""
     try:
         with open_regular(path) as fh:
@@ -38,58 +40,126 @@ def _on_disk(path: Path) -> bytes | None:
 
 class TemplateEditor(Screen[None]):
     HELP = (  # what `?` says this screen shows (screens/help.py)
-        "The template editor: every pause in typing renders the panes again with the edited "
-        "text, in memory only; ctrl+s saves it as an override file, after asking (Goose reads "
-        "that file too)."
+        "The template editor, on the override file as it is on disk: every pause in typing "
+        "renders the panes again with the edited text, in memory only; ctrl+s saves it as an "
+        "override file, after asking (Goose reads that file too). A change of the file on "
+        "disk is said; ctrl+r loads it."
     )
 
     BINDINGS = [
         Binding("escape", "back", "Back to the inspector", id="template.back"),
         Binding("ctrl+s", "save_override", "Save as override", id="template.save"),
+        Binding("ctrl+r", "reload_file", "Reload from disk", id="template.reload"),
     ]
 
     def __init__(
         self,
         template: Template,
         *,
+        text: str,
+        file_text: str,
+        found: bytes | None,
+        described: str,
         override_path: Path,
         apply_edit: ApplyEdit,
-        on_saved: Callable[[Path], None],
+        use_file: UseFile,
         goose_reads: bool = True,
     ) -> None:
+        """``template``: the one in use; ``text``: what the editor starts with (the file, or
+        an edit in the app not saved yet); ``file_text``: the file's text as read (the
+        template in use when there is no file); ``found``: the file's bytes as read (None:
+        no file), which a save compares with what is on disk then."""
         super().__init__()
         self.template = template
         self.override_path = override_path
         self.goose_reads = goose_reads  # the override's folder is Goose's own prompts folder
         self.apply_edit = apply_edit
-        self.on_saved = on_saved
-        # The override file as the editor found it: a save over a file that changed since
-        # (another editor, Goose's own config tooling) asks about that first.
-        self._found = _on_disk(override_path)
-        self._applied = template.text  # the text the panes render with
-        self._tried = template.text  # the text last applied, and why it did not render
+        self.use_file = use_file
+        self._initial = text
+        self._described = described
+        self._file_text = file_text
+        self._found = found
+        self._applied = text  # the text the panes render with
+        self._tried = text  # the text last applied, and why it did not render
         self._error: str | None = None
         self._leaving = False  # escape pressed: leave once the edit in hand is applied
 
     def compose(self) -> ComposeResult:
-        yield Static(Content(inert(describe_source(self.template))), id="template-source")
+        yield Static(Content(inert(self._described)), id="template-source")
         yield Banner(Content(inert(f"ctrl+s saves to {self.override_path}")), id="template-status")
-        yield TextArea(inert(self.template.text), id="template-text", soft_wrap=True)
+        yield TextArea(inert(self._initial), id="template-text", soft_wrap=True)
         yield GooseFooter()
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
+        self.file_changed()  # since the edit in the app was left, or since it was read
+
+    def file_changed(self) -> None:
+        """The override file may have changed on disk: said, with what ctrl+r and ctrl+s
+        would do; the text in the editor stays."""
+        if read_override(self.override_path) == self._found:
+            return
+        name = self.override_path.name
+        self.query_one("#template-status", Banner).show(
+            f"{name} changed on disk since it was read: ctrl+r loads it (the text here goes), "
+            "ctrl+s asks before replacing it",
+            "fallback",
+        )
+
+    def action_reload_file(self) -> None:
+        """The override file as it is on disk now replaces the text here (asked first when
+        that text is an edit), and the panes render the file again."""
+        found = read_override(self.override_path)
+        if found is None and self._found is None and self.text == self._file_text:
+            self.notify("nothing to load: the text here is the template in use", markup=False)
+            return
+
+        def load() -> None:
+            now = read_override(self.override_path)
+            text = self._file_text
+            if now is not None:
+                try:
+                    text = now.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    self.notify(f"not loaded: {self.override_path}: {exc}", markup=False)
+                    return
+            self._found, self._file_text = now, text
+            self._applied = self._tried = text
+            self._error = None
+            self.workers.cancel_group(self, "debounce-template")
+            self.query_one(TextArea).load_text(inert(text))
+            self.query_one("#template-status", Banner).show(
+                f"loaded from disk · ctrl+s saves to {self.override_path}"
+            )
+            self.use_file(None)
+
+        if self.text == self._file_text:  # no edit here to lose
+            load()
+            return
+        confirm_then(
+            self.app,
+            f"Load {self.override_path} as it is on disk now? The text in the editor goes.",
+            load,
+        )
 
     @property
     def text(self) -> str:
         return restore(self.query_one(TextArea).text)  # shown inert, kept as written
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        debounce(self, "template", self._apply)
+        if self.text != self._applied:
+            debounce(self, "template", self._apply)
 
     def _apply(self) -> None:
         text = self._tried = self.text
-        self.apply_edit(text, lambda error, shown: self._show_result(text, error, shown))
+
+        def report(error: str | None, with_summary: bool) -> None:
+            self._show_result(text, error, with_summary)
+
+        if text == self._file_text:  # back to the file: the panes render the file again
+            self.use_file(report)
+        else:
+            self.apply_edit(text, report)
 
     def _show_result(self, text: str, error: str | None, with_summary: bool = True) -> None:
         if not self.is_attached:  # closed while the template rendered
@@ -123,12 +193,12 @@ class TemplateEditor(Screen[None]):
         return self._error if self.unapplied() and self.text == self._tried else None
 
     def action_save_override(self) -> None:
-        current = _on_disk(self.override_path)
+        current = read_override(self.override_path)
 
         def answered(yes: bool | None) -> None:
             if not yes:
                 return
-            if _on_disk(self.override_path) != current:  # changed again while asked
+            if read_override(self.override_path) != current:  # changed again while asked
                 self.action_save_override()
                 return
             try:
@@ -138,7 +208,7 @@ class TemplateEditor(Screen[None]):
                 self.notify(message, severity="error", markup=False)
                 return
             self.notify(f"saved override {self.override_path}", markup=False)
-            self.on_saved(self.override_path)
+            self.use_file(None)
             self.dismiss(None)
 
         # An override in Goose's prompts folder is Goose's template too: one that does not

@@ -1,0 +1,84 @@
+"""A broken override on disk: what the panes show is what the template in use renders, the
+messages say which one that is, and the error stays in the fields header until the file is
+fixed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.widgets.pane import Pane
+from goose_tui.tui.widgets.summary_preview import SummaryPreview
+
+from .conftest import settle, wait_until
+
+GOOD = "## GOOD HEADING\n{{ next_step }}\n"
+BROKEN = "## BROKEN\n{% for i in user_intent %}\n"
+FIXED = "## FIXED HEADING\n{{ next_step }}\n"
+
+
+def _bump(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+
+
+def _banner(app: GooseTUI) -> str:
+    return str(app.main.query_one("#fields-banner").render())
+
+
+async def test_a_broken_override_keeps_its_last_good_text_and_every_message_says_so(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    override = prompts / "compaction_summary.md"
+    override.write_text(GOOD, encoding="utf-8")
+    app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        preview = app.main.query_one(SummaryPreview)
+        assert preview.markdown.startswith("## GOOD HEADING")
+        _bump(override, BROKEN)
+        await wait_until(pilot, lambda: f"{override}:" in _banner(app))
+        await settle(pilot)
+        # What is shown is the last good text's render, and every message says that.
+        assert preview.markdown.startswith("## GOOD HEADING")
+        toasts = [str(n.message) for n in app._notifications]
+        assert not any("next template in line" in t for t in toasts), toasts
+        assert any("last good" in t and str(override) in t for t in toasts), toasts
+        title = str(app.main.query_one("#pane-markdown", Pane).border_subtitle)
+        assert "last good" in title and str(override) in title, title
+        # A compaction renders with the same text, and the error stays in the header.
+        await pilot.press("c")
+        await settle(pilot)
+        assert preview.markdown.startswith("## GOOD HEADING")
+        assert f"{override}:" in _banner(app), _banner(app)
+        # Fixed on disk: the error goes, the fixed template renders.
+        _bump(override, FIXED)
+        await wait_until(pilot, lambda: preview.markdown.startswith("## FIXED HEADING"))
+        await settle(pilot)
+        assert str(override) not in _banner(app), _banner(app)
+
+
+async def test_an_override_broken_at_start_stays_said_after_a_compaction(
+    session_file: Path, reply_file: Path, tmp_path: Path
+) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    override = prompts / "compaction_summary.md"
+    override.write_text(BROKEN, encoding="utf-8")
+    app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        preview = app.main.query_one(SummaryPreview)
+        assert preview.markdown.startswith("# Conversation Summary")  # the built-in's render
+        banner = _banner(app)
+        assert f"{override}:" in banner and "built-in" in banner, banner
+        title = str(app.main.query_one("#pane-markdown", Pane).border_subtitle)
+        assert "built-in" in title and str(override) in title, title
