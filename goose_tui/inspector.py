@@ -32,9 +32,12 @@ from goose_tui.compaction.templates import (
     TemplateError,
     TemplateName,
     Templates,
+    builtin_prompts_dir,
+    goose_prompts_dir,
     load_templates,
     override_dirs,
     render_summary,
+    template_diff,
 )
 from goose_tui.files import OnKeysRemoved, check_writable, write_checked
 from goose_tui.inert import inert, restore
@@ -562,6 +565,21 @@ class Inspector:
         ]
         self._broken_overrides = broken
         return TemplateReload(templates, warnings, "; ".join(kept_at) or None)
+
+    def template_diffs(self) -> str:
+        """Each template in use against goose-tui's built-in and against Goose's own (as
+        released), as unified diffs, one after another."""
+        sections = []
+        for name in TEMPLATE_NAMES:
+            template = self.templates.get(name)
+            for label, folder in (
+                ("goose-tui's built-in", builtin_prompts_dir()),
+                ("Goose's own (released)", goose_prompts_dir()),
+            ):
+                diff = template_diff(template, folder / name, label)
+                title = f"## {describe_source(template)} against {label}"
+                sections.append(f"{title}\n{diff or '(the same text)'}")
+        return "\n\n".join(sections)
 
     def same_templates(self, templates: Templates) -> bool:
         return (templates.compaction, templates.summary) == (

@@ -97,6 +97,34 @@ def builtin_prompts_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "prompts"
 
 
+def goose_prompts_dir() -> Path:
+    """Goose's own two templates as released, byte for byte (the goose-sdk wheel 0.1.0a13's
+    ``default_compaction_templates()``; tests/differential checks them), to diff an override
+    against: shipped, never fetched."""
+    return builtin_prompts_dir() / "goose"
+
+
+def template_diff(template: Template, reference: Path, reference_label: str) -> str:
+    """The unified diff from the template at ``reference`` to ``template``; "" when they
+    are the same text."""
+    import difflib
+
+    try:
+        theirs = reference.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"(cannot read {reference}: {exc})"
+    source = template.source
+    ours = str(source.path) if source.path else f"{source.name} ({source.origin})"
+    lines = difflib.unified_diff(
+        theirs.splitlines(),
+        template.text.splitlines(),
+        fromfile=f"{reference_label}: {reference}",
+        tofile=f"in use: {ours}",
+        lineterm="",
+    )
+    return "\n".join(lines)
+
+
 def override_dirs(prompts_dir: Path | None = None) -> list[tuple[TemplateOrigin, Path]]:
     """The directories searched, first hit wins, per file (docs/pipeline.md §4), built-in last."""
     dirs: list[tuple[TemplateOrigin, Path]] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import threading
 import time
@@ -28,7 +29,13 @@ from goose_tui.compaction.templates import (
     load_template,
 )
 from goose_tui.dirs import goose_dir
-from goose_tui.files import OverwriteRefused, check_writable, keys_removed_note, write_error
+from goose_tui.files import (
+    OverwriteRefused,
+    atomic_write_text,
+    check_writable,
+    keys_removed_note,
+    write_error,
+)
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector, broken_override_message
 from goose_tui.llm.spec import OFFLINE, REPLAY_PREFIX, SESSION_MODEL, ModelSpec
@@ -351,7 +358,10 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
     @on(TemplateEditRequested)
     def _template_edit_requested(self, message: TemplateEditRequested) -> None:
-        self.edit_template(message.name)
+        if message.external:
+            self.edit_template_externally(message.name)
+        else:
+            self.edit_template(message.name)
 
     @on(GooseProfileRequested)
     def _profile_requested(self, message: GooseProfileRequested) -> None:
@@ -582,6 +592,73 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 goose_reads=target.parent == user_override_dir(None),
             )
         )
+
+    def edit_template_externally(self, name: TemplateName) -> None:
+        """The override file in the user's editor ($VISUAL, $EDITOR, else vi), the app
+        suspended meanwhile; the templates are read again when it exits. A file that does not
+        exist yet is made from the template in use first, after asking; an edit made in the
+        app and not saved is not dropped without asking."""
+        inspector = self.inspector
+        target = user_override_dir(inspector.prompts_dir) / name
+        current = inspector.templates.get(name)
+
+        def run() -> None:
+            if not target.exists():
+                try:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    atomic_write_text(target, current.text, replace=False)
+                except (OSError, OverwriteRefused) as exc:
+                    self.show_error("Not created", write_error(target, exc))
+                    return
+            self._run_editor(target)
+            self._edit_bases.pop(name, None)
+            self._mtimes = inspector.template_mtimes()
+            self.reload_templates(drop_edit=name)
+            for screen in self.screen_stack:
+                if isinstance(screen, TemplateEditor):
+                    screen.file_changed()
+
+        questions = []
+        if current.source.origin == "edited":
+            questions.append(f"The edit of {name} made in the app (not saved) is dropped.")
+        if not target.exists():
+            goose = " (Goose reads it too)" if target.parent == user_override_dir(None) else ""
+            questions.append(
+                f"{target} does not exist: it is made from the template in use{goose}."
+            )
+        if questions:
+            confirm_then(self, " ".join(questions) + " Open it in your editor?", run)
+        else:
+            run()
+
+    def _run_editor(self, path: Path) -> None:
+        """Run the user's editor on ``path`` with the terminal handed over to it."""
+        import shlex
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        try:
+            argv = [*shlex.split(command), str(path)]
+        except ValueError as exc:
+            self.notify(f"cannot read $EDITOR {command!r}: {exc}", severity="error")
+            return
+
+        def edit() -> int:
+            try:
+                return subprocess.run(argv, check=False).returncode
+            except OSError as exc:
+                self.notify(f"cannot run {argv[0]!r}: {exc}", severity="error")
+                return -1
+
+        try:
+            with self.suspend():
+                code = edit()
+        except SuspendNotSupported:  # no terminal of ours to hand over (headless, web)
+            code = edit()
+        if code > 0:
+            self.notify(f"{argv[0]} exited with status {code}", severity="warning")
 
     # -- saving ----------------------------------------------------------------------------
 

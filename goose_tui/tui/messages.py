@@ -48,11 +48,13 @@ class ConfirmRequested(Message):
 
 
 class TemplateEditRequested(Message):
-    """Open the editor on one of the two templates."""
+    """Open the editor on one of the two templates (``external``: the user's $EDITOR on its
+    override file)."""
 
-    def __init__(self, name: TemplateName) -> None:
+    def __init__(self, name: TemplateName, *, external: bool = False) -> None:
         super().__init__()
         self.name = name
+        self.external = external
 
 
 class GooseProfileRequested(Message):

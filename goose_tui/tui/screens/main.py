@@ -86,6 +86,14 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         Binding(
             "T", "edit_template('compaction.md')", "Prompt tmpl", id="main.prompt_tmpl", show=False
         ),
+        Binding(
+            "E",
+            "edit_template('compaction_summary.md', True)",
+            "Summary tmpl in $EDITOR",
+            id="main.tmpl_external",
+            show=False,
+        ),
+        Binding("D", "template_diff", "Template diff", id="main.template_diff", show=False),
         Binding("l", "retention", "Lost?", id="main.retention"),
         Binding("v", "compare", "Compare", id="main.compare"),
         Binding("g", "timeline", "Timeline", id="main.timeline"),
@@ -760,12 +768,18 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def action_report(self) -> None:
         self.post_message(SaveRequested("report"))
 
-    def action_edit_template(self, name: str) -> None:
+    def action_edit_template(self, name: str, external: bool = False) -> None:
         self.post_message(
             TemplateEditRequested(
-                "compaction.md" if name == "compaction.md" else "compaction_summary.md"
+                "compaction.md" if name == "compaction.md" else "compaction_summary.md",
+                external=external,
             )
         )
+
+    def action_template_diff(self) -> None:
+        from goose_tui.tui.screens.template_diff import TemplateDiffScreen
+
+        self.app.push_screen(TemplateDiffScreen(self.inspector.template_diffs()))
 
     # -- analysis screens (what was lost, compare, timeline) -------------------------------
 
