@@ -238,20 +238,27 @@ class Inspector:
 
     def template_problems(self) -> list[str]:
         """One line per broken override: its error, and what is used in its place."""
-        problems = []
-        for name, (path, _, warning) in self._broken_overrides.items():
-            current = self.templates.get(name).source
-            if current.path == path:
-                used = "its last good text is in use"
-            elif current.origin == "built-in":
-                used = "the built-in is in use"
-            elif current.path is None:
-                used = "the edit in the app is in use"
-            else:
-                used = f"{current.path} is in use"
-            reason = warning.removesuffix(" (override skipped)")
-            problems.append(f"template error: {reason} — {used} until the file is fixed")
-        return problems
+        problems = (self.template_problem(name) for name in self._broken_overrides)
+        return [problem for problem in problems if problem is not None]
+
+    def template_problem(self, name: TemplateName) -> str | None:
+        """The error of the override for ``name`` that is broken on disk, and what is used
+        in its place; None when it is not broken."""
+        if name not in self._broken_overrides:
+            return None
+        path, _, warning = self._broken_overrides[name]
+        current = self.templates.get(name).source
+        if current.path == path:
+            used = "its last good text"
+        elif current.origin == "built-in":
+            used = "the built-in"
+        elif current.path is None:
+            used = "the edit in the app"
+        else:
+            used = str(current.path)
+        # What is in use first: a narrow pane cuts the end of a long path and reason.
+        reason = warning.removesuffix(" (override skipped)")
+        return f"template error ({used} in use until the file is fixed): {reason}"
 
     def _forget_summary(self) -> None:
         """No compaction yet: what a new inspector, or a session just opened, starts from."""

@@ -586,6 +586,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 file_text=text_on_disk,
                 found=found,
                 described=inspector.describe_template(name),
+                problem=inspector.template_problem(name),
                 override_path=target,
                 apply_edit=apply,
                 use_file=use_file,

@@ -197,8 +197,8 @@ def test_an_override_in_use_that_breaks_keeps_its_last_good_text(
     assert reload.kept is not None and reload.kept.startswith(f"{override}:")
     # The notice leads with the error and what is in use, until the file is fixed.
     assert inspector.notice.kind == "error"
-    assert inspector.notice.message.startswith(f"template error: {reload.kept}")
-    assert "last good text is in use" in inspector.notice.message
+    assert inspector.notice.message.startswith("template error (its last good text in use")
+    assert f"{reload.kept}: syntax error" in inspector.notice.message
     assert reload.warnings
     assert reload.templates.summary.text == "# Custom {{ next_step }}"
     assert inspector.same_templates(reload.templates)

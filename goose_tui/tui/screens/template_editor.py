@@ -60,6 +60,7 @@ class TemplateEditor(Screen[None]):
         file_text: str,
         found: bytes | None,
         described: str,
+        problem: str | None = None,
         override_path: Path,
         apply_edit: ApplyEdit,
         use_file: UseFile,
@@ -77,6 +78,7 @@ class TemplateEditor(Screen[None]):
         self.use_file = use_file
         self._initial = text
         self._described = described
+        self._problem = problem  # why the file on disk is not the template in use
         self._file_text = file_text
         self._found = found
         self._applied = text  # the text the panes render with
@@ -92,6 +94,10 @@ class TemplateEditor(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
+        if self._problem is not None and self.text == self._file_text:
+            self.query_one("#template-status", Banner).show(
+                f"{self._problem} · fix it here, ctrl+s saves it", "error"
+            )
         self.file_changed()  # since the edit in the app was left, or since it was read
 
     def file_changed(self) -> None:
