@@ -36,7 +36,7 @@ async def test_typing_in_the_reply_over_an_unsaved_json_edit_asks_first(
         edited = await _json_hand_edit(pilot)
         reply = reply_editor.text
         await pilot.press("escape", "r")
-        reply_editor.move_cursor(reply_editor.document.end)
+        reply_editor.move_cursor((0, 0))
         await pilot.press("X")
         await settle(pilot)
         question = app.screen
@@ -48,6 +48,7 @@ async def test_typing_in_the_reply_over_an_unsaved_json_edit_asks_first(
         await settle(pilot)
         assert app.screen is main
         assert json_editor.text == edited and reply_editor.text == reply
+        assert reply_editor.cursor_location == (0, 0)  # where it was
         assert "HANDEDIT" in app.inspector.summary.text
         # Yes: the key is typed and the reply, read again, replaces the JSON edit.
         await pilot.press("X")
@@ -55,13 +56,13 @@ async def test_typing_in_the_reply_over_an_unsaved_json_edit_asks_first(
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
         await settle(pilot)
-        assert reply_editor.text == reply + "X"
+        assert reply_editor.text == "X" + reply
         assert "HANDEDIT" not in json_editor.text
         assert "HANDEDIT" not in app.inspector.summary.text
         # Asked once per JSON edit: more typing in the reply asks nothing.
         await pilot.press("Y")
         await settle(pilot)
-        assert app.screen is main and reply_editor.text == reply + "XY"
+        assert app.screen is main and reply_editor.text == "XY" + reply
 
 
 async def test_a_saved_json_edit_is_not_asked_about(

@@ -4,6 +4,8 @@ Inspector as the user types."""
 
 from __future__ import annotations
 
+import os
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.message import Message
@@ -145,7 +147,11 @@ class FieldsPane(Pane):
         answer loses either edit."""
         editor = self.reply_editor
         selection = editor.selection
-        editor.replace(self.inspector.edits.reply, (0, 0), editor.document.end)
+        before = self.inspector.edits.reply
+        editor.replace(before, (0, 0), editor.document.end)
+        # The cursor back where the edit began (the end of what the two texts share).
+        shared = len(os.path.commonprefix([before, typed]))
+        editor.move_cursor(editor.document.get_location_from_index(shared))
         json = self.json_editor.text
 
         def replace_json() -> None:
