@@ -150,8 +150,8 @@ class FieldsPane(Pane):
         before = self.inspector.edits.reply
         editor.replace(before, (0, 0), editor.document.end)
         # The cursor back where the edit began (the end of what the two texts share).
-        shared = len(os.path.commonprefix([before, typed]))
-        editor.move_cursor(editor.document.get_location_from_index(shared))
+        shared = os.path.commonprefix([before, typed])
+        editor.move_cursor((shared.count("\n"), len(shared) - shared.rfind("\n") - 1))
         json = self.json_editor.text
 
         def replace_json() -> None:
