@@ -98,6 +98,9 @@ async def test_a_change_on_disk_under_an_edit_is_said_and_offered_not_forced(
         assert editor.text == "# MINE {{ next_step }}"  # the edit stays
         # The in-app edit stays what the panes render: the file does not replace it unasked.
         assert app.inspector.templates.summary.text == "# MINE {{ next_step }}"
+        await paste(pilot, " more")  # typing on: the note stays while the file differs
+        await settle(pilot)
+        assert "changed on disk" in _status(editor)
         await pilot.press("ctrl+s")
         assert isinstance(app.screen, ConfirmScreen)
         assert "changed on disk since you opened it" in app.screen.question

@@ -106,11 +106,18 @@ class TemplateEditor(Screen[None]):
         if read_override(self.override_path) == self._found:
             return
         name = self.override_path.name
-        self.query_one("#template-status", Banner).show(
+        status = self.query_one("#template-status", Banner)
+        text, kind = status.shown
+        note = (
             f"{name} changed on disk since it was read: ctrl+r loads it (the text here goes), "
-            "ctrl+s asks before replacing it",
-            "fallback",
+            "ctrl+s asks before replacing it"
         )
+        if note in text:
+            return
+        if kind == "error":  # the edit's own error stays first
+            status.show(f"{text}\n{note}", kind)
+        else:
+            status.show(note, "fallback")
 
     def action_reload_file(self) -> None:
         """The override file as it is on disk now replaces the text here (asked first when
@@ -184,6 +191,7 @@ class TemplateEditor(Screen[None]):
                 "renders with an empty summary (there is no summary to render yet) · "
                 f"ctrl+s saves to {self.override_path}"
             )
+        self.file_changed()  # still said while the file differs from what was read
         if self._leaving and text == self._tried:
             self._leaving = False
             self.action_back()
