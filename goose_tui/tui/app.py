@@ -617,10 +617,16 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             self.reload_templates(drop_edit=name)
             for screen in self.screen_stack:
                 if isinstance(screen, TemplateEditor):
-                    screen.file_changed()
+                    if screen.template.source.name == name and screen.override_path == target:
+                        screen.load_file(use=False)  # the file is the template in use now
+                    else:
+                        screen.file_changed()
 
         questions = []
-        if current.source.origin == "edited":
+        editing = [s for s in self.screen_stack if isinstance(s, TemplateEditor)]
+        if current.source.origin == "edited" or any(
+            s.template.source.name == name and s.unapplied() for s in editing
+        ):
             questions.append(f"The edit of {name} made in the app (not saved) is dropped.")
         if not target.exists():
             goose = " (Goose reads it too)" if target.parent == user_override_dir(None) else ""

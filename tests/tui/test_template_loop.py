@@ -91,3 +91,28 @@ async def test_D_diffs_the_templates_in_use_against_built_in_and_goose(
         assert "compaction.md: built-in against goose-tui's built-in\n(the same text)" in text
         await pilot.press("escape")
         assert app.screen is app.main
+
+
+async def test_ctrl_o_in_the_template_editor_edits_the_file_and_loads_it_back(
+    session_file: Path, tmp_path: Path, editor: Path
+) -> None:
+    from goose_tui.tui.screens.template_editor import TemplateEditor
+
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    override = prompts / "compaction.md"
+    override.write_text("SUMMARIZE\n{{ messages }}\n", encoding="utf-8")
+    app = GooseTUI(session_file, prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("T")
+        template_editor = app.screen
+        assert isinstance(template_editor, TemplateEditor)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert app.screen is template_editor
+        expected = "SUMMARIZE\n{{ messages }}\n## FROM THE EDITOR\n"
+        assert override.read_text(encoding="utf-8") == expected
+        assert template_editor.text == expected
+        assert app.inspector.templates.compaction.source.path == override
+        assert app.inspector.templates.compaction.text == expected

@@ -16,6 +16,7 @@ from goose_tui.compaction.templates import Template
 from goose_tui.files import atomic_write_text, open_regular, write_error
 from goose_tui.inert import inert, restore
 from goose_tui.tui.debounce import debounce
+from goose_tui.tui.messages import TemplateEditRequested
 from goose_tui.tui.screens.confirm import ConfirmScreen, confirm_then
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.pane import Banner
@@ -43,13 +44,14 @@ class TemplateEditor(Screen[None]):
         "The template editor, on the override file as it is on disk: every pause in typing "
         "renders the panes again with the edited text, in memory only; ctrl+s saves it as an "
         "override file, after asking (Goose reads that file too). A change of the file on "
-        "disk is said; ctrl+r loads it."
+        "disk is said; ctrl+r loads it. ctrl+o opens the file in $EDITOR."
     )
 
     BINDINGS = [
         Binding("escape", "back", "Back to the inspector", id="template.back"),
         Binding("ctrl+s", "save_override", "Save as override", id="template.save"),
         Binding("ctrl+r", "reload_file", "Reload from disk", id="template.reload"),
+        Binding("ctrl+o", "open_external", "Open in $EDITOR", id="template.external"),
     ]
 
     def __init__(
@@ -127,33 +129,41 @@ class TemplateEditor(Screen[None]):
             self.notify("nothing to load: the text here is the template in use", markup=False)
             return
 
-        def load() -> None:
-            now = read_override(self.override_path)
-            text = self._file_text
-            if now is not None:
-                try:
-                    text = now.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    self.notify(f"not loaded: {self.override_path}: {exc}", markup=False)
-                    return
-            self._found, self._file_text = now, text
-            self._applied = self._tried = text
-            self._error = None
-            self.workers.cancel_group(self, "debounce-template")
-            self.query_one(TextArea).load_text(inert(text))
-            self.query_one("#template-status", Banner).show(
-                f"loaded from disk · ctrl+s saves to {self.override_path}"
-            )
-            self.use_file(None)
-
         if self.text == self._file_text:  # no edit here to lose
-            load()
+            self.load_file()
             return
         confirm_then(
             self.app,
             f"Load {self.override_path} as it is on disk now? The text in the editor goes.",
-            load,
+            self.load_file,
         )
+
+    def load_file(self, *, use: bool = True) -> None:
+        """The override file as it is on disk now becomes the text here; ``use``: and the
+        template in use again (the caller has done that already otherwise)."""
+        now = read_override(self.override_path)
+        text = self._file_text
+        if now is not None:
+            try:
+                text = now.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                self.notify(f"not loaded: {self.override_path}: {exc}", markup=False)
+                return
+        self._found, self._file_text = now, text
+        self._applied = self._tried = text
+        self._error = None
+        self.workers.cancel_group(self, "debounce-template")
+        self.query_one(TextArea).load_text(inert(text))
+        self.query_one("#template-status", Banner).show(
+            f"loaded from disk · ctrl+s saves to {self.override_path}"
+        )
+        if use:
+            self.use_file(None)
+
+    def action_open_external(self) -> None:
+        """This template's override file in the user's $EDITOR (the app asks about the
+        edit here first); loaded here when the editor exits."""
+        self.post_message(TemplateEditRequested(self.template.source.name, external=True))
 
     @property
     def text(self) -> str:
