@@ -162,10 +162,10 @@ def describe_source(template: Template) -> str:
 def broken_override_message(warning: str, *, kept: bool) -> str:
     """What a warning of ``load_templates(fallback=True)`` means for the app: a broken
     override the app had in use keeps its last good text (``kept``), any other falls back."""
-    reason = warning.removesuffix(" (override skipped)")
     if kept:
+        reason = warning.removesuffix(" (override skipped)")
         return f"{reason}; its last good text stays in use until the file is fixed"
-    return f"{reason}; using the next template in line"
+    return f"{warning}; using the next template in line"
 
 
 def summarizer_for(model: ModelSpec) -> Summarizer:
