@@ -82,3 +82,31 @@ async def test_an_override_broken_at_start_stays_said_after_a_compaction(
         assert f"{override}:" in banner and "built-in" in banner, banner
         title = str(app.main.query_one("#pane-markdown", Pane).border_subtitle)
         assert "built-in" in title and str(override) in title, title
+
+
+async def test_where_files_cannot_be_watched_the_app_says_so_and_polls(
+    session_file: Path, reply_file: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # A fake, called one: the system refusing a watch (no inotify watch left) cannot be
+    # brought about here without starving the machine's other programs.
+    from goose_tui.compaction import template_watch
+
+    def refused(paths, stop):
+        raise OSError(28, "inotify watch limit reached")
+        yield  # a generator, as the real one
+
+    monkeypatch.setattr(template_watch, "template_changes", refused)
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    override = prompts / "compaction_summary.md"
+    override.write_text(GOOD, encoding="utf-8")
+    app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        toasts = [str(n.message) for n in app._notifications]
+        assert any("cannot watch the template folders" in t for t in toasts), toasts
+        preview = app.main.query_one(SummaryPreview)
+        _bump(override, FIXED)
+        await wait_until(pilot, lambda: preview.markdown.startswith("## FIXED HEADING"))
