@@ -111,3 +111,36 @@ async def test_a_change_on_disk_under_an_edit_is_said_and_offered_not_forced(
         await settle(pilot)
         assert editor.text == NEWER
         assert override.read_text(encoding="utf-8") == NEWER
+
+
+async def test_an_edit_left_in_the_app_reopens_against_the_file_as_it_was_read(
+    session_file: Path, tmp_path: Path
+) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    override = prompts / "compaction_summary.md"
+    override.write_text(GOOD, encoding="utf-8")
+    app = GooseTUI(session_file, prompts_dir=prompts)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("t")
+        editor = app.screen
+        assert isinstance(editor, TemplateEditor)
+        editor.query_one("#template-text").select_all()
+        await paste(pilot, "# MINE {{ next_step }}")
+        await settle(pilot)
+        await pilot.press("escape")  # the edit stays in use, not saved
+        await settle(pilot)
+        assert app.screen is app.main
+        _bump(override, NEWER)
+        await wait_until(pilot, lambda: app.inspector.template_mtimes() == app._mtimes)
+        await settle(pilot)
+        assert app.inspector.templates.summary.text == "# MINE {{ next_step }}"
+        await pilot.press("t")
+        editor = app.screen
+        assert isinstance(editor, TemplateEditor)
+        assert editor.text == "# MINE {{ next_step }}"
+        assert "changed on disk" in _status(editor)
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "changed on disk since you opened it" in app.screen.question
