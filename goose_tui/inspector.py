@@ -33,7 +33,7 @@ from goose_tui.compaction.templates import (
     TemplateName,
     Templates,
     builtin_prompts_dir,
-    goose_prompts_dir,
+    goose_own_templates,
     load_templates,
     override_dirs,
     render_summary,
@@ -574,18 +574,28 @@ class Inspector:
         return TemplateReload(templates, warnings, "; ".join(kept_at) or None)
 
     def template_diffs(self) -> str:
-        """Each template in use against goose-tui's built-in and against Goose's own (as
-        released), as unified diffs, one after another."""
+        """Each template in use against goose-tui's built-in and against Goose's own (the
+        installed goose-sdk wheel's), as unified diffs, one after another."""
+        goose = goose_own_templates()
         sections = []
         for name in TEMPLATE_NAMES:
             template = self.templates.get(name)
-            for label, folder in (
-                ("goose-tui's built-in", builtin_prompts_dir()),
-                ("Goose's own (released)", goose_prompts_dir()),
-            ):
-                diff = template_diff(template, folder / name, label)
-                title = f"## {describe_source(template)} against {label}"
-                sections.append(f"{title}\n{diff or '(the same text)'}")
+            builtin = builtin_prompts_dir() / name
+            references: list[tuple[str, str | None]] = [
+                (f"goose-tui's built-in: {builtin}", _read_or_why(builtin))
+            ]
+            references.append(
+                ("Goose's own (goose-sdk)", goose[name])
+                if goose is not None
+                else ("Goose's own", None)
+            )
+            for label, theirs in references:
+                title = f"## {describe_source(template)} against {label.split(':')[0]}"
+                if theirs is None:
+                    body = NO_GOOSE_TEMPLATES
+                else:
+                    body = template_diff(template, theirs, label) or "(the same text)"
+                sections.append(f"{title}\n{body}")
         return "\n\n".join(sections)
 
     def same_templates(self, templates: Templates) -> bool:
@@ -834,6 +844,20 @@ class Inspector:
         return write_checked(
             target, text, self.input_files(), replace=replace, on_keys_removed=on_keys_removed
         )
+
+
+NO_GOOSE_TEMPLATES = (
+    "(Goose's own templates are not installed here: goose-tui does not ship Goose's wording. "
+    "`pip install goose-sdk` (Linux x86_64) provides them, or diff against a copy from your "
+    "Goose install with --prompts-dir.)"
+)
+
+
+def _read_or_why(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"(cannot read {path}: {exc})"
 
 
 OFFLINE_SUMMARY_NOTE = (

@@ -97,28 +97,28 @@ def builtin_prompts_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "prompts"
 
 
-def goose_prompts_dir() -> Path:
-    """Goose's own two templates as released, byte for byte (the goose-sdk wheel 0.1.0a13's
-    ``default_compaction_templates()``; tests/differential checks them), to diff an override
-    against: shipped, never fetched."""
-    return builtin_prompts_dir() / "goose"
+def goose_own_templates() -> dict[TemplateName, str] | None:
+    """Goose's own two templates from the installed goose-sdk wheel
+    (``default_compaction_templates()``), or None without it: goose-tui never ships Goose's
+    wording, and nothing is fetched."""
+    try:
+        import goose  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        return None
+    defaults = goose.default_compaction_templates()
+    return {"compaction.md": defaults.compaction, "compaction_summary.md": defaults.summary}
 
 
-def template_diff(template: Template, reference: Path, reference_label: str) -> str:
-    """The unified diff from the template at ``reference`` to ``template``; "" when they
-    are the same text."""
+def template_diff(template: Template, theirs: str, reference_label: str) -> str:
+    """The unified diff from ``theirs`` to ``template``; "" when they are the same text."""
     import difflib
 
-    try:
-        theirs = reference.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return f"(cannot read {reference}: {exc})"
     source = template.source
     ours = str(source.path) if source.path else f"{source.name} ({source.origin})"
     lines = difflib.unified_diff(
         theirs.splitlines(),
         template.text.splitlines(),
-        fromfile=f"{reference_label}: {reference}",
+        fromfile=reference_label,
         tofile=f"in use: {ours}",
         lineterm="",
     )
