@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -33,10 +32,9 @@ def test_usage_ignores_a_settings_file_that_is_not_a_regular_file(
     kind: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = _special(config_path(), kind)
-    started = time.monotonic()
-    with unblocking(config):
+    with unblocking(config) as rescues:
         code = main(["usage", str(SHORT)])
-    assert time.monotonic() - started < 5
+    assert not rescues  # nothing waited on the FIFO
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "not a regular file" in captured.err and str(config) in captured.err
@@ -46,11 +44,10 @@ def test_usage_ignores_a_settings_file_that_is_not_a_regular_file(
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
 def test_a_recent_list_that_is_not_a_regular_file_is_empty_and_kept(kind: str) -> None:
     recent = _special(recent_file(), kind)
-    started = time.monotonic()
-    with unblocking(recent):
+    with unblocking(recent) as rescues:
         assert load_recent() == []
         remember(SHORT, None, "short", 2, None)
-    assert time.monotonic() - started < 5
+    assert not rescues  # nothing waited on the FIFO
     assert recent.is_symlink() or recent.is_fifo()  # not replaced
 
 
@@ -62,12 +59,11 @@ async def test_the_app_opens_and_quits_with_a_fifo_as_the_recent_list(tmp_path: 
     shutil.copy(SHORT, session)
     recent = _special(recent_file(), "fifo")
     app = GooseTUI(session)
-    started = time.monotonic()
-    with unblocking(recent):
+    with unblocking(recent) as rescues:
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             assert app.inspector.session is not None
             await pilot.press("q")
             await pilot.pause()
-    assert time.monotonic() - started < 8
+    assert not rescues  # nothing waited on the FIFO
     assert app.return_code == 0
