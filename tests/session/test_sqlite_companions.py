@@ -45,6 +45,15 @@ def _names(folder: Path) -> list[str]:
     return sorted(path.name for path in folder.iterdir())
 
 
+@pytest.fixture(autouse=True)
+def _own_temporary_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copies are counted in a temporary folder of this test's own: the other workers'
+    tests make and remove theirs in the shared one meanwhile."""
+    own = tmp_path / "tmp"
+    own.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(own))
+
+
 def _temporary_copies() -> set[str]:
     return {path.name for path in Path(tempfile.gettempdir()).glob("goose-tui-db-*")}
 
