@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from goose_tui.analysis.report import InspectionReport
     from goose_tui.llm.base import Summarizer
     from goose_tui.session.goose_db import AddedSession
+    from goose_tui.tokens import RequestFit
 
 TEMPLATE_NAMES: tuple[TemplateName, ...] = ("compaction.md", "compaction_summary.md")
 LAST_GOOD = "showing the last good render"
@@ -325,6 +326,12 @@ class Inspector:
             return False
         self.prompt = replace(self.prompt, tokens=tokens)
         return True
+
+    def request_fit(self) -> RequestFit | None:
+        """Whether the prompt shown fits the summarizer's own window, once it is counted."""
+        if self.session is None or self.prompt.tokens is None:
+            return None
+        return self.model.request_fit(self.session, self.prompt.tokens)
 
     def prompt_title(self) -> str:
         # The user's focus first: a narrow pane cuts the title's end, and the focus is the

@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, computed_field
 
 from goose_tui.pieces import Text, slices
 from goose_tui.session.content import tool_response_texts
@@ -45,11 +45,14 @@ REPLY_PRIMER = 3
 THRESHOLD_ENV = "GOOSE_AUTO_COMPACT_THRESHOLD"
 
 LimitSource = Literal["session", "model-map", "cli", "assumed"]
+# Where a summarizer's own window came from (``RequestFit``).
+WindowSource = Literal["session", "model-map", "offline"]
 UsedSource = Literal["reported", "estimated"]
 _LIMIT_SOURCE_TEXT: dict[str, str] = {
     "session": "from the session",
     "model-map": "from litellm's model map",
     "cli": "from --context-limit",
+    "offline": "from --offline-context-limit",
     "assumed": "assumed",
 }
 
@@ -450,10 +453,7 @@ class ContextUsage(BaseModel):
     limit: int
     limit_source: LimitSource
     threshold: float
-    model: str | None
-    # Whether ``model`` (whose window is the limit) is the session's own, or one the user
-    # chose (--model), whose window the gauge then shows.
-    session_model: bool = True
+    model: str | None  # the session's: its window decides when Goose compacts
 
     @property
     def fraction(self) -> float:
@@ -597,14 +597,15 @@ def context_window(
 def context_usage(
     session: Session,
     *,
-    model: str | None = None,
     context_limit: int | None = None,
     threshold: float | None = None,
     counter: TokenCounter | None = None,
     estimated: int | None = None,
 ) -> ContextUsage:
-    """``estimated``: the history's estimate, when the caller has summed it already."""
-    limit, limit_source = context_window(session, model, context_limit)
+    """The session against its own window, as Goose measures it: the model that would write
+    a summary has no say in when Goose compacts (``RequestFit`` is its question).
+    ``estimated``: the history's estimate, when the caller has summed it already."""
+    limit, limit_source = context_window(session, context_limit=context_limit)
     reported = session.usage.total_tokens
     if reported is not None:
         used, used_source = reported, "reported"
@@ -618,6 +619,28 @@ def context_usage(
         limit=limit,
         limit_source=limit_source,
         threshold=resolve_threshold(threshold),
-        model=model or session.model_name,
-        session_model=model is None or model == session.model_name,
+        model=session.model_name,
     )
+
+
+class RequestFit(BaseModel):
+    """Whether a compaction request fits the summarizer's own window: a request over it
+    fails, or Goose's ladder removes tool responses until it fits."""
+
+    model: str
+    request_tokens: int = Field(description="the request, estimated (o200k_base)")
+    window: int | None = Field(description="the model's window; null when none is known")
+    window_source: WindowSource | None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def fits(self) -> bool | None:
+        return None if self.window is None else self.request_tokens <= self.window
+
+    def text(self) -> str:
+        """As the status line and ``usage`` say it, after the model's name."""
+        request = f"request {self.request_tokens:,} tokens"
+        if self.window is None:
+            return f"{request}: its window is unknown (not in litellm's model map)"
+        verdict = "fits" if self.fits else "OVER"
+        return f"{request}: {verdict} its {self.window:,}-token window"

@@ -228,10 +228,10 @@ def session_timeline(
     *,
     threshold: float | None = None,
     context_limit: int | None = None,
-    model: str | None = None,
     counter: TokenCounter | None = None,
 ) -> Timeline:
-    limit, source = context_window(session, model=model, context_limit=context_limit)
+    """The session against its own window (``context_window``), as Goose measures it."""
+    limit, source = context_window(session, context_limit=context_limit)
     timeline = build_timeline(
         session.messages,
         limit,

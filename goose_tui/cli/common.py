@@ -310,15 +310,9 @@ def add_model_args(
     add_timeout(p)
 
 
-def add_window_args(p: argparse.ArgumentParser, *, window_model: bool = False) -> None:
-    """The context window and the compaction threshold a session is measured against;
-    ``window_model``: a --model that names the window's model only (usage, timeline)."""
-    if window_model:
-        p.add_argument(
-            "--model",
-            metavar="M",
-            help="model whose context window to use (default: the session's own model)",
-        )
+def add_window_args(p: argparse.ArgumentParser) -> None:
+    """The context window and the compaction threshold a session is measured against (its
+    own model's window unless --context-limit says otherwise)."""
     p.add_argument(
         "--context-limit",
         type=int,

@@ -26,7 +26,7 @@ from goose_tui.compaction.extract import Extraction
 from goose_tui.compaction.summarize import Attempt, CompactionResult
 from goose_tui.llm.base import ChatMessage, TokenUsage
 from goose_tui.session.models import SessionInfo
-from goose_tui.tokens import ContextUsage, LimitSource, ThresholdSource, UsedSource
+from goose_tui.tokens import ContextUsage, LimitSource, RequestFit, ThresholdSource, UsedSource
 
 STRUCTURED = (
     "the summary JSON as read: the nine Goose fields in order, then any extra keys the "
@@ -166,9 +166,15 @@ class CompactOutput(ExtractionReport, CompactRequestReport):
         description="as reported, missing counts estimated (docs/pipeline.md §7)"
     )
     reported_usage: TokenUsage = Field(description="exactly what the provider reported")
+    request_fit: RequestFit | None = Field(
+        description="whether the first request fitted the model's own window (null for a "
+        "model without one)"
+    )
 
     @classmethod
-    def of(cls, result: CompactionResult, goose_profile: str) -> CompactOutput:
+    def of(
+        cls, result: CompactionResult, goose_profile: str, fit: RequestFit | None = None
+    ) -> CompactOutput:
         # The prompt joined once, and that one string in both fields (the request's system
         # message holds its pieces: dumped as they are, it would be joined a second time).
         prompt = result.request.system_prompt
@@ -191,6 +197,7 @@ class CompactOutput(ExtractionReport, CompactRequestReport):
             cost_usd=cost_usd(result.model, result.usage),
             usage=result.usage,
             reported_usage=result.reported_usage,
+            request_fit=fit,
         )
 
 
@@ -206,9 +213,12 @@ class UsageOutput(BaseModel):
     threshold_source: ThresholdSource
     auto_compact_enabled: bool
     compaction_due: bool
-    model: str | None
+    model: str | None = Field(description="the session's, whose window decides compaction")
     messages: int
     breakdown: ContextBreakdown
+    request_fit: RequestFit | None = Field(
+        description="with --model: whether the compaction request fits that model's window"
+    )
 
     @classmethod
     def of(
@@ -217,8 +227,10 @@ class UsageOutput(BaseModel):
         messages: int,
         breakdown: ContextBreakdown,
         threshold_source: ThresholdSource,
+        fit: RequestFit | None = None,
     ) -> UsageOutput:
         return cls(
+            request_fit=fit,
             threshold_source=threshold_source,
             used=usage.used,
             used_source=usage.used_source,

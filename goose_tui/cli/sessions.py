@@ -16,18 +16,27 @@ from goose_tui.cli.common import (
     add_session_args,
     add_window_args,
     load_session_arg,
+    parse_model,
     path_arg,
     print_json,
 )
 
 if TYPE_CHECKING:
-    from goose_tui.tokens import ThresholdSource
+    from goose_tui.llm.spec import ModelSpec
+    from goose_tui.session.models import Session
+    from goose_tui.tokens import RequestFit, ThresholdSource
 
 
 def register(sub: Any) -> None:
     s = sub.add_parser("usage")
     add_session_args(s)
-    add_window_args(s, window_model=True)
+    add_window_args(s)
+    s.add_argument(
+        "--model",
+        metavar="M",
+        help="the summarizer: whether the compaction request (built-in templates) fits its "
+        "window; the session's window and verdict stay the session's",
+    )
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=cmd_usage)
 
@@ -62,24 +71,20 @@ def cmd_usage(args: argparse.Namespace) -> int:
     from goose_tui.analysis.breakdown import context_breakdown, format_breakdown
     from goose_tui.tokens import THRESHOLD_SOURCE_TEXT, context_usage, limit_source_text
 
+    spec = parse_model(args.model) if args.model is not None else None
     session = load_session_arg(args)
     breakdown = context_breakdown(session)
-    u = context_usage(
-        session, model=args.model, context_limit=args.context_limit, threshold=args.threshold
-    )
+    u = context_usage(session, context_limit=args.context_limit, threshold=args.threshold)
+    fit = request_fit(session, spec) if spec is not None else None
     if args.json:
         from goose_tui.cli.reports import UsageOutput
 
-        print_json(UsageOutput.of(u, len(session.messages), breakdown, threshold_source(args)))
+        print_json(UsageOutput.of(u, len(session.messages), breakdown, threshold_source(args), fit))
         return 0
     assumed = ""
     if u.limit_source == "assumed":
-        # With --model given, the model's window is what is unknown (litellm knows none).
-        assumed = (
-            f" (assumed: no known context window for {args.model}; pass --context-limit)"
-            if args.model
-            else " (assumed: pass --context-limit or --model)"
-        )
+        known = f"no known context window for {u.model}" if u.model else "no model recorded"
+        assumed = f" (assumed: {known}; pass --context-limit)"
     print(f"session     {session.title} ({len(session.messages)} messages)")
     print(f"model       {u.model or 'unknown'}")
     print(f"used        {u.used:,} tokens ({u.used_source})")
@@ -92,11 +97,23 @@ def cmd_usage(args: argparse.Namespace) -> int:
         print(f"threshold   {threshold} -> compaction due: {due}")
     else:
         print(f"threshold   {threshold} -> auto compaction is off (needs 0 < T < 1)")
+    if spec is not None:
+        print(f"summarizer  {spec.name}" + (f": {fit.text()}" if fit is not None else ""))
     print()
     print("what fills the context (estimated, o200k_base)")
     for line in format_breakdown(breakdown):
         print(line)
     return 0
+
+
+def request_fit(session: Session, spec: ModelSpec) -> RequestFit | None:
+    """Whether the compaction request, built as ``compact`` builds it with the built-in
+    templates, fits the summarizer's own window."""
+    from goose_tui.inspector import Inspector
+
+    inspector = Inspector(model=spec)
+    inspector.load(session)
+    return spec.request_fit(session, inspector.build_request().estimated_tokens())
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:

@@ -24,7 +24,7 @@ SPARK_WIDTH = 64
 def register(sub: Any) -> None:
     s = sub.add_parser("timeline")
     add_session_args(s)
-    add_window_args(s, window_model=True)
+    add_window_args(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=cmd_timeline)
 
@@ -102,9 +102,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     session = load_session_arg(args)
     if args.context_limit is not None and args.context_limit <= 0:
         raise CliError("--context-limit must be a positive number of tokens", EXIT_UNUSABLE)
-    timeline = session_timeline(
-        session, threshold=args.threshold, context_limit=args.context_limit, model=args.model
-    )
+    timeline = session_timeline(session, threshold=args.threshold, context_limit=args.context_limit)
     if args.json:
         from goose_tui.cli.reports import TimelineOutput
 

@@ -2,7 +2,7 @@
 summarizer, a reply file to replay, or a litellm model with its api base.
 
 Everything that depends on the model string (the ``replay:`` prefix, whether the reply file
-exists, which model's window the gauge measures, which files a run reads) asks the
+exists, the model's own window, which files a run reads) asks the
 ``ModelSpec``, so the string is read in one place.
 """
 
@@ -17,6 +17,8 @@ from goose_tui.llm.base import DEFAULT_TIMEOUT, MAX_REPLY_CHARS
 
 if TYPE_CHECKING:
     from goose_tui.llm.base import Summarizer
+    from goose_tui.session.models import Session
+    from goose_tui.tokens import RequestFit
 
 REPLAY_PREFIX = "replay:"
 OFFLINE = "offline"
@@ -196,11 +198,26 @@ class ModelSpec(BaseModel):
     def is_litellm(self) -> bool:
         return self.kind == "litellm"
 
-    @property
-    def usage_model(self) -> str | None:
-        """The model whose context window applies: a real model, else none (the gauge then
-        uses the session's own model)."""
-        return self.model if self.kind == "litellm" else None
+    def request_fit(self, session: Session, request_tokens: int) -> RequestFit | None:
+        """Whether a request of ``request_tokens`` fits this model's window (the session's
+        own when it is the session's model); None for a model without one (a replayed reply,
+        the offline model without ``--offline-context-limit``)."""
+        from goose_tui.tokens import RequestFit, WindowSource, context_window
+
+        window: int | None = None
+        source: WindowSource | None = None
+        if self.kind == "offline" and self.offline_context_limit is not None:
+            window, source = self.offline_context_limit, "offline"
+        elif self.kind == "litellm":
+            assert self.model is not None
+            limit, limit_source = context_window(session, model=self.model)
+            if limit_source in ("session", "model-map"):  # not assumed
+                window, source = limit, limit_source
+        else:
+            return None
+        return RequestFit(
+            model=self.name, request_tokens=request_tokens, window=window, window_source=source
+        )
 
     def input_files(self) -> list[Path]:
         """The files a compaction with this model reads (for the output-path check)."""

@@ -151,13 +151,14 @@ def test_usage_marks_an_assumed_limit(tmp_path: Path, capsys: pytest.CaptureFixt
     data = json.loads(usage("--json"))
     assert data["limit_source"] == "assumed" and data["used_source"] == "estimated"
     text = usage()
-    assert "limit       128,000 tokens (assumed: pass --context-limit or --model)" in text
+    assert "limit       128,000 tokens (assumed: no model recorded; pass --context-limit)" in text
     assert "(from assumed)" not in text  # the source as a word, said once
     limited = usage("--context-limit", "9000")
     assert "limit       9,000 tokens (from --context-limit)" in limited
-    # A model litellm knows no window for: the advice does not ask for --model again.
+    # A summarizer litellm knows no window for: the session's window is still the question.
     unknown = usage("--model", "nosuch/model")
-    assert "no known context window for nosuch/model; pass --context-limit" in unknown
+    assert "limit       128,000 tokens (assumed: no model recorded" in unknown
+    assert "summarizer  nosuch/model: request " in unknown and "window is unknown" in unknown
 
 
 def test_sessions_lists_the_database() -> None:

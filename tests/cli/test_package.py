@@ -54,6 +54,7 @@ COMPACT_KEYS = [
     "cost_usd",
     "usage",
     "reported_usage",
+    "request_fit",
 ]
 
 

@@ -10,13 +10,14 @@ import pytest
 from goose_tui.llm.offline import OfflineSummarizer
 from goose_tui.llm.replay import ReplaySummarizer
 from goose_tui.llm.spec import ModelSpec
+from goose_tui.session.models import Session
 
 
 def test_offline_is_the_default_and_names_itself() -> None:
     spec = ModelSpec.from_options(None)
     assert spec.kind == "offline"
     assert spec.name == str(spec) == "offline"
-    assert spec.usage_model is None
+    assert spec.request_fit(Session(), 10) is None  # no window of its own
     assert spec.input_files() == []
     assert spec.problem() is None
     assert isinstance(spec.summarizer(), OfflineSummarizer)
@@ -40,7 +41,7 @@ def test_replay_parsed_from_text_and_from_the_option(tmp_path: Path) -> None:
     assert typed.kind == "replay" and typed.reply_file == reply
     assert typed.name == f"replay:{reply}"
     assert typed.input_files() == [reply]
-    assert typed.usage_model is None
+    assert typed.request_fit(Session(), 10) is None
     assert isinstance(typed.summarizer(), ReplaySummarizer)
 
 
@@ -61,7 +62,9 @@ def test_replay_expands_the_home_folder(monkeypatch: pytest.MonkeyPatch, tmp_pat
 def test_litellm_model_keeps_its_api_base_without_importing_litellm() -> None:
     before = "litellm" in sys.modules
     spec = ModelSpec.parse("openai/gpt-4o-mini", api_base="http://127.0.0.1:9/v1")
-    assert spec.is_litellm and spec.usage_model == "openai/gpt-4o-mini"
+    assert spec.is_litellm and spec.model == "openai/gpt-4o-mini"
+    fit = spec.request_fit(Session(), 200_000)
+    assert fit is not None and (fit.window, fit.fits) == (128_000, False)
     assert spec.api_base == "http://127.0.0.1:9/v1"
     assert spec.with_text("ollama/llama3").api_base == "http://127.0.0.1:9/v1"
     # Through another kind of model and back, the server the user named stays named.

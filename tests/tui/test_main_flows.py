@@ -633,23 +633,3 @@ async def test_the_gauge_names_the_sessions_model_apart_from_the_summarizer() ->
         status = app.main.query_one(CompactionStatus).render_line(0).text
     assert "· session model qwen2.5-coder:14b" in details, details
     assert "model offline" in status and "session model" not in status, status
-
-
-async def test_the_gauge_does_not_call_a_chosen_model_the_sessions() -> None:
-    # With --model openai/gpt-4o-mini the gauge read "session model openai/gpt-4o-mini"
-    # (a walk-through); the session's model is qwen2.5-coder:14b, the window the chosen one's.
-    from goose_tui.tokens import context_usage
-    from goose_tui.tui.app import bundled_sample
-
-    session = load_session(bundled_sample())
-    chosen = context_usage(session, model="openai/gpt-4o-mini")
-    own = context_usage(session)
-    assert not chosen.session_model and own.session_model
-    app = GooseTUI(None)
-    async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        gauge = app.main.query_one(ContextGauge)
-        gauge.usage = chosen
-        await settle(pilot)
-        details = gauge.render_line(1).text
-    assert "· window of openai/gpt-4o-mini" in details and "session model" not in details

@@ -199,7 +199,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def watch_model_name(self, name: str) -> None:
         self.query_one(CompactionStatus).set_next(name, self.profile)
-        self._show_estimate()
+        self._show_request_notes()
         if self.inspector.session is not None:
             self.count_tokens()
 
@@ -320,14 +320,10 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         assert session is not None
         counter, gauge = self.token_counter, self.query_one(ContextGauge)
         worker = get_current_worker()
-        model, limit, threshold = (
-            inspector.model.usage_model,
-            inspector.context_limit,
-            inspector.threshold,
-        )
+        limit, threshold = inspector.context_limit, inspector.threshold
         if session.usage.total_tokens is not None:
             # A count Goose reported needs no tokenizer: show it before the estimates.
-            reported = context_usage(session, model=model, context_limit=limit, threshold=threshold)
+            reported = context_usage(session, context_limit=limit, threshold=threshold)
             self.app.call_from_thread(setattr, gauge, "usage", reported)
         if then_build_prompt:  # even if a newer count replaces this one
             self.app.call_from_thread(self.build_prompt)
@@ -343,9 +339,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         # Summed from the counts just made, for the gauge and for the projection after a
         # compaction, which then sums nothing again.
         history = counter.total(session.messages, counts)
-        usage = context_usage(
-            session, model=model, context_limit=limit, threshold=threshold, estimated=history
-        )
+        usage = context_usage(session, context_limit=limit, threshold=threshold, estimated=history)
         self._history_tokens = (session, history)
         # The list shows each message as the breakdown (u) and the timeline do.
         shown = [count + REPLY_PRIMER for count in counts]
@@ -414,19 +408,22 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         """The input pane as the inspector has it: the prompt, its note and its tokens."""
         self.query_one("#input-view", TextViewer).set_text(self.inspector.prompt.text)
         self._show_template_origin()
+        self._show_request_notes()
 
     def _show_prompt_tokens(self, prompt: Text, tokens: int) -> None:
         if self.inspector.prompt_counted(prompt, tokens):
             self._show_template_origin()
-            self._show_estimate()
+            self._show_request_notes()
 
-    def _show_estimate(self) -> None:
-        """Before `c`: what the request would cost a priced model (nothing for the others)."""
+    def _show_request_notes(self) -> None:
+        """Before `c`: whether the request fits the summarizer's own window, and what it
+        would cost a priced model (nothing for the others)."""
         from goose_tui.analysis.compare import estimate_note
 
-        model = self.inspector.model
-        note = estimate_note(model.usage_model, self.inspector.prompt.tokens)
-        self.query_one(CompactionStatus).estimate = note
+        inspector, status = self.inspector, self.query_one(CompactionStatus)
+        fit = inspector.request_fit()
+        status.fit = fit.text() if fit is not None else ""
+        status.estimate = estimate_note(inspector.model.model, inspector.prompt.tokens)
 
     def _show_template_origin(self) -> None:
         compaction, summary = self.template_origins

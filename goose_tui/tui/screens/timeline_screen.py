@@ -72,11 +72,10 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
         *,
         threshold: float | None = None,
         context_limit: int | None = None,
-        model: str | None = None,
     ) -> None:
         super().__init__()
         self.session = session
-        self.threshold, self.context_limit, self.model = threshold, context_limit, model
+        self.threshold, self.context_limit = threshold, context_limit
         self.timeline: Timeline | None = None
         self._summary = Static(Content("counting tokens…"), id="timeline-summary")
         self._plot = TimelinePlot(id="timeline-plot")
@@ -111,7 +110,6 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
             self.session,
             threshold=self.threshold,
             context_limit=self.context_limit,
-            model=self.model,
         )
         self.app.call_from_thread(self._show, timeline)
 
@@ -228,6 +226,5 @@ def open_timeline(screen: Screen[None], inspector: Inspector) -> None:
             session,
             threshold=inspector.threshold,
             context_limit=inspector.context_limit,
-            model=inspector.model.usage_model,
         )
     )

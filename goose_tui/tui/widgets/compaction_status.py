@@ -68,6 +68,9 @@ class CompactionStatus(Widget):
     note: reactive[str] = reactive("")
     compact_key: reactive[str] = reactive("c")  # the key the user compacts with (a keymap's)
     no_session: reactive[str] = reactive("")  # said instead of the compact hint, when set
+    # Whether the next compaction's request fits its model's own window (RequestFit.text),
+    # "" when no window is known or the request is not counted yet.
+    fit: reactive[str] = reactive("")
 
     def watch_state(self, state: str) -> None:
         self.remove_class("-running", "-failed", "-done")
@@ -105,8 +108,11 @@ class CompactionStatus(Widget):
                 parts.append(f"{self.received_chars:,} chars received")
         if self.note:
             parts.append(inert(self.note))
-        parts += [f"model {inert(self.model)}", f"format {self.profile}"]
-        switched = [f"model {inert(self.next_model)}"] if self.next_model else []
+        # The fit beside the model it is about: the next compaction's.
+        fit = f" ({self.fit})" if self.fit else ""
+        parts.append(f"model {inert(self.model)}{fit if self.state == 'idle' else ''}")
+        parts.append(f"format {self.profile}")
+        switched = [f"model {inert(self.next_model)}{fit}"] if self.next_model else []
         switched += [f"format {self.next_profile}"] if self.next_profile else []
         if switched:
             parts.append("next compaction: " + ", ".join(switched))

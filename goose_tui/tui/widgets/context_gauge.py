@@ -108,9 +108,8 @@ class ContextGauge(Widget):
             if self.replaced is not None and not_smaller(self.replaced, self.projected):
                 details += f" · NOT SMALLER than the {self.replaced:,} tokens it replaces"
         if usage.model:
-            # The session's model, or the one chosen to compact, whose window applies.
-            whose = "session model" if usage.session_model else "window of"
-            details += f" · {whose} {inert(usage.model)}"
+            # The session's model, whose window this is (the summarizer's is on the status line).
+            details += f" · session model {inert(usage.model)}"
         if counting:
             details += f" · re{counting}"
         return Content.assemble(first, "\n", Content(details))
