@@ -34,8 +34,9 @@ def register(sub: Any) -> None:
     s.add_argument(
         "--model",
         metavar="M",
-        help="the summarizer: whether the compaction request (built-in templates) fits its "
-        "window; the session's window and verdict stay the session's",
+        help="a summarizer (offline, replay:FILE, session or a litellm model string): whether "
+        "the compaction request (built-in templates) fits its own context window; the "
+        "session's window and verdict stay the session's",
     )
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=cmd_usage)
@@ -71,8 +72,8 @@ def cmd_usage(args: argparse.Namespace) -> int:
     from goose_tui.analysis.breakdown import context_breakdown, format_breakdown
     from goose_tui.tokens import THRESHOLD_SOURCE_TEXT, context_usage, limit_source_text
 
-    spec = parse_model(args.model) if args.model is not None else None
     session = load_session_arg(args)
+    spec = summarizer_arg(args.model, session) if args.model is not None else None
     breakdown = context_breakdown(session)
     u = context_usage(session, context_limit=args.context_limit, threshold=args.threshold)
     fit = request_fit(session, spec) if spec is not None else None
@@ -104,6 +105,18 @@ def cmd_usage(args: argparse.Namespace) -> int:
     for line in format_breakdown(breakdown):
         print(line)
     return 0
+
+
+def summarizer_arg(text: str, session: Session) -> ModelSpec:
+    """``usage --model``: a model as ``compact`` takes it, ``session`` included."""
+    from goose_tui.llm.spec import SESSION_MODEL, session_model
+
+    if text == SESSION_MODEL:
+        try:
+            text = session_model(session.provider_name, session.model_name)
+        except ValueError as exc:
+            raise CliError(f"--model {SESSION_MODEL}: {exc}", EXIT_UNUSABLE) from exc
+    return parse_model(text)
 
 
 def request_fit(session: Session, spec: ModelSpec) -> RequestFit | None:

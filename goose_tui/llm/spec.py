@@ -210,7 +210,13 @@ class ModelSpec(BaseModel):
             window, source = self.offline_context_limit, "offline"
         elif self.kind == "litellm":
             assert self.model is not None
-            limit, limit_source = context_window(session, model=self.model)
+            # The session's own model, as ``--model session`` spells it, has its window.
+            try:
+                own = session_model(session.provider_name, session.model_name)
+            except ValueError:
+                own = None
+            name = session.model_name if self.model == own else self.model
+            limit, limit_source = context_window(session, model=name)
             if limit_source in ("session", "model-map"):  # not assumed
                 window, source = limit, limit_source
         else:

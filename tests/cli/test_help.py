@@ -72,14 +72,13 @@ def test_each_shared_option_says_one_thing_on_every_command(
     for option in SHARED:
         wordings = {cmd: h[option] for cmd, h in helps.items() if option in h}
         assert len(set(wordings.values())) <= 1 or option == "--json", (option, wordings)
-    # The summarizer's --model reads alike wherever a command compacts; usage and timeline
-    # take a model only for its context window, and say so.
+    # The summarizer's --model reads alike wherever a command compacts; usage takes one only
+    # to say whether the request fits its context window, and says so.
     models = {cmd: h["--model"] for cmd, h in helps.items() if "--model" in h}
     assert set(models) >= {"(app)", "compact", "retention", "probe", "audit", "batch"}
     window = {cmd: text for cmd, text in models.items() if "context window" in text}
-    assert set(window) == {"usage", "timeline"}
+    assert set(window) == {"usage"}
     assert len({text for cmd, text in models.items() if cmd not in window}) == 1
-    assert len(set(window.values())) == 1
 
 
 def test_session_help_is_one_wording(capsys: pytest.CaptureFixture[str]) -> None:

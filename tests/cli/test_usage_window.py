@@ -52,3 +52,9 @@ def test_compact_json_says_whether_the_request_fitted_the_models_window(capsys) 
     assert fit["fits"] is False and out["attempts"][0]["outcome"] == "context_length_exceeded"
     assert main(["compact", str(LONG), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["request_fit"] is None
+
+
+def test_usage_with_the_sessions_own_model_uses_its_recorded_window(capsys) -> None:
+    fit = usage_json(capsys, "--model", "session")["request_fit"]
+    assert fit["model"] == "ollama/qwen2.5-coder:14b"
+    assert (fit["window"], fit["window_source"]) == (16_384, "session")
