@@ -8,6 +8,8 @@ from collections.abc import Callable
 from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.markup import escape
 from textual.message import Message
 
 from goose_tui.compaction.profiles import DESCRIPTIONS, PROFILES
@@ -29,14 +31,19 @@ class _EntryCommands(Provider):
 
     async def discover(self) -> Hits:
         for name, help_text, callback in self._entries():
-            yield DiscoveryHit(name, callback, help=help_text)
+            yield DiscoveryHit(Content(name), callback, help=escape(help_text))
 
     async def search(self, query: str) -> Hits:
+        """Entries whose name matches, then those whose help does (``probe`` finds "Lost?",
+        whose help names the probes)."""
         matcher = self.matcher(query)
         for name, help_text, callback in self._entries():
-            score = matcher.match(name)
-            if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+            # The palette parses help as markup: escaped, "[role]" stays text.
+            by_name, by_help = matcher.match(name), matcher.match(help_text)
+            if by_name > 0:
+                yield Hit(by_name, matcher.highlight(name), callback, help=escape(help_text))
+            elif by_help > 0:
+                yield Hit(by_help / 2, Content(name), callback, help=escape(help_text))
 
 
 class ModelCommands(_EntryCommands):

@@ -3,7 +3,9 @@ stale."""
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from typing import Any
+
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
@@ -11,15 +13,31 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from goose_tui.tui.widgets.compaction_status import compact_key
+from goose_tui.tui.widgets.goose_footer import bound_key
 
 INTRO = """goose-tui shows what Goose's context compaction does with a session.
 
 Top: the context gauge (used / limit tokens, the threshold marker ┃, and whether compaction
 is due). Below it the conversation (enter expands a message), then four panes: the prompt
 exactly as sent to the summarizer, the analysis the model wrote and Goose discards, the
-parsed fields (with JSON and raw-reply editors) and the rendered Markdown summary.
+parsed fields (with JSON and raw-reply editors) and the rendered Markdown summary. In a
+terminal narrower than {wide} columns the four panes are tabs: {next_pane} and {previous_pane}
+switch them (or click a tab).
 
 Press {compact} to compact with the current model; switch models from the command palette."""
+
+
+def main_screen_intro(app: App[Any]) -> str:
+    """The main screen's help, naming the keys as the user's keymap binds them."""
+    from goose_tui.tui.screens.main import PANE_BINDINGS, WIDE_COLUMNS
+
+    next_pane, previous_pane = (bound_key(app, binding) for binding in PANE_BINDINGS)
+    return INTRO.format(
+        compact=compact_key(app),
+        wide=WIDE_COLUMNS,
+        next_pane=next_pane,
+        previous_pane=previous_pane,
+    )
 
 
 def binding_lines(screen: Screen[object]) -> list[str]:
@@ -52,7 +70,7 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll():
                 # A screen of its own says what it shows (HELP); the inspector, the rest.
                 own: str | None = getattr(self.under, "HELP", None)
-                text = own or INTRO.format(compact=compact_key(self.app))  # as bound
+                text = own or main_screen_intro(self.app)
                 # The intro's paragraphs are wrapped in the source: let the dialog wrap them.
                 intro = "\n\n".join(p.replace("\n", " ") for p in text.split("\n\n"))
                 yield Static(Content(intro), id="help-intro")

@@ -63,9 +63,19 @@ PANES = ("input", "analysis", "fields", "markdown")
 IMPORTING_NOTE = "importing litellm… (its worker process is starting)"
 
 
+# Below WIDE_COLUMNS the panes are tabs: these switch them (offered only then).
+PANE_BINDINGS = (
+    Binding("right_square_bracket", "next_pane(1)", "Next pane", id="main.next_pane"),
+    Binding(
+        "left_square_bracket", "next_pane(-1)", "Previous pane", id="main.previous_pane", show=False
+    ),
+)
+
+
 class MainScreen(WorkerErrorsUp, Screen[None]):
     BINDINGS = [
         COMPACT_BINDING,
+        *PANE_BINDINGS,
         Binding("escape", "cancel", "Cancel", id="main.cancel"),
         Binding("slash", "search", "Search prompt", id="main.search"),
         Binding("m", "toggle_markdown", "MD source", id="main.toggle_markdown"),
@@ -94,7 +104,14 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             show=False,
         ),
         Binding("D", "template_diff", "Template diff", id="main.template_diff", show=False),
-        Binding("l", "retention", "Lost?", id="main.retention"),
+        Binding(
+            "l",
+            "retention",
+            "Lost?",
+            id="main.retention",
+            tooltip="what the summary lost: retention of the session's facts, and probes "
+            "(questions the summary should answer)",
+        ),
         Binding("v", "compare", "Compare", id="main.compare"),
         Binding("g", "timeline", "Timeline", id="main.timeline"),
         Binding("u", "context", "Context", id="main.context"),
@@ -172,8 +189,24 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def on_resize(self) -> None:
         self._layout_for(self.size.width)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_pane":
+            return self.narrow  # the panes are tabs only then
+        return True
+
+    @property
+    def narrow(self) -> bool:
+        return self.size.width < WIDE_COLUMNS
+
+    def action_next_pane(self, step: int) -> None:
+        tabs = self.query_one(Tabs)
+        current = (tabs.active or "tab-input").removeprefix("tab-")
+        tabs.active = f"tab-{PANES[(PANES.index(current) + step) % len(PANES)]}"
+
     def _layout_for(self, width: int) -> None:
         narrow = width < WIDE_COLUMNS
+        if narrow != self.query_one("#panes").has_class("-narrow"):
+            self.refresh_bindings()  # the pane keys come and go with the tabs
         panes = self.query_one("#panes")
         panes.set_class(narrow, "-narrow")
         self.query_one("#pane-tabs").display = narrow
@@ -671,21 +704,26 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             node = node.parent  # type: ignore[assignment]
         return node
 
+    def _pane_to_act_on(self) -> Pane:
+        """The focused pane, else the one the user is looking at: the tab shown when the
+        panes are tabs, else the summary once there is one, else the prompt."""
+        pane = self._focused_pane()
+        if pane is not None:
+            return pane
+        if self.narrow:
+            name = (self.query_one(Tabs).active or "tab-input").removeprefix("tab-")
+        else:
+            name = "markdown" if self.inspector.result is not None else "input"
+        return self.query_one(f"#pane-{name}", Pane)
+
     def action_maximize_pane(self) -> None:
         if self.maximized is not None:
             self.minimize()
             return
-        pane = self._focused_pane()
-        if pane is None:
-            self.notify("focus a pane first (tab), then press f")
-            return
-        self.maximize(pane, container=False)
+        self.maximize(self._pane_to_act_on(), container=False)
 
     def action_copy_pane(self) -> None:
-        pane = self._focused_pane()
-        if pane is None:
-            self.notify("focus a pane first (tab), then press y")
-            return
+        pane = self._pane_to_act_on()
         from goose_tui.tui.clipboard import copy_text
 
         name = pane.id.removeprefix("pane-") if pane.id else ""

@@ -30,6 +30,7 @@ HELP_ACTIONS = ("help", "app.help")
 # Binding ids, most important first: what a user needs to get going on each screen.
 IMPORTANT = (
     "main.compact",
+    "main.next_pane",
     "main.save",
     "main.retention",
     "main.compare",
