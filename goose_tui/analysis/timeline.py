@@ -27,6 +27,7 @@ from goose_tui.tokens import (
 )
 
 HEADROOM = 13_000  # the "window − 13k" trigger: room left for a reply and tool schemas
+HEADROOM_LABEL = "window - 13k"
 EventKind = Literal["summary", "continuation", "summarization_requested", "context_exceeded"]
 
 _SUMMARY_HEADING = re.compile(r"^\s*#{1,3}\s*(?:conversation\s+)?summary\b", re.I)
@@ -126,7 +127,7 @@ def _trigger_fractions(threshold: float, limit: int) -> list[tuple[str, float]]:
         if abs(value - threshold) > 1e-9:
             wanted.append((label, value))
     if limit > HEADROOM:
-        wanted.append(("window - 13k", (limit - HEADROOM) / limit))
+        wanted.append((HEADROOM_LABEL, (limit - HEADROOM) / limit))
     return wanted
 
 

@@ -140,7 +140,7 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
 
     def on_mount(self) -> None:
         self._scores.add_columns("category", "found", "total", "score", "")
-        self._items.add_columns("message", "category", "status", "overlap", "text")
+        self._items.add_columns("message", "category", "status", "its words", "text")
         self.check()
 
     @work(thread=True, exclusive=True, group="retention", exit_on_error=False)
@@ -178,7 +178,7 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
         table = self._items
         table.clear()
         for item in self._rows:
-            overlap = "" if item.word_overlap is None else f"{item.word_overlap:.0%} words"
+            overlap = "" if item.word_overlap is None else f"{item.word_overlap:.0%}"
             table.add_row(
                 Text(f"#{item.message_index + 1}", justify="right"),
                 CATEGORY_LABELS[item.category],
@@ -188,7 +188,8 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
             )
         shown = "all items" if self.show_found else "missing items"
         hint = (
-            f"{len(missing)} of {report.total} items missing · showing {shown} · "
+            f"{len(missing)} of {report.total} items missing (not found as a whole; its words: "
+            f"the share of them the summary has, apart) · showing {shown} · "
             "enter: go to the message · a: "
             + ("missing items only" if self.show_found else "show found items too")
             if report.total

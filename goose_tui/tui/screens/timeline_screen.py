@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from goose_tui.analysis.timeline import Timeline, session_timeline
+from goose_tui.analysis.timeline import HEADROOM, HEADROOM_LABEL, Timeline, session_timeline
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.session.models import Message, Session, content_type
@@ -125,6 +125,11 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
         )
         if t.recorded is not None:  # the gauge's number, which is not counted here
             summary += f" · Goose recorded {t.recorded:,} for the last call (the gauge's)"
+        if any(trigger.label == HEADROOM_LABEL for trigger in t.triggers):
+            summary += (
+                f" · w-13k: the window less {HEADROOM:,} tokens, room for the reply and tool "
+                "schemas"
+            )
         self._summary.update(Content(inert(summary)))
         triggers = self._triggers
         for trigger in t.triggers:

@@ -12,7 +12,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from goose_tui.analysis.timeline import Timeline
+from goose_tui.analysis.timeline import HEADROOM_LABEL, Timeline
 
 EIGHTHS = " ▁▂▃▄▅▆▇█"
 GUTTER = 9  # y-axis labels: "128.0k ┤" and the trigger names
@@ -134,7 +134,7 @@ class TimelinePlot(Widget, can_focus=True):
             if level > self.plot_rows:
                 continue
             row = self.plot_rows - 1 - min(self.plot_rows - 1, int(level))
-            label = trigger.label.replace("threshold ", "").replace("window - 13k", "w-13k")
+            label = trigger.label.replace("threshold ", "").replace(HEADROOM_LABEL, "w-13k")
             rows.setdefault(row, (label, trigger is t.chosen))
         return rows
 
