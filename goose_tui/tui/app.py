@@ -319,7 +319,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             question = f"Opening {path.name} drops {' and '.join(lost)} (s saves it). Open it?"
             confirm_then(self, question, lambda: self.load_session(path, session_id))
 
-        self.push_screen(SessionPicker(sessions, source, recent=recent or []), chosen)
+        picker = SessionPicker(sessions, source, recent=recent or [], with_type=self.all_sessions)
+        self.push_screen(picker, chosen)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_session(self, path: Path, session_id: str | None) -> None:

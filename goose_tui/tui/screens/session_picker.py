@@ -21,14 +21,17 @@ from goose_tui.terminal import one_line
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 
-def _row(info: SessionInfo, recent: bool = False) -> tuple[Text, ...]:
+def _row(info: SessionInfo, recent: bool = False, with_type: bool = False) -> tuple[Text, ...]:
     updated = info.updated_at.strftime("%Y-%m-%d %H:%M") if info.updated_at else "—"
     if recent and info.updated_at:  # the recent list keeps when it was opened, not updated
         updated = f"opened {updated}"
     tokens = f"{info.total_tokens:,}" if info.total_tokens is not None else "—"
     name = one_line(info.name or info.description or info.id)
+    # With --all-sessions the type says why a row is not in `goose session list`.
+    kind = (Text(one_line(info.session_type or "—")),) if with_type else ()
     return (
-        Text(f"recent · {name} · {one_line(str(info.path))}" if recent else name),
+        *kind,
+        Text(f"recent · {name}" if recent else name),
         # What tells two sessions of one name apart (a session and its compacted copy), as
         # `goose-tui sessions` and --session name them.
         Text(one_line(info.id)),
@@ -36,6 +39,8 @@ def _row(info: SessionInfo, recent: bool = False) -> tuple[Text, ...]:
         Text(str(info.message_count), justify="right"),
         Text(tokens, justify="right"),
         Text(one_line(info.model_name or "—")),
+        # Last: a long path would push the figures off a narrow screen.
+        Text(one_line(str(info.path)) if recent else ""),
     )
 
 
@@ -82,10 +87,17 @@ class SessionPicker(Screen[SessionInfo | Path | None]):
     ]
 
     def __init__(
-        self, sessions: list[SessionInfo], source: str, *, recent: Sequence[SessionInfo] = ()
+        self,
+        sessions: list[SessionInfo],
+        source: str,
+        *,
+        recent: Sequence[SessionInfo] = (),
+        with_type: bool = False,
     ) -> None:
-        """``recent`` (sessions opened lately, from any folder) are listed first."""
+        """``recent`` (sessions opened lately, from any folder) are listed first;
+        ``with_type``: a column of each session's type (--all-sessions lists them all)."""
         super().__init__()
+        self.with_type = with_type
         self.recent = list(recent)
         self.sessions = self.recent + sessions
         self.source = source
@@ -102,7 +114,8 @@ class SessionPicker(Screen[SessionInfo | Path | None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("name", "id", "updated", "messages", "tokens", "model")
+        kind = ("type",) if self.with_type else ()
+        table.add_columns(*kind, "name", "id", "updated", "messages", "tokens", "model", "file")
         self._fill("")
         self.query_one(Input).focus()
 
@@ -112,7 +125,8 @@ class SessionPicker(Screen[SessionInfo | Path | None]):
         self.shown = [info for info in self.sessions if matches(info, query)]
         recent_ids = {id(info) for info in self.recent}
         for index, info in enumerate(self.shown):
-            table.add_row(*_row(info, recent=id(info) in recent_ids), key=str(index))
+            row = _row(info, recent=id(info) in recent_ids, with_type=self.with_type)
+            table.add_row(*row, key=str(index))
 
     def _title(self, query: str = "") -> str:
         path = typed_path(query)

@@ -1,0 +1,56 @@
+"""The session picker's columns: a recent row's file does not push its date off a 120-column
+screen, and with --all-sessions each row says its type, as `goose-tui sessions` does."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from textual.widgets import DataTable
+
+from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.screens.session_picker import SessionPicker
+from tests.conftest import SAMPLES
+
+from .conftest import settle
+
+V13 = Path(__file__).parents[1] / "fixtures" / "goose" / "sessions-v13.db"
+
+
+async def test_a_recent_row_keeps_its_date_on_screen_at_120_columns(tmp_path: Path) -> None:
+    # A deep folder, as real ones are: the path is longer than the screen is wide.
+    deep = tmp_path.joinpath(*(f"projects-folder-{n}" for n in range(6)), "long_session.jsonl")
+    deep.parent.mkdir(parents=True)
+    shutil.copy(SAMPLES / "long_session.jsonl", deep)
+    app = GooseTUI(deep)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+    app = GooseTUI(SAMPLES / "short.jsonl")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("o")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionPicker)
+        table = app.screen.query_one(DataTable)
+        header, rows = table.render_line(0).text, [table.render_line(y).text for y in (1, 2)]
+        cells = [str(cell) for cell in table.get_row_at(1)]
+    assert "updated" in header and "messages" in header, header
+    assert any("long_session.jsonl" in cell for cell in cells), cells
+    recent = next(row for row in rows if "recent" in row)
+    assert "opened 20" in recent, recent
+
+
+async def test_the_picker_shows_each_sessions_type_with_all_sessions() -> None:
+    app = GooseTUI(V13, all_sessions=True)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(DataTable)
+        headers = [str(column.label) for column in table.columns.values()]
+        types = {str(table.get_row_at(row)[0]) for row in range(table.row_count)}
+    assert headers[0] == "type", headers
+    assert types == {"user", "scheduled", "sub_agent", "hidden"}, types
+    app = GooseTUI(V13)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        headers = [str(c.label) for c in app.screen.query_one(DataTable).columns.values()]
+    assert "type" not in headers, headers
