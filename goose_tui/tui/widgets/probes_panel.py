@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from goose_tui.analysis.probes import (
+    PROBE_KINDS,
     PROBE_LABELS,
     SCORE_NAME,
     ProbeReport,
@@ -158,20 +159,41 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
             ),
             _bar(report.overall),
         )
+        self._fill_items()
+        self.query_one("#probe-hint", Static).update(Content(inert(self._hint(report))))
+        self.focus_probes()
+
+    def _text_width(self) -> int:
+        """Each of the three text columns' share of the panel, so the answer, last, is on
+        screen: what is left of the width after the other columns and every column's
+        padding, up to CELL."""
+        scores = [format_probe_score(r.score) for r in self.report.results] if self.report else []
+        fixed = max(map(len, ["score", *scores])) + len("message") + max(map(len, PROBE_KINDS))
+        left = self.size.width - fixed - 2 * 6 - 2  # cell padding, scrollbar
+        return max(min(left // 3, CELL), 12)
+
+    def _fill_items(self) -> None:
+        if self.report is None:
+            return
+        width = self._text_width()
         items = self.query_one("#probe-items", DataTable)
+        row = items.cursor_row
         items.clear()
-        for r in report.results:
+        for r in self.report.results:
             source = "" if r.probe.message_index is None else f"#{r.probe.message_index + 1}"
             items.add_row(
                 Text(format_probe_score(r.score), style=_score_style(r.score), justify="right"),
                 Text(source, justify="right"),
                 r.probe.kind,
-                Text(inert(_one_line(r.probe.question))),
-                Text(inert(_one_line(r.probe.expected))),
-                Text(inert(_one_line(r.answer or "(not in the summary)"))),
+                Text(inert(_one_line(r.probe.question, width))),
+                Text(inert(_one_line(r.probe.expected, width))),
+                Text(inert(_one_line(r.answer or "(not in the summary)", width))),
             )
-        self.query_one("#probe-hint", Static).update(Content(inert(self._hint(report))))
-        self.focus_probes()
+        if items.row_count:
+            items.move_cursor(row=min(row, items.row_count - 1))
+
+    def on_resize(self) -> None:
+        self._fill_items()
 
     def focus_probes(self) -> None:
         """Focus the probe list once it is shown (a pane being switched in is not yet), with
