@@ -38,5 +38,6 @@ async def test_the_timeline_explains_its_w_13k_line() -> None:
         await pilot.press("g")
         await settle(pilot)
         assert isinstance(app.screen, TimelineScreen)
-        summary = str(app.screen.query_one("#timeline-summary").render())
-    assert "w-13k: the window less 13,000 tokens" in summary, summary
+        summary = app.screen.query_one("#timeline-summary")
+        legend = summary.render_line(1).text.strip()
+    assert legend == "w-13k on the plot: the window less 13,000 tokens, room for the reply", legend

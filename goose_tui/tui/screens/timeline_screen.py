@@ -52,7 +52,7 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
 
     DEFAULT_CSS = """
     TimelineScreen #timeline-title { height: 1; padding: 0 1; background: $primary-background; }
-    TimelineScreen #timeline-summary { height: 1; padding: 0 1; }
+    TimelineScreen #timeline-summary { height: auto; padding: 0 1; }
     TimelineScreen #timeline-plot { height: 1fr; min-height: 8; margin: 1 0 0 0; }
     TimelineScreen #timeline-point { height: 2; padding: 0 1; background: $boost; }
     TimelineScreen #timeline-tables { height: auto; max-height: 10; margin: 1 0 0 0; }
@@ -125,10 +125,9 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
         )
         if t.recorded is not None:  # the gauge's number, which is not counted here
             summary += f" · Goose recorded {t.recorded:,} for the last call (the gauge's)"
-        if any(trigger.label == HEADROOM_LABEL for trigger in t.triggers):
+        if any(trigger.label == HEADROOM_LABEL for trigger in t.triggers):  # the plot's w-13k
             summary += (
-                f" · w-13k: the window less {HEADROOM:,} tokens, room for the reply and tool "
-                "schemas"
+                f"\nw-13k on the plot: the window less {HEADROOM:,} tokens, room for the reply"
             )
         self._summary.update(Content(inert(summary)))
         triggers = self._triggers
