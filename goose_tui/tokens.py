@@ -637,10 +637,12 @@ class RequestFit(BaseModel):
     def fits(self) -> bool | None:
         return None if self.window is None else self.request_tokens <= self.window
 
-    def text(self) -> str:
-        """As the status line and ``usage`` say it, after the model's name."""
-        request = f"request {self.request_tokens:,} tokens"
+    def verdict(self) -> str:
+        """As the status line says it, where the request's tokens are said already."""
         if self.window is None:
-            return f"{request}: its window is unknown (not in litellm's model map)"
-        verdict = "fits" if self.fits else "OVER"
-        return f"{request}: {verdict} its {self.window:,}-token window"
+            return "its window is unknown (not in litellm's model map)"
+        return f"{'fits' if self.fits else 'OVER'} its {self.window:,}-token window"
+
+    def text(self) -> str:
+        """As ``usage`` says it, after the model's name."""
+        return f"request {self.request_tokens:,} tokens: {self.verdict()}"

@@ -23,7 +23,7 @@ async def test_a_chosen_summarizer_keeps_the_sessions_verdict() -> None:
     assert "gpt-4o-mini" not in details, details
     # The summarizer's window where it matters: whether the request fits it.
     assert "model openai/gpt-4o-mini" in status, status
-    assert "fits its 128,000-token window" in status, status
+    assert "press c to compact · request fits its 128,000-token window" in status, status
 
 
 async def test_a_request_over_the_summarizers_window_is_said_before_compacting() -> None:

@@ -455,7 +455,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
         inspector, status = self.inspector, self.query_one(CompactionStatus)
         fit = inspector.request_fit()
-        status.fit = fit.text() if fit is not None else ""
+        status.fit = f"request {fit.verdict()}" if fit is not None else ""
         status.estimate = estimate_note(inspector.model.model, inspector.prompt.tokens)
 
     def _show_template_origin(self) -> None:

@@ -68,7 +68,7 @@ class CompactionStatus(Widget):
     note: reactive[str] = reactive("")
     compact_key: reactive[str] = reactive("c")  # the key the user compacts with (a keymap's)
     no_session: reactive[str] = reactive("")  # said instead of the compact hint, when set
-    # Whether the next compaction's request fits its model's own window (RequestFit.text),
+    # Whether the next compaction's request fits its model's own window (RequestFit),
     # "" when no window is known or the request is not counted yet.
     fit: reactive[str] = reactive("")
 
@@ -92,8 +92,9 @@ class CompactionStatus(Widget):
         parts = []
         if self.state == "idle":
             parts.append(self.no_session or f"press {self.compact_key} to compact")
-            if self.estimate and not self.no_session:
-                parts.append(self.estimate)
+            if not self.no_session:
+                # Whether the call can succeed before what it costs.
+                parts += [note for note in (self.fit, self.estimate) if note]
         else:
             parts += [self.state, f"{self.elapsed:.1f}s"]
             if self.state == "running" and self.timeout is not None:
@@ -108,10 +109,9 @@ class CompactionStatus(Widget):
                 parts.append(f"{self.received_chars:,} chars received")
         if self.note:
             parts.append(inert(self.note))
-        # The fit beside the model it is about: the next compaction's.
+        parts += [f"model {inert(self.model)}", f"format {self.profile}"]
+        # After a compaction, the fit is the next one's: beside the model it is about.
         fit = f" ({self.fit})" if self.fit else ""
-        parts.append(f"model {inert(self.model)}{fit if self.state == 'idle' else ''}")
-        parts.append(f"format {self.profile}")
         switched = [f"model {inert(self.next_model)}{fit}"] if self.next_model else []
         switched += [f"format {self.next_profile}"] if self.next_profile else []
         if switched:
