@@ -55,6 +55,8 @@ async def main():
             status = app.main.query_one(CompactionStatus)
             out["note_after_c"] = status.note
             out["drawn_after_c"] = "importing litellm" in str(status.render())
+            await pilot.pause(0.3)  # a few ticks: the request is built and counted
+            out["drawn_while_importing"] = str(status.render())
             await pilot.press("question_mark")
             out["help_open"] = isinstance(app.screen, HelpScreen)
             out["help_open_during_import"] = out["help_open"] and not litellm_ready()
@@ -101,6 +103,9 @@ def test_c_shows_the_import_and_keys_work_while_litellm_imports(
     assert out["imported_before_c"] is False  # the import takes seconds: still running
     assert out["note_after_c"].startswith("importing litellm")
     assert out["drawn_after_c"]
+    # Nothing has left while the client loads: no countdown yet, no tokens "sent".
+    assert "left of" not in out["drawn_while_importing"]
+    assert "tokens sent" not in out["drawn_while_importing"]
     # The loop kept answering: another key opened its screen before the import finished.
     assert out["help_open_during_import"], out
     # Cancelled while importing: the note goes with the compaction, and comes back with

@@ -502,7 +502,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         status.timeout, status.call_started = (model.timeout if model.is_litellm else None), 0.0
         status.state = "running"
         self.fields.locked = True
-        if self._client_importing():
+        status.waiting = self._client_importing()
+        if status.waiting:
             status.note = IMPORTING_NOTE
         self._started = self.clock()
         self._ticker = self.set_interval(0.1, self._tick)
@@ -552,8 +553,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             self._tick()
             if self._ticker is not None:
                 self._ticker.stop()
-            if status.note == IMPORTING_NOTE:  # cancelled or failed before the worker was up
-                status.note = ""
+            if status.waiting:  # cancelled or failed before the worker was up
+                status.note, status.waiting = "", False
         self._show_result(result)
         # The summary's panes from the frame after "done" on, a pane per turn of the loop: a
         # long reply's, drawn in one callback, would hold the loop.
@@ -583,8 +584,9 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             self._streamed.clear()
             self.query_one("#analysis-view", TextViewer).append(text)
             status.received_chars += len(text)
-        if status.note == IMPORTING_NOTE and not self._client_importing():
-            status.note = ""
+        if status.waiting and not self._client_importing():
+            # The request leaves now: its time limit starts here.
+            status.note, status.waiting, status.call_started = "", False, status.elapsed
 
     def _client_importing(self) -> bool:
         """Whether the model's client (litellm) is still being imported in the background."""

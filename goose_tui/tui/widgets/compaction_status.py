@@ -64,6 +64,9 @@ class CompactionStatus(Widget):
     # None for the built-in models, which are not timed.
     timeout: reactive[float | None] = reactive(None)
     call_started: reactive[float] = reactive(0.0)
+    # The model's client is still loading: the request has not left, and its limit has not
+    # begun to run.
+    waiting: reactive[bool] = reactive(False)
     received_chars: reactive[int] = reactive(0)
     note: reactive[str] = reactive("")
     compact_key: reactive[str] = reactive("c")  # the key the user compacts with (a keymap's)
@@ -97,13 +100,14 @@ class CompactionStatus(Widget):
                 parts += [note for note in (self.fit, self.estimate) if note]
         else:
             parts += [self.state, f"{self.elapsed:.1f}s"]
-            if self.state == "running" and self.timeout is not None:
+            if self.state == "running" and self.timeout is not None and not self.waiting:
                 left = max(self.timeout - (self.elapsed - self.call_started), 0.0)
                 parts.append(f"{left:.0f}s left of {self.timeout:g}s")
             attempt = self.attempt
             if attempt is not None and attempt.tokens_sent is not None:
                 # A failed call may never have reached the model (a refused connection).
-                sent = "sent" if self.state in ("running", "done") else "in the request"
+                on_its_way = self.state == "done" or (self.state == "running" and not self.waiting)
+                sent = "sent" if on_its_way else "in the request"
                 parts.append(f"{attempt.tokens_sent:,} tokens {sent}")
             if self.received_chars:
                 parts.append(f"{self.received_chars:,} chars received")
