@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -107,13 +108,25 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
     return settings, f"{path}: {'; '.join(problems)}" if problems else None
 
 
-def unknown_setting(key: str) -> str:
-    """A key the file has and no setting takes, with the known key it was likely meant as."""
+def closest_name(name: str, known: Iterable[str]) -> str | None:
+    """The known name ``name`` was likely meant as, or None."""
     from difflib import get_close_matches
 
+    close = get_close_matches(name, list(known), n=1)
+    return close[0] if close else None
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``'nrod' (did you mean 'nord'?)``, or ``'nrod'`` alone when nothing known is close."""
+    close = closest_name(name, known)
+    return f"{name!r}" + (f" (did you mean {close!r}?)" if close else "")
+
+
+def unknown_setting(key: str) -> str:
+    """A key the file has and no setting takes, with the known key it was likely meant as."""
     known = list(Settings.model_fields)
-    if close := get_close_matches(key, known, n=1):
-        return f"unknown setting {key!r} (did you mean {close[0]!r}?)"
+    if closest_name(key, known) is not None:
+        return f"unknown setting {did_you_mean(key, known)}"
     return f"unknown setting {key!r} (known: {', '.join(known)})"
 
 

@@ -204,14 +204,10 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         if self._initial_theme in self.available_themes:
             self.theme = self._initial_theme
         elif self._initial_theme:
-            from difflib import get_close_matches
+            from goose_tui.settings import config_path, did_you_mean
 
-            from goose_tui.settings import config_path
-
-            problem = f"{config_path()}: no theme named {self._initial_theme!r}"
-            if close := get_close_matches(self._initial_theme, list(self.available_themes), n=1):
-                problem += f" (did you mean {close[0]!r}?)"
-            self._settings_problems.append(problem)
+            named = did_you_mean(self._initial_theme, self.available_themes)
+            self._settings_problems.append(f"{config_path()}: no theme named {named}")
         for problem in self._settings_problems:
             self.notify(
                 problem, title="settings ignored", severity="warning", timeout=10, markup=False

@@ -4,7 +4,6 @@ say nothing, and takes any text as keys, so a typo in a key unbound the action."
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import pkgutil
 from collections.abc import Iterator, Mapping
@@ -43,10 +42,9 @@ def unknown_ids_problem(keymap: Mapping[str, str]) -> str | None:
     unknown = [name for name in keymap if name not in known]
     if not unknown:
         return None
-    named = []
-    for name in unknown:
-        close = difflib.get_close_matches(name, known, n=1)
-        named.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    from goose_tui.settings import did_you_mean
+
+    named = [did_you_mean(name, known) for name in unknown]
     return f"[keymap]: no binding has the id {', '.join(named)}"
 
 
