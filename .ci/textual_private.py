@@ -89,9 +89,10 @@ def main() -> int:
     problems = []
     for path in sorted((ROOT / "goose_tui").rglob("*.py")):
         relative = path.relative_to(ROOT)
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(relative))
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text, str(relative))
         found = imports(tree)
-        if "textual" in path.read_text(encoding="utf-8"):
+        if "textual" in text:
             name = ".".join(relative.with_suffix("").parts).removesuffix(".__init__")
             found += in_textual_subclasses(tree, importlib.import_module(name))
         problems += [f"{relative}:{line}: {what}" for line, what in sorted(found)]
