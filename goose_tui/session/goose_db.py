@@ -145,8 +145,8 @@ def backup(db: Path, connection: sqlite3.Connection) -> Path:
     return target
 
 
-def _session_row(session: Session, new_id: str, count: int) -> dict[str, Any]:
-    state, _ = session_state(session)
+def _session_row(session: Session, state: dict[str, Any], new_id: str) -> dict[str, Any]:
+    """The ``sessions`` row, with ``state`` as ``goose_import.session_state`` made it."""
     acc = session.accumulated_usage
     config = session.model_config_.model_dump(mode="json", exclude_none=True)
     model_config = goose_model_config(config) if config else None
@@ -209,7 +209,8 @@ def add_session(db: Path, session: Session, summary_text: str) -> AddedSession:
     # What goes into Goose's database loses the keys this process knows, as a file does.
     summary_text, removed = remove_known_keys(summary_text)
     messages, notes = readable_messages(compacted_messages(session.messages, summary_text, now))
-    notes = [*session_state(session)[1], *notes]
+    state, state_notes = session_state(session)
+    notes = [*state_notes, *notes]
     if removed:
         notes.append(keys_removed_note(db, removed))
     connection = _connect(db)
@@ -227,7 +228,7 @@ def add_session(db: Path, session: Session, summary_text: str) -> AddedSession:
         try:
             today = datetime.now(UTC).strftime("%Y%m%d")
             new_id = connection.execute(_NEW_ID, (today, today)).fetchone()[0]
-            row = _session_row(session, new_id, len(messages))
+            row = _session_row(session, state, new_id)
             columns = ", ".join(row)
             connection.execute(
                 f"INSERT INTO sessions ({columns}) VALUES ({', '.join('?' * len(row))})",
