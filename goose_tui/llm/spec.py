@@ -87,8 +87,7 @@ class ModelSpec(BaseModel):
     offline_context_limit: int | None = None  # offline only
     # litellm only: call the model from a worker process (goose_tui/llm/litellm_worker.py).
     # The app does (litellm's client holds the GIL in long C calls that would stall its
-    # screen), and
-    # the CLI (litellm's import runs on another core while the session loads).
+    # screen), and the CLI (litellm's import runs on another core while the session loads).
     in_worker_process: bool = False
     # Seconds a litellm call may take; the others keep it for a litellm model typed after them.
     timeout: float = DEFAULT_TIMEOUT
@@ -110,12 +109,13 @@ class ModelSpec(BaseModel):
             raise ValueError(f"no model given: use {USAGE}")
         if offline_context_limit is not None and text != OFFLINE:
             raise ValueError("--offline-context-limit goes with the offline model")
+        timeout = timeout or DEFAULT_TIMEOUT
         if text == OFFLINE:
             return cls(
                 kind="offline",
                 offline_context_limit=offline_context_limit,
                 api_base=api_base,
-                timeout=timeout or DEFAULT_TIMEOUT,
+                timeout=timeout,
             )
         if text.startswith(REPLAY_PREFIX):
             path = text[len(REPLAY_PREFIX) :]
@@ -125,7 +125,7 @@ class ModelSpec(BaseModel):
                 kind="replay",
                 reply_file=Path(path).expanduser(),
                 api_base=api_base,
-                timeout=timeout or DEFAULT_TIMEOUT,
+                timeout=timeout,
             )
         _refuse_a_near_miss(text)
         return cls(
@@ -133,7 +133,7 @@ class ModelSpec(BaseModel):
             model=text,
             api_base=api_base,
             in_worker_process=in_worker_process,
-            timeout=timeout or DEFAULT_TIMEOUT,
+            timeout=timeout,
         )
 
     @classmethod
