@@ -517,13 +517,18 @@ class Inspector:
 
     # -- templates -------------------------------------------------------------------------
 
-    def watched_paths(self) -> list[Path]:
-        """The override files (which may not exist) the templates in use depend on."""
+    def _override_files(self) -> list[tuple[TemplateName, Path]]:
+        """Each override file (which may not exist) the templates in use depend on, with the
+        template it would be."""
         return [
-            folder / name
+            (name, folder / name)
             for _, folder in override_dirs(self.prompts_dir)
             for name in TEMPLATE_NAMES
         ]
+
+    def watched_paths(self) -> list[Path]:
+        """The override files (which may not exist) the templates in use depend on."""
+        return [path for _, path in self._override_files()]
 
     def template_mtimes(self) -> dict[Path, float | None]:
         """The override files' modification times (None: absent), to notice a change."""
@@ -538,17 +543,14 @@ class Inspector:
     def _broken(self, templates: Templates) -> dict[TemplateName, tuple[Path, str, str]]:
         """Which override each fallback warning is about, its "path:line", and the warning."""
         broken: dict[TemplateName, tuple[Path, str, str]] = {}
+        files = self._override_files()
         for warning in templates.warnings:
-            for path in self.watched_paths():
+            for name, path in files:
                 prefix = str(path)
-                name = path.name
-                if warning.startswith(prefix + ":") and name in TEMPLATE_NAMES:
+                if warning.startswith(prefix + ":"):
                     line = warning[len(prefix) + 1 :].split(":", 1)[0]
                     location = f"{prefix}:{line}" if line.isdigit() else prefix
-                    template_name: TemplateName = (
-                        "compaction.md" if name == "compaction.md" else "compaction_summary.md"
-                    )
-                    broken.setdefault(template_name, (path, location, warning))
+                    broken.setdefault(name, (path, location, warning))
         return broken
 
     def reload_templates(self, *, drop_edit: TemplateName | None = None) -> TemplateReload:
