@@ -67,9 +67,9 @@ def default_goose_db_target() -> Path:
     """Goose's ``sessions.db`` on this machine, else where Goose would create it (adding to a
     database that is not there is refused with that said)."""
     from goose_tui.session.goose_db import default_goose_db
-    from goose_tui.session.writer import goose_data_dirs
+    from goose_tui.session.loader import default_sessions_dir
 
-    return default_goose_db() or goose_data_dirs()[0] / "sessions" / "sessions.db"
+    return default_goose_db() or default_sessions_dir() / "sessions.db"
 
 
 def default_target(session: Session, kind: SaveKind) -> Path:
