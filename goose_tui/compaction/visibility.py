@@ -100,7 +100,3 @@ def hidden_item_indices(message: Message) -> set[int]:
     """Positions of the items the summarizer does not receive as stored, because of their
     audience: dropped, or a tool response with user-only parts cut (the app shows them)."""
     return {i for i, item in enumerate(message.content) if _filtered_item(item) is not item}
-
-
-def sent_to_summarizer(message: Message) -> bool:
-    return message.metadata.agent_visible and not message.metadata.turn_context
