@@ -46,10 +46,6 @@ def register(sub: Any) -> None:
     s.set_defaults(handler=cmd_audit)
 
 
-def _pct(score: float | None) -> str:
-    return "n/a" if score is None else f"{score:.0%}"
-
-
 def cmd_audit(args: argparse.Namespace) -> int:
     from goose_tui.analysis.audit import audit_session, compaction_at, score_compaction
 
@@ -101,6 +97,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def _print_list(session: Any, scores: list[Any], label: str | None) -> None:
     """One row per past compaction: Goose's scores, and the re-compaction's (B) if any."""
+    from goose_tui.analysis.probes import format_probe_score
+    from goose_tui.analysis.retention import format_score
+
     print(f"session  {session.title} ({len(session.messages)} messages)")
     if not scores:
         print("no past compaction: Goose has not summarized this session")
@@ -113,14 +112,14 @@ def _print_list(session: Any, scores: list[Any], label: str | None) -> None:
             str(s.compaction.number),
             f"#{s.compaction.summary_index + 1}",
             f"#{first + 1}-#{last + 1}" if s.compaction.history else "-",
-            _pct(s.retention.overall),
-            _pct(s.probes.overall),
+            format_score(s.retention.overall),
+            format_probe_score(s.probes.overall),
         ]
         if s.recompacted is not None:
             mine = s.recompacted.sides[1]
             row += [
-                _pct(mine.retention.overall if mine.retention else None),
-                _pct(mine.probes.overall if mine.probes else None),
+                format_score(mine.retention.overall if mine.retention else None),
+                format_probe_score(mine.probes.overall if mine.probes else None),
             ]
         rows.append(row)
     print()
