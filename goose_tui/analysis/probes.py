@@ -418,6 +418,20 @@ def format_probe_score(score: float | None) -> str:
     return "n/a" if score is None else f"{score:.0%}"
 
 
+def probe_kind_rows(report: ProbeReport) -> list[list[str]]:
+    """The probe table as ``probe`` and the report show it, one row a kind and the total:
+    label, probes, found, partial, missing, score (the caller adds its own header)."""
+    rows = [
+        [PROBE_LABELS[k.kind], *map(str, (k.probes, k.found, k.partial, k.missing))]
+        + [format_probe_score(k.score)]
+        for k in report.kinds
+    ]
+    rows.append(
+        [SCORE_NAME, str(len(report.results)), "", "", "", format_probe_score(report.overall)]
+    )
+    return rows
+
+
 def kind_outcomes(kind: KindScore) -> str:
     """What one kind found and what it missed: ``2/3 found, 1 missing``."""
     if not kind.probes:

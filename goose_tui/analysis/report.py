@@ -21,18 +21,18 @@ from pydantic import BaseModel
 
 from goose_tui.analysis.compare import Comparison, SummarySide, compare_summaries, side_rows
 from goose_tui.analysis.probes import (
-    PROBE_LABELS,
     SCORE_NAME,
     ProbeReport,
     format_probe_score,
     offline_report,
+    probe_kind_rows,
 )
 from goose_tui.analysis.retention import (
     CATEGORY_LABELS,
     EVIDENCE_NAME,
     RetentionReport,
-    format_score,
     retention_report,
+    retention_rows,
 )
 from goose_tui.compaction.structured import StructuredSummary
 from goose_tui.inert import inert
@@ -146,15 +146,6 @@ def _facts(report: InspectionReport) -> list[tuple[str, str]]:
     return facts
 
 
-def _retention_rows(r: RetentionReport) -> list[list[str]]:
-    rows = [
-        [CATEGORY_LABELS[c.category], str(c.found), str(c.total), format_score(c.score)]
-        for c in r.categories
-    ]
-    rows.append([EVIDENCE_NAME, str(r.found), str(r.total), format_score(r.overall)])
-    return rows
-
-
 def _missing_rows(r: RetentionReport) -> list[list[str]]:
     return [
         [
@@ -168,16 +159,6 @@ def _missing_rows(r: RetentionReport) -> list[list[str]]:
 
 
 PROBE_KIND_HEAD = ["kind", "probes", "found", "partial", "missing", "score"]
-
-
-def _probe_rows(p: ProbeReport) -> list[list[str]]:
-    rows = [
-        [PROBE_LABELS[k.kind], *map(str, (k.probes, k.found, k.partial, k.missing))]
-        + [format_probe_score(k.score)]
-        for k in p.kinds
-    ]
-    rows.append([SCORE_NAME, str(len(p.results)), "", "", "", format_probe_score(p.overall)])
-    return rows
 
 
 def _probe_result_rows(p: ProbeReport) -> list[list[str]]:
@@ -268,14 +249,14 @@ def report_markdown(report: InspectionReport) -> str:
     section("summary")
     out += _md_block(report.summary, "markdown")
     section("retention")
-    out += _md_table(["category", "found", "total", "score"], _retention_rows(report.retention))
+    out += _md_table(["category", "found", "total", "score"], retention_rows(report.retention))
     missing = _missing_rows(report.retention)
     if missing:
         out += ["", f"Missing ({len(missing)}). {MISSING_NOTE}", ""]
         out += _md_table(MISSING_HEAD, missing)
     section("probes")
     out += [PROBES_NOTE, ""]
-    out += _md_table(PROBE_KIND_HEAD, _probe_rows(report.probes))
+    out += _md_table(PROBE_KIND_HEAD, probe_kind_rows(report.probes))
     if report.probes.results:
         out += ["", *_md_table(PROBE_HEAD, _probe_result_rows(report.probes))]
     section("compare")
@@ -412,7 +393,7 @@ def report_html(report: InspectionReport) -> str:
     )
     retention = _html_table(
         ["category", "found", "total", "score"],
-        _retention_rows(report.retention),
+        retention_rows(report.retention),
         frozenset({1, 2, 3}),
     )
     missing = _missing_rows(report.retention)
@@ -421,7 +402,7 @@ def report_html(report: InspectionReport) -> str:
         retention += _html_table(MISSING_HEAD, missing, frozenset({0, 3}))
     body["retention"] = retention
     probes = f'<p class="note">{_e(PROBES_NOTE)}</p>'
-    probes += _html_table(PROBE_KIND_HEAD, _probe_rows(report.probes), frozenset(range(1, 6)))
+    probes += _html_table(PROBE_KIND_HEAD, probe_kind_rows(report.probes), frozenset(range(1, 6)))
     if report.probes.results:
         probes += _html_table(PROBE_HEAD, _probe_result_rows(report.probes), frozenset({0, 1}))
     body["probes"] = probes

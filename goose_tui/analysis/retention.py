@@ -377,3 +377,14 @@ def retention_report(summary: str, messages: Sequence[Message]) -> RetentionRepo
 
 def format_score(score: float | None) -> str:
     return "n/a" if score is None else f"{score:.0%}"
+
+
+def retention_rows(report: RetentionReport) -> list[list[str]]:
+    """The retention table as ``retention`` and the report show it, one row a category and
+    the total: label, found, total, score (the caller adds its own header)."""
+    rows = [
+        [CATEGORY_LABELS[c.category], str(c.found), str(c.total), format_score(c.score)]
+        for c in report.categories
+    ]
+    rows.append([EVIDENCE_NAME, str(report.found), str(report.total), format_score(report.overall)])
+    return rows

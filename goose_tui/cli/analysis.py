@@ -20,13 +20,8 @@ from goose_tui.analysis.compare import (
     side_rows,
     status_text,
 )
-from goose_tui.analysis.probes import PROBE_LABELS, ProbeReport
-from goose_tui.analysis.retention import (
-    CATEGORY_LABELS,
-    EVIDENCE_NAME,
-    RetentionReport,
-    format_score,
-)
+from goose_tui.analysis.probes import ProbeReport, format_probe_score, probe_kind_rows
+from goose_tui.analysis.retention import CATEGORY_LABELS, RetentionReport, retention_rows
 from goose_tui.cli.common import (
     EXIT_FAILED,
     EXIT_UNUSABLE,
@@ -140,13 +135,7 @@ def _summary_to_judge(
 
 
 def retention_lines(report: RetentionReport) -> list[str]:
-    rows = [["CATEGORY", "FOUND", "TOTAL", "SCORE"]]
-    for c in report.categories:
-        rows.append(
-            [CATEGORY_LABELS[c.category], str(c.found), str(c.total), format_score(c.score)]
-        )
-    found = [str(report.found), str(report.total), format_score(report.overall)]
-    rows.append([EVIDENCE_NAME, *found])
+    rows = [["CATEGORY", "FOUND", "TOTAL", "SCORE"], *retention_rows(report)]
     lines = table(rows, right={1, 2, 3})
     missing = report.missing()
     if missing:
@@ -187,16 +176,7 @@ def cmd_retention(args: argparse.Namespace) -> int:
 
 
 def probe_lines(report: ProbeReport) -> list[str]:
-    from goose_tui.analysis.probes import SCORE_NAME, format_probe_score
-
-    rows = [["KIND", "PROBES", "FOUND", "PARTIAL", "MISSING", "SCORE"]]
-    for k in report.kinds:
-        counts = [k.found, k.partial, k.missing]
-        score = format_probe_score(k.score)
-        rows.append([PROBE_LABELS[k.kind], str(k.probes), *map(str, counts), score])
-    rows.append(
-        [SCORE_NAME, str(len(report.results)), "", "", "", format_probe_score(report.overall)]
-    )
+    rows = [["KIND", "PROBES", "FOUND", "PARTIAL", "MISSING", "SCORE"], *probe_kind_rows(report)]
     lines = table(rows, right={1, 2, 3, 4, 5})
     lines.append("")
     for r in report.results:
