@@ -3,6 +3,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import inspect
+import json
 import os
 import sys
 import types
@@ -196,3 +197,24 @@ def own_litellm_worker() -> Iterator[None]:
         litellm_worker._close_all()
         with litellm_worker._pool_lock:
             litellm_worker._worker = kept
+
+
+@contextlib.contextmanager
+def keyed_litellm_worker(**keys: str) -> Iterator[None]:
+    """A litellm worker of the caller's own (``own_litellm_worker``) that starts with these
+    API keys in its environment; the environment is restored after."""
+    with pytest.MonkeyPatch.context() as patch, own_litellm_worker():
+        for name, value in keys.items():
+            patch.setenv(name, value)
+        yield
+
+
+def write_two_message_session(path: Path) -> Path:
+    """A Goose .jsonl of two messages: the user asks to fix the build, the assistant says it
+    did."""
+    messages = [
+        {"role": "user", "created": 1, "content": [{"type": "text", "text": "fix the build"}]},
+        {"role": "assistant", "created": 2, "content": [{"type": "text", "text": "fixed"}]},
+    ]
+    path.write_text("\n".join(json.dumps(m) for m in messages) + "\n", encoding="utf-8")
+    return path

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import LITELLM_GROUP, own_litellm_worker
+from tests.conftest import LITELLM_GROUP, keyed_litellm_worker, write_two_message_session
 from tests.loopback import LoopbackServer, Reply
 from tests.tui.conftest import MODEL_CALL_SECONDS, settle, wait_until
 
@@ -50,9 +50,7 @@ def assert_no_key(*texts: str) -> None:
 def keyed_worker() -> Iterator[None]:
     """The CLI's litellm worker, started with this module's keys in its environment (a
     worker reads them when it starts: tests/conftest.py, own_litellm_worker)."""
-    with pytest.MonkeyPatch.context() as patch, own_litellm_worker():
-        patch.setenv("OPENAI_API_KEY", OPENAI_KEY)
-        patch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+    with keyed_litellm_worker(OPENAI_API_KEY=OPENAI_KEY, ANTHROPIC_API_KEY=ANTHROPIC_KEY):
         yield
 
 
@@ -64,13 +62,7 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def session(tmp_path: Path) -> Path:
-    path = tmp_path / "session.jsonl"
-    messages = [
-        {"role": "user", "created": 1, "content": [{"type": "text", "text": "fix the build"}]},
-        {"role": "assistant", "created": 2, "content": [{"type": "text", "text": "fixed"}]},
-    ]
-    path.write_text("\n".join(json.dumps(m) for m in messages) + "\n", encoding="utf-8")
-    return path
+    return write_two_message_session(tmp_path / "session.jsonl")
 
 
 # One pytest worker for the three cases: the worker they share imports litellm once.

@@ -14,7 +14,7 @@ import pytest
 
 from goose_tui.files import atomic_write_text
 from goose_tui.redact import KEY_REMOVED, remember_key, remove_known_keys
-from tests.conftest import own_litellm_worker
+from tests.conftest import keyed_litellm_worker, write_two_message_session
 from tests.loopback import LoopbackServer, RecordedRequest, Reply
 
 KEY = "sk-proj-ECHOFAKE-9d8c7b6a5f4e3d2c1b0a"
@@ -39,20 +39,13 @@ def assert_no_key(*texts: str) -> None:
 
 @pytest.fixture(scope="module")
 def keyed_worker() -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as patch, own_litellm_worker():
-        patch.setenv("OPENAI_API_KEY", KEY)
+    with keyed_litellm_worker(OPENAI_API_KEY=KEY):
         yield
 
 
 @pytest.fixture
 def session(tmp_path: Path) -> Path:
-    path = tmp_path / "session.jsonl"
-    messages = [
-        {"role": "user", "created": 1, "content": [{"type": "text", "text": "fix the build"}]},
-        {"role": "assistant", "created": 2, "content": [{"type": "text", "text": "fixed"}]},
-    ]
-    path.write_text("\n".join(json.dumps(m) for m in messages) + "\n", encoding="utf-8")
-    return path
+    return write_two_message_session(tmp_path / "session.jsonl")
 
 
 @pytest.mark.xdist_group("echoed-keys-worker")
