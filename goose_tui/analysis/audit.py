@@ -23,8 +23,8 @@ from pydantic import BaseModel
 from goose_tui.analysis.compare import Comparison
 from goose_tui.analysis.probes import ProbeReport, offline_report
 from goose_tui.analysis.retention import RetentionReport, retention_report
-from goose_tui.analysis.timeline import is_summary_message
-from goose_tui.session.models import Message, Session, content_type
+from goose_tui.analysis.timeline import is_summary_message, message_texts
+from goose_tui.session.models import Message, Session
 
 
 class PastCompaction(BaseModel):
@@ -60,14 +60,6 @@ class AuditScore(BaseModel):
         }
 
 
-def _text(message: Message) -> str:
-    return "\n".join(
-        item["text"]
-        for item in message.content
-        if content_type(item) == "text" and isinstance(item.get("text"), str)
-    )
-
-
 def _as_summarized(message: Message) -> Message:
     metadata = message.metadata.model_copy(update={"agent_visible": True})
     return message.model_copy(update={"metadata": metadata})
@@ -85,7 +77,7 @@ def past_compactions(messages: Sequence[Message]) -> list[PastCompaction]:
                 number=number,
                 summary_index=index,
                 history=history,
-                summary=_text(messages[index]),
+                summary="\n".join(message_texts(messages[index])),
             )
         )
         start = index

@@ -84,7 +84,8 @@ class Timeline(BaseModel):
         return self.model_dump(mode="json")
 
 
-def _texts(message: Message) -> list[str]:
+def message_texts(message: Message) -> list[str]:
+    """The message's text items, in order (tool calls, results and the rest left out)."""
     return [
         item["text"]
         for item in message.content
@@ -97,7 +98,7 @@ def is_summary_message(message: Message) -> bool:
     did until a later compaction hid it too), or any message whose text opens with a summary
     heading (older sessions, other writers). A turn-context event is hidden from the user
     too, and is no summary."""
-    texts = _texts(message)
+    texts = message_texts(message)
     if any(_SUMMARY_HEADING.match(t) for t in texts):
         return True
     metadata = message.metadata
@@ -115,7 +116,7 @@ def _legacy_marker(message: Message) -> EventKind | None:
 
 
 def _preview(message: Message, width: int = 70) -> str:
-    text = " ".join(" ".join(_texts(message)).split())
+    text = " ".join(" ".join(message_texts(message)).split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -165,7 +166,7 @@ def build_timeline(
         elif (
             previous_summary == i - 1
             and not message.metadata.user_visible
-            and any(_CONTINUATION_HINT.search(t) for t in _texts(message))
+            and any(_CONTINUATION_HINT.search(t) for t in message_texts(message))
         ):
             kind = "continuation"
             live[i] = tokens
