@@ -465,15 +465,26 @@ def session_model_arg(
 ) -> ModelSpec | CliError:
     """``--model session``, once the session is loaded: the provider and model it recorded,
     as a litellm model string (``llm.spec.session_model``); any other choice as it was."""
-    from goose_tui.llm.spec import SESSION_MODEL, session_model
+    from goose_tui.llm.spec import SESSION_MODEL
 
     if args.model != SESSION_MODEL:
         return choice
     try:
-        args.model = session_model(session.provider_name, session.model_name)
-    except ValueError as exc:
-        return CliError(f"--model {SESSION_MODEL}: {exc}", EXIT_UNUSABLE)
+        args.model = recorded_model(session)
+    except CliError as exc:
+        return exc
     return prepare(model_arg(args))
+
+
+def recorded_model(session: Session) -> str:
+    """The provider and model ``session`` recorded, as a litellm model string
+    (``llm.spec.session_model``); a ``CliError`` when it recorded none usable."""
+    from goose_tui.llm.spec import SESSION_MODEL, session_model
+
+    try:
+        return session_model(session.provider_name, session.model_name)
+    except ValueError as exc:
+        raise CliError(f"--model {SESSION_MODEL}: {exc}", EXIT_UNUSABLE) from exc
 
 
 def prepare(spec: ModelSpec | CliError) -> ModelSpec | CliError:

@@ -19,6 +19,7 @@ from goose_tui.cli.common import (
     parse_model,
     path_arg,
     print_json,
+    recorded_model,
 )
 
 if TYPE_CHECKING:
@@ -109,14 +110,9 @@ def cmd_usage(args: argparse.Namespace) -> int:
 
 def summarizer_arg(text: str, session: Session) -> ModelSpec:
     """``usage --model``: a model as ``compact`` takes it, ``session`` included."""
-    from goose_tui.llm.spec import SESSION_MODEL, session_model
+    from goose_tui.llm.spec import SESSION_MODEL
 
-    if text == SESSION_MODEL:
-        try:
-            text = session_model(session.provider_name, session.model_name)
-        except ValueError as exc:
-            raise CliError(f"--model {SESSION_MODEL}: {exc}", EXIT_UNUSABLE) from exc
-    return parse_model(text)
+    return parse_model(recorded_model(session) if text == SESSION_MODEL else text)
 
 
 def request_fit(session: Session, spec: ModelSpec) -> RequestFit | None:
