@@ -315,6 +315,16 @@ def fields_by_name(c: Comparison, *, skip_empty: bool) -> list[tuple[str, list[F
     return rows
 
 
+def field_rows(diff: SideDiff) -> list[list[str]]:
+    """One later side against A, a row a field not empty on both sides: the field, its
+    status, the items added and removed (the caller adds its own header)."""
+    return [
+        [f.field, f.status.replace("_", " "), f"+{len(f.added)}", f"-{len(f.removed)}"]
+        for f in diff.fields
+        if f.status != "same" or f.left
+    ]
+
+
 def status_text(diff: FieldDiff | None, letter: str) -> str:
     """A field of a later side against A, in a word or three: ``changed +1 -2``."""
     if diff is None:

@@ -19,7 +19,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from goose_tui.analysis.compare import Comparison, SummarySide, compare_summaries, side_rows
+from goose_tui.analysis.compare import (
+    Comparison,
+    SummarySide,
+    compare_summaries,
+    field_rows,
+    side_rows,
+)
 from goose_tui.analysis.probes import (
     SCORE_NAME,
     ProbeReport,
@@ -179,14 +185,6 @@ def _side_rows(c: Comparison) -> list[list[str]]:
     return [["summary", *labels], *rest]  # a report reader knows the sides as summaries
 
 
-def _field_rows(c: Comparison) -> list[list[str]]:
-    return [
-        [f.field, f.status.replace("_", " "), f"+{len(f.added)}", f"-{len(f.removed)}"]
-        for f in c.diffs[0].fields
-        if f.status != "same" or f.left
-    ]
-
-
 MISSING_HEAD = ["message", "category", "item", "its words in the summary"]
 PROBE_HEAD = ["score", "from", "probe", "expected", "answered"]
 MISSING_NOTE = (
@@ -269,7 +267,7 @@ def report_markdown(report: InspectionReport) -> str:
         if c.diffs[0].note:
             out.append(_md_inline(c.diffs[0].note))
         else:
-            out += _md_table(["field", "status", "added", "removed"], _field_rows(c))
+            out += _md_table(["field", "status", "added", "removed"], field_rows(c.diffs[0]))
         out += ["", "Rendered Markdown, A → B:", ""]
         out += _md_block(c.diffs[0].markdown_diff or "(identical)", "diff")
     return "\n".join(out) + "\n"
@@ -415,7 +413,7 @@ def report_html(report: InspectionReport) -> str:
             compare += f'<p class="note">{_e(c.diffs[0].note)}</p>'
         else:
             compare += _html_table(
-                ["field", "status", "added", "removed"], _field_rows(c), frozenset({2, 3})
+                ["field", "status", "added", "removed"], field_rows(c.diffs[0]), frozenset({2, 3})
             )
         compare += "<h3>Rendered Markdown, A → B</h3>" + _pre(
             c.diffs[0].markdown_diff or "(identical)"

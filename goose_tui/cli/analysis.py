@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from goose_tui.analysis.compare import (
     Comparison,
-    SideDiff,
     SummarySide,
     compare_summaries,
+    field_rows,
     fields_by_name,
     format_cost,
     side_from_result,
@@ -364,16 +364,6 @@ async def _all_sides(
     return list(made)
 
 
-def _field_rows(diff: SideDiff) -> list[list[str]]:
-    """One later side against A: each field's status and the items added and removed."""
-    rows = [["FIELD", "STATUS", "ADDED", "REMOVED"]]
-    for f in diff.fields:
-        if f.status == "same" and not f.left:
-            continue  # empty on both sides: nothing to say
-        rows.append([f.field, f.status.replace("_", " "), f"+{len(f.added)}", f"-{len(f.removed)}"])
-    return rows
-
-
 def _field_matrix(c: Comparison) -> list[list[str]]:
     """Several later sides: a column for each against A, as ``changed +1 -2``."""
     letters = [side_letter(n) for n in range(1, len(c.sides))]
@@ -390,7 +380,11 @@ def comparison_lines(c: Comparison) -> list[str]:
     letters = [side_letter(n) for n in range(len(c.sides))]
     if len(c.diffs) == 1:
         (diff,) = c.diffs
-        lines += [diff.note] if diff.note else table(_field_rows(diff), right={2, 3})
+        lines += (
+            [diff.note]
+            if diff.note
+            else table([["FIELD", "STATUS", "ADDED", "REMOVED"], *field_rows(diff)], right={2, 3})
+        )
     else:
         if any(d.fields for d in c.diffs):
             lines += table(_field_matrix(c))
