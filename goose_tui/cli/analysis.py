@@ -377,7 +377,6 @@ def comparison_lines(c: Comparison) -> list[str]:
     letters = [side_letter(n) for n in range(len(c.sides))]
     lines = table([["", *letters], *side_rows(c.sides)])
     lines.append("")
-    letters = [side_letter(n) for n in range(len(c.sides))]
     if len(c.diffs) == 1:
         (diff,) = c.diffs
         lines += (
