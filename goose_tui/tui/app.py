@@ -572,9 +572,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             self.swap_templates(self.inspector.templates.with_text(name, text), report)
 
         def use_file(report: Callable[[str | None, bool], None] | None = None) -> None:
-            self._edit_bases.pop(name, None)
-            self._mtimes = self.inspector.template_mtimes()
-            self.reload_templates(drop_edit=name, report=report)
+            self.use_template_file(name, report)
 
         self.push_screen(
             TemplateEditor(
@@ -590,6 +588,15 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 goose_reads=target.parent == user_override_dir(None),
             )
         )
+
+    def use_template_file(
+        self, name: TemplateName, report: Callable[[str | None, bool], None] | None = None
+    ) -> None:
+        """The edit of ``name`` made in the app goes: its file (or the next template in line)
+        is the template in use again. ``report`` as for ``swap_templates``."""
+        self._edit_bases.pop(name, None)
+        self._mtimes = self.inspector.template_mtimes()
+        self.reload_templates(drop_edit=name, report=report)
 
     def edit_template_externally(self, name: TemplateName) -> None:
         """The override file in the user's editor ($VISUAL, $EDITOR, else vi), the app
@@ -609,9 +616,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                     self.show_error("Not created", write_error(target, exc))
                     return
             self._run_editor(target)
-            self._edit_bases.pop(name, None)
-            self._mtimes = inspector.template_mtimes()
-            self.reload_templates(drop_edit=name)
+            self.use_template_file(name)
             for screen in self.screen_stack:
                 if isinstance(screen, TemplateEditor):
                     if screen.template.source.name == name and screen.override_path == target:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,6 +38,22 @@ def session_file(tmp_path: Path) -> Path:
     target.parent.mkdir()
     shutil.copy(DATA / "small_session.jsonl", target)
     return target
+
+
+@pytest.fixture
+def prompts(tmp_path: Path) -> Path:
+    """An empty prompts folder for the app's ``prompts_dir``: overrides the test writes."""
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    return folder
+
+
+def rewrite(path: Path, text: str) -> None:
+    """``text`` saved to ``path`` as another program would save it; the mtime moves on by
+    seconds, so the change is seen even on a file system with a coarse clock."""
+    path.write_text(text, encoding="utf-8")
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
 
 
 @pytest.fixture

@@ -9,15 +9,13 @@ from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.screens.retention_screen import RetentionScreen
 from goose_tui.tui.screens.timeline_screen import TimelineScreen
 
-from .conftest import settle
+from .conftest import compacted, settle
 
 
 async def test_the_retention_list_says_what_missing_and_its_words_mean() -> None:
     app = GooseTUI(None)
     async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
+        await compacted(pilot)
         await pilot.press("l")
         await settle(pilot)
         screen = app.screen

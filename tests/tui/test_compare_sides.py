@@ -9,7 +9,7 @@ from textual.widgets import DataTable, Input
 from goose_tui.tui.app import GooseTUI, bundled_sample
 from goose_tui.tui.screens.compare_screen import CompareScreen, CompareSetup
 
-from .conftest import paste, settle
+from .conftest import compacted, paste, settle
 
 
 def _row(table: DataTable, row: int) -> list[str]:
@@ -24,9 +24,7 @@ async def test_three_sides_from_the_dialog(tmp_path: Path) -> None:
     )
     app = GooseTUI(bundled_sample(), model="offline")
     async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
+        await compacted(pilot)
         await pilot.press("v")
         await settle(pilot)
         setup = app.screen
@@ -77,9 +75,7 @@ async def test_three_sides_from_the_dialog(tmp_path: Path) -> None:
 async def test_previous_is_compared_alone() -> None:
     app = GooseTUI(bundled_sample(), model="offline")
     async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
+        await compacted(pilot)
         await pilot.press("v")
         await settle(pilot)
         setup = app.screen

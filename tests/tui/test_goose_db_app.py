@@ -19,7 +19,7 @@ from goose_tui.tui.screens.error_modal import ErrorModal
 from goose_tui.tui.screens.goose_db_added import GooseDbAdded
 from tests.session.test_goose_db import _goose_db, _rows
 
-from .conftest import paste, settle
+from .conftest import compacted, paste, settle
 
 SESSION_ID = "20251009_1"
 
@@ -27,9 +27,7 @@ SESSION_ID = "20251009_1"
 async def _add_to(pilot: Pilot, db: Path) -> None:
     """Compact (offline), edit the summary JSON by hand, then s, the sessions.db kind,
     ``db`` as its path, enter."""
-    await settle(pilot)
-    await pilot.press("c")
-    await settle(pilot)
+    await compacted(pilot)
     await pilot.press("e", "end", "enter", "space")
     await settle(pilot)
     assert pilot.app.inspector.unsaved_summary_edits() != []  # type: ignore[attr-defined]
@@ -142,9 +140,7 @@ async def test_the_path_field_holds_gooses_database(tmp_path: Path) -> None:
     db = _goose_db(tmp_path)
     app = GooseTUI(db, session_id=SESSION_ID)
     async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
+        await compacted(pilot)
         await pilot.press("s")
         await settle(pilot)
         app.screen.query_one("#save-goose-db", RadioButton).value = True

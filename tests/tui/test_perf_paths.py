@@ -4,7 +4,6 @@ a visible warning, and a session that is still being counted staying usable."""
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from pathlib import Path
@@ -21,7 +20,7 @@ from goose_tui.tui.widgets.pane import Pane
 from goose_tui.tui.widgets.summary_preview import MarkdownLines, SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
-from .conftest import settle, wait_until
+from .conftest import rewrite, settle, wait_until
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -87,12 +86,6 @@ def _broken_override(folder: Path, name: str = "compaction.md") -> Path:
     return path
 
 
-def _bump(path: Path, text: str) -> None:
-    path.write_text(text, encoding="utf-8")
-    stat = path.stat()  # make sure the mtime moves even on a coarse clock
-    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
-
-
 async def test_broken_override_at_start_uses_builtin_and_says_so_in_the_border(
     session_file: Path, tmp_path: Path
 ) -> None:
@@ -137,12 +130,12 @@ async def test_override_that_appears_broken_falls_back_then_is_used_once_fixed(
         await settle(pilot)
         pane = app.main.query_one("#pane-input", Pane)
         broken = _broken_override(prompts)
-        _bump(broken, broken.read_text())
+        rewrite(broken, broken.read_text())
         await wait_until(pilot, lambda: "override broken" in str(pane.border_subtitle))
         assert app.inspector.templates.compaction.source.origin == "built-in"
         # A toast is a message the app handles after the subtitle was set: wait for it too.
         await wait_until(pilot, lambda: any(f"{broken}:4" in n.message for n in app._notifications))
-        _bump(broken, "FIXED\n{{ messages }}")
+        rewrite(broken, "FIXED\n{{ messages }}")
         viewer = app.main.query_one("#input-view", TextViewer)
         await wait_until(pilot, lambda: viewer.text.startswith("FIXED\n[user]:"))
         assert str(pane.border_subtitle) == f"compaction.md: override {broken} (prompts-dir)"

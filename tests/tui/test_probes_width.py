@@ -8,15 +8,13 @@ from textual.widgets import DataTable, TabbedContent
 from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.widgets.probes_panel import ProbesPanel
 
-from .conftest import settle
+from .conftest import compacted, settle
 
 
 async def _probe_rows(size: tuple[int, int]) -> tuple[list[str], list[str], int]:
     app = GooseTUI(None)
     async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
+        await compacted(pilot)
         await pilot.press("l")
         await settle(pilot)
         await pilot.press("p")

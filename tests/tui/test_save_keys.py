@@ -11,7 +11,7 @@ import pytest
 from goose_tui.redact import KEY_REMOVED
 from goose_tui.tui.app import GooseTUI
 
-from .conftest import DATA, settle
+from .conftest import DATA, compacted, settle
 
 KEY = "sk-proj-APPECHOFAKE-4c3b2a190817"
 
@@ -30,9 +30,7 @@ async def test_a_save_leaves_the_key_out_and_says_so(
     )
     app = GooseTUI(session, model=f"replay:{reply}")
     async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
+        await compacted(pilot)
         await pilot.press("s")
         await pilot.press("enter")  # default: the summary JSON beside the session
         await settle(pilot)

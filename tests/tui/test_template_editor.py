@@ -3,23 +3,16 @@ when the file changes under it, and never replaces a newer file without saying s
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.screens.template_editor import TemplateEditor
 
-from .conftest import paste, settle, wait_until
+from .conftest import compacted, paste, rewrite, settle, wait_until
 
 GOOD = "## GOOD HEADING\n{{ next_step }}\n"
 NEWER = "## NEWER HEADING\n{{ next_step }}\n"
-
-
-def _bump(path: Path, text: str) -> None:
-    path.write_text(text, encoding="utf-8")
-    stat = path.stat()  # the mtime moves even on a coarse clock
-    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
 
 
 def _status(editor: TemplateEditor) -> str:
@@ -27,20 +20,16 @@ def _status(editor: TemplateEditor) -> str:
 
 
 async def test_the_editor_opens_what_is_on_disk_now_and_saving_keeps_it(
-    session_file: Path, reply_file: Path, tmp_path: Path
+    session_file: Path, reply_file: Path, prompts: Path
 ) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     override = prompts / "compaction_summary.md"
     override.write_text(GOOD, encoding="utf-8")
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
     async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
+        await compacted(pilot)
         # Changed in another editor, and the editor opened before anything else runs (as
         # `t` pressed before the app hears of the change): it reads the file itself.
-        _bump(override, NEWER)
+        rewrite(override, NEWER)
         app.edit_template("compaction_summary.md")
         await pilot.pause()
         editor = app.screen
@@ -54,10 +43,8 @@ async def test_the_editor_opens_what_is_on_disk_now_and_saving_keeps_it(
 
 
 async def test_a_change_on_disk_under_an_unedited_editor_is_said_and_ctrl_r_loads_it(
-    session_file: Path, tmp_path: Path
+    session_file: Path, prompts: Path
 ) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     override = prompts / "compaction_summary.md"
     override.write_text(GOOD, encoding="utf-8")
     app = GooseTUI(session_file, prompts_dir=prompts)
@@ -66,7 +53,7 @@ async def test_a_change_on_disk_under_an_unedited_editor_is_said_and_ctrl_r_load
         await pilot.press("t")
         editor = app.screen
         assert isinstance(editor, TemplateEditor) and editor.text == GOOD
-        _bump(override, NEWER)
+        rewrite(override, NEWER)
         await wait_until(pilot, lambda: "changed on disk" in _status(editor))
         assert editor.text == GOOD
         await pilot.press("ctrl+r")  # nothing typed here: loaded without a question
@@ -77,10 +64,8 @@ async def test_a_change_on_disk_under_an_unedited_editor_is_said_and_ctrl_r_load
 
 
 async def test_a_change_on_disk_under_an_edit_is_said_and_offered_not_forced(
-    session_file: Path, tmp_path: Path
+    session_file: Path, prompts: Path
 ) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     override = prompts / "compaction_summary.md"
     override.write_text(GOOD, encoding="utf-8")
     app = GooseTUI(session_file, prompts_dir=prompts)
@@ -92,7 +77,7 @@ async def test_a_change_on_disk_under_an_edit_is_said_and_offered_not_forced(
         editor.query_one("#template-text").select_all()
         await paste(pilot, "# MINE {{ next_step }}")
         await settle(pilot)
-        _bump(override, NEWER)
+        rewrite(override, NEWER)
         await wait_until(pilot, lambda: "changed on disk" in _status(editor))
         assert "ctrl+r" in _status(editor)
         assert editor.text == "# MINE {{ next_step }}"  # the edit stays
@@ -114,10 +99,8 @@ async def test_a_change_on_disk_under_an_edit_is_said_and_offered_not_forced(
 
 
 async def test_an_edit_left_in_the_app_reopens_against_the_file_as_it_was_read(
-    session_file: Path, tmp_path: Path
+    session_file: Path, prompts: Path
 ) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     override = prompts / "compaction_summary.md"
     override.write_text(GOOD, encoding="utf-8")
     app = GooseTUI(session_file, prompts_dir=prompts)
@@ -132,7 +115,7 @@ async def test_an_edit_left_in_the_app_reopens_against_the_file_as_it_was_read(
         await pilot.press("escape")  # the edit stays in use, not saved
         await settle(pilot)
         assert app.screen is app.main
-        _bump(override, NEWER)
+        rewrite(override, NEWER)
         await wait_until(pilot, lambda: app.inspector.template_mtimes() == app._mtimes)
         await settle(pilot)
         assert app.inspector.templates.summary.text == "# MINE {{ next_step }}"

@@ -15,7 +15,7 @@ from goose_tui.tui.screens.template_diff import TemplateDiffScreen
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
-from .conftest import settle
+from .conftest import compacted, settle
 
 
 @pytest.fixture
@@ -31,17 +31,13 @@ def editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 async def test_E_edits_the_override_in_editor_and_the_panes_show_it(
-    session_file: Path, reply_file: Path, tmp_path: Path, editor: Path
+    session_file: Path, reply_file: Path, prompts: Path, editor: Path
 ) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     override = prompts / "compaction_summary.md"
     override.write_text("## GOOD HEADING\n{{ next_step }}\n", encoding="utf-8")
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
     async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
+        await compacted(pilot)
         await pilot.press("E")
         await settle(pilot)
         assert override.read_text(encoding="utf-8").endswith("## FROM THE EDITOR\n")
@@ -50,10 +46,8 @@ async def test_E_edits_the_override_in_editor_and_the_panes_show_it(
 
 
 async def test_E_without_an_override_asks_then_makes_it_from_the_template_in_use(
-    session_file: Path, tmp_path: Path, editor: Path
+    session_file: Path, prompts: Path, editor: Path
 ) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     override = prompts / "compaction_summary.md"
     app = GooseTUI(session_file, prompts_dir=prompts)
     async with app.run_test(size=(200, 50)) as pilot:
@@ -73,10 +67,8 @@ async def test_E_without_an_override_asks_then_makes_it_from_the_template_in_use
 
 
 async def test_D_diffs_the_templates_in_use_against_built_in_and_goose(
-    session_file: Path, tmp_path: Path
+    session_file: Path, prompts: Path
 ) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     override = prompts / "compaction_summary.md"
     override.write_text("## GOOD HEADING\n{{ next_step }}\n", encoding="utf-8")
     app = GooseTUI(session_file, prompts_dir=prompts)
@@ -114,12 +106,10 @@ def test_goose_s_own_templates_come_from_the_installed_wheel_never_shipped(
 
 
 async def test_ctrl_o_in_the_template_editor_edits_the_file_and_loads_it_back(
-    session_file: Path, tmp_path: Path, editor: Path
+    session_file: Path, prompts: Path, editor: Path
 ) -> None:
     from goose_tui.tui.screens.template_editor import TemplateEditor
 
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     override = prompts / "compaction.md"
     override.write_text("SUMMARIZE\n{{ messages }}\n", encoding="utf-8")
     app = GooseTUI(session_file, prompts_dir=prompts)

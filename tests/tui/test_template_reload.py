@@ -4,24 +4,17 @@ fixed."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.widgets.pane import Pane
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 
-from .conftest import settle, wait_until
+from .conftest import compacted, rewrite, settle, wait_until
 
 GOOD = "## GOOD HEADING\n{{ next_step }}\n"
 BROKEN = "## BROKEN\n{% for i in user_intent %}\n"
 FIXED = "## FIXED HEADING\n{{ next_step }}\n"
-
-
-def _bump(path: Path, text: str) -> None:
-    path.write_text(text, encoding="utf-8")
-    stat = path.stat()
-    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
 
 
 def _banner(app: GooseTUI) -> str:
@@ -29,20 +22,16 @@ def _banner(app: GooseTUI) -> str:
 
 
 async def test_a_broken_override_keeps_its_last_good_text_and_every_message_says_so(
-    session_file: Path, reply_file: Path, tmp_path: Path
+    session_file: Path, reply_file: Path, prompts: Path
 ) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     override = prompts / "compaction_summary.md"
     override.write_text(GOOD, encoding="utf-8")
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
     async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
+        await compacted(pilot)
         preview = app.main.query_one(SummaryPreview)
         assert preview.markdown.startswith("## GOOD HEADING")
-        _bump(override, BROKEN)
+        rewrite(override, BROKEN)
         await wait_until(pilot, lambda: f"{override}:" in _banner(app))
         await settle(pilot)
         # What is shown is the last good text's render, and every message says that.
@@ -58,24 +47,20 @@ async def test_a_broken_override_keeps_its_last_good_text_and_every_message_says
         assert preview.markdown.startswith("## GOOD HEADING")
         assert f"{override}:" in _banner(app), _banner(app)
         # Fixed on disk: the error goes, the fixed template renders.
-        _bump(override, FIXED)
+        rewrite(override, FIXED)
         await wait_until(pilot, lambda: preview.markdown.startswith("## FIXED HEADING"))
         await settle(pilot)
         assert str(override) not in _banner(app), _banner(app)
 
 
 async def test_an_override_broken_at_start_stays_said_after_a_compaction(
-    session_file: Path, reply_file: Path, tmp_path: Path
+    session_file: Path, reply_file: Path, prompts: Path
 ) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     override = prompts / "compaction_summary.md"
     override.write_text(BROKEN, encoding="utf-8")
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
     async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
+        await compacted(pilot)
         preview = app.main.query_one(SummaryPreview)
         assert preview.markdown.startswith("# Conversation Summary")  # the built-in's render
         banner = _banner(app)
@@ -85,7 +70,7 @@ async def test_an_override_broken_at_start_stays_said_after_a_compaction(
 
 
 async def test_where_files_cannot_be_watched_the_app_says_so_and_polls(
-    session_file: Path, reply_file: Path, tmp_path: Path, monkeypatch
+    session_file: Path, reply_file: Path, prompts: Path, monkeypatch
 ) -> None:
     # A fake, called one: the system refusing a watch (no inotify watch left) cannot be
     # brought about here without starving the machine's other programs.
@@ -96,17 +81,13 @@ async def test_where_files_cannot_be_watched_the_app_says_so_and_polls(
         yield  # a generator, as the real one
 
     monkeypatch.setattr(template_watch, "template_changes", refused)
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     override = prompts / "compaction_summary.md"
     override.write_text(GOOD, encoding="utf-8")
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
     async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
+        await compacted(pilot)
         toasts = [str(n.message) for n in app._notifications]
         assert any("cannot watch the template folders" in t for t in toasts), toasts
         preview = app.main.query_one(SummaryPreview)
-        _bump(override, FIXED)
+        rewrite(override, FIXED)
         await wait_until(pilot, lambda: preview.markdown.startswith("## FIXED HEADING"))

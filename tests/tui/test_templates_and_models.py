@@ -21,13 +21,7 @@ from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 from tests.loopback import LoopbackServer, Reply
 
-from .conftest import MODEL_CALL_SECONDS, REPLY, paste, screen_text, settle, wait_until
-
-
-def _bump(path: Path, text: str) -> None:
-    path.write_text(text, encoding="utf-8")
-    stat = path.stat()  # make sure the mtime moves even on a coarse clock
-    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+from .conftest import MODEL_CALL_SECONDS, REPLY, paste, rewrite, screen_text, settle, wait_until
 
 
 async def test_override_file_change_on_disk_rerenders(
@@ -43,7 +37,7 @@ async def test_override_file_change_on_disk_rerenders(
         preview = app.main.query_one(SummaryPreview)
         assert preview.markdown.startswith("# Conversation Summary")
         override = prompts / "compaction_summary.md"
-        _bump(override, "# Custom\n{% for i in user_intent %}* {{ i }}\n{% endfor %}")
+        rewrite(override, "# Custom\n{% for i in user_intent %}* {{ i }}\n{% endfor %}")
         await wait_until(pilot, lambda: preview.markdown.startswith("# Custom"))
         assert "* Fix test_parse_dates" in preview.markdown
         # The gauge's "after compaction" counts the summary the new template rendered.
@@ -57,7 +51,7 @@ async def test_override_file_change_on_disk_rerenders(
         subtitle = str(app.main.query_one("#pane-markdown", Pane).border_subtitle)
         assert str(override) in subtitle
         good = preview.markdown
-        _bump(override, "# Broken\n\n{% for i in user_intent %}\n")
+        rewrite(override, "# Broken\n\n{% for i in user_intent %}\n")
         banner = app.main.query_one("#fields-banner")
         await wait_until(pilot, lambda: str(banner.render()).startswith("template error"))
         assert f"{override}:" in str(banner.render())
@@ -73,7 +67,7 @@ async def test_compaction_template_change_rebuilds_the_prompt(
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         viewer = app.main.query_one("#input-view", TextViewer)
-        _bump(prompts / "compaction.md", "SUMMARIZE THIS\n{{ messages }}")
+        rewrite(prompts / "compaction.md", "SUMMARIZE THIS\n{{ messages }}")
         await wait_until(pilot, lambda: viewer.text.startswith("SUMMARIZE THIS\n[user]:"))
 
 
@@ -138,7 +132,7 @@ async def test_saving_over_an_override_that_changed_on_disk_asks_about_that(
         await pilot.press("T")
         editor = app.screen
         assert isinstance(editor, TemplateEditor)
-        _bump(target, "OUTSIDE\n{{ messages }}")  # another program writes it meanwhile
+        rewrite(target, "OUTSIDE\n{{ messages }}")  # another program writes it meanwhile
         editor.query_one("#template-text").select_all()
         await paste(pilot, "SECOND\n{{ messages }}")
         await settle(pilot)
@@ -474,7 +468,7 @@ async def test_a_prompt_template_that_fails_to_render_says_why_in_the_input_pane
         assert "building prompt" not in shown
         assert "could not be built" in str(app.main.query_one("#pane-input", Pane).border_title)
         # Mended on disk: the prompt is built and shown.
-        _bump(prompts / "compaction.md", "{{ messages }}\n")
+        rewrite(prompts / "compaction.md", "{{ messages }}\n")
         await wait_until(pilot, lambda: bool(app.inspector.prompt.text))
         await settle(pilot)
         assert "could not be built" not in str(app.main.query_one("#pane-input", Pane).border_title)

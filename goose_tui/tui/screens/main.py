@@ -198,10 +198,14 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def narrow(self) -> bool:
         return self.size.width < WIDE_COLUMNS
 
+    @property
+    def tab_pane(self) -> str:
+        """The name of the pane whose tab is active (shown when the panes are tabs)."""
+        return (self.query_one(Tabs).active or "tab-input").removeprefix("tab-")
+
     def action_next_pane(self, step: int) -> None:
-        tabs = self.query_one(Tabs)
-        current = (tabs.active or "tab-input").removeprefix("tab-")
-        tabs.active = f"tab-{PANES[(PANES.index(current) + step) % len(PANES)]}"
+        index = (PANES.index(self.tab_pane) + step) % len(PANES)
+        self.query_one(Tabs).active = f"tab-{PANES[index]}"
 
     def _layout_for(self, width: int) -> None:
         narrow = width < WIDE_COLUMNS
@@ -210,8 +214,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         panes = self.query_one("#panes")
         panes.set_class(narrow, "-narrow")
         self.query_one("#pane-tabs").display = narrow
-        active = self.query_one(Tabs).active or "tab-input"
-        self._show_pane(active.removeprefix("tab-"))
+        self._show_pane(self.tab_pane)
 
     def _show_pane(self, name: str) -> None:
         for pane in PANES:
@@ -713,7 +716,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         if pane is not None:
             return pane
         if self.narrow:
-            name = (self.query_one(Tabs).active or "tab-input").removeprefix("tab-")
+            name = self.tab_pane
         else:
             name = "markdown" if self.inspector.result is not None else "input"
         return self.query_one(f"#pane-{name}", Pane)
