@@ -1,5 +1,5 @@
-"""docs/pipeline.md §8: token estimates (tiktoken o200k_base, offline), context windows, the
-threshold.
+"""docs/pipeline.md §8: token estimates (tiktoken o200k_base, offline), context windows,
+the threshold.
 
 Goose's estimate, read from its token_counter.rs: each message is counted on its own with
 ``count_chat_tokens("", [message], [])``, i.e. 4 per message, the text items, tool requests as

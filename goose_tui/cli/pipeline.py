@@ -258,7 +258,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
     if args.json:
         from goose_tui.cli.reports import CompactOutput
 
-        first = result.attempts[0].tokens_sent if result.attempts else None
+        first = result.first_request_tokens
         fit = spec.request_fit(session, first) if first is not None else None
         print_json(CompactOutput.of(result, args.goose_profile, fit))
     elif args.output is None or write_failure is not None:

@@ -59,8 +59,8 @@ class ExtractionReport(BaseModel):
 
 
 class AttemptReport(Attempt):
-    """One request of the compaction ladder (docs/pipeline.md §7), without its error (in the
-    message)."""
+    """One request of the compaction ladder (docs/pipeline.md §7), without its error
+    (in the message)."""
 
     error: str | None = Field(default=None, exclude=True)
     tokens_sent: int | None = Field(
@@ -178,7 +178,7 @@ class CompactOutput(ExtractionReport, CompactRequestReport):
         # The prompt joined once, and that one string in both fields (the request's system
         # message holds its pieces: dumped as they are, it would be joined a second time).
         prompt = result.request.system_prompt
-        estimated = result.attempts[0].tokens_sent if result.attempts else None
+        estimated = result.first_request_tokens
         request = [
             m.model_copy(update={"content": prompt}) if m.content is result.request.prompt else m
             for m in result.request.messages

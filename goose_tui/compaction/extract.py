@@ -91,8 +91,8 @@ class Extraction(BaseModel):
 
 
 def extract_summary(reply: str) -> Extraction:
-    """Run docs/pipeline.md §6 on a reply: the first usable candidate, or the raw text with the
-    reason.
+    """Run docs/pipeline.md §6 on a reply: the first usable candidate, or the raw text with
+    the reason.
 
     ``analysis`` is the inside of the last ``<analysis>…</analysis>`` before the chosen
     object; on fallback, the last such block in the reply (None when there is none)."""

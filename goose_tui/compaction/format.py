@@ -1,5 +1,5 @@
-"""docs/pipeline.md §2: each message becomes ``[{role}]: `` + its parts, the text the summarizer
-reads.
+"""docs/pipeline.md §2: each message becomes ``[{role}]: `` + its parts, the text the
+summarizer reads.
 
 Content items are plain dicts (see ``session/models.py``), read by key and leniently: a file
 written by an older or newer Goose must format, never raise.
@@ -127,9 +127,8 @@ def _item_pieces(item: ContentItem) -> list[str] | None:
     if formatter is not None:
         return [formatter(item)]
     # Goose's Rust enum is closed, so it never meets a type it does not know; we keep such
-    # items on load (docs/pipeline.md §1) and name them here so the summarizer knows something was
-    # there
-    # without us guessing at its fields.
+    # items on load (docs/pipeline.md §1) and name them here so the summarizer knows something
+    # was there without us guessing at its fields.
     return [f"[{kind or 'unknown content'}]"]
 
 

@@ -82,10 +82,9 @@ class CompactionRequest(BaseModel):
         ]
 
     def estimated_tokens(self) -> int:
-        """What docs/pipeline.md §7 estimates the input as (``request_tokens``), counted once, on
-        first
-        use: seconds of tiktoken on a big session's prompt, which nothing pays for unless it
-        reads the figure. Safe to call from several threads."""
+        """What docs/pipeline.md §7 estimates the input as (``request_tokens``), counted once,
+        on first use: seconds of tiktoken on a big session's prompt, which nothing pays for
+        unless it reads the figure. Safe to call from several threads."""
         with self._counting:
             if self._tokens is None:
                 self._tokens = request_tokens(self)
@@ -130,11 +129,16 @@ class CompactionResult(BaseModel):
     summary_message: Message  # role "user", replaces the history
     focus: str | None = None  # the one-off focus the prompt carried (FOCUS_VARIABLE)
 
+    @property
+    def first_request_tokens(self) -> int | None:
+        """The first rung's estimated request tokens: what the call was expected to take."""
+        return self.attempts[0].tokens_sent if self.attempts else None
+
     @cached_property
     def usage(self) -> TokenUsage:
-        """The usage of docs/pipeline.md §7: as reported, each missing count estimated, on first
-        read
-        (``summarize(estimate_tokens=True)`` reads it before returning, off the event loop).
+        """The usage of docs/pipeline.md §7: as reported, each missing count estimated, on
+        first read (``summarize(estimate_tokens=True)`` reads it before returning, off the
+        event loop).
         Nothing is counted when the provider reported all three."""
         return fill_usage(self.reported_usage, self.request, self.raw_response)
 
@@ -237,10 +241,9 @@ def finish(raw_response: str, templates: Templates) -> tuple[Extraction, str]:
 
 
 def fill_usage(reported: TokenUsage, request: CompactionRequest, raw_response: str) -> TokenUsage:
-    """Keep what the provider reported; estimate each missing count (docs/pipeline.md §7), counting
-    only
-    what is missing. A count that fails (out of memory on a huge prompt) stays unknown: the
-    summary the model wrote is worth more than an estimate of its cost."""
+    """Keep what the provider reported; estimate each missing count (docs/pipeline.md §7),
+    counting only what is missing. A count that fails (out of memory on a huge prompt) stays
+    unknown: the summary the model wrote is worth more than an estimate of its cost."""
     input_tokens = reported.input_tokens
     if input_tokens is None:
         input_tokens = _estimate(request.estimated_tokens)
@@ -300,15 +303,14 @@ async def summarize(
     estimate_tokens: bool = False,
 ) -> CompactionResult:
     """Run the ladder of docs/pipeline.md §7. Raises ``CompactionFailed`` when every rung overflows
-    (or
-    the first does with nothing to remove); any other model error propagates unchanged, and
-    so does cancellation. ``on_attempt`` sees each attempt when it starts (before any chunk
-    of its reply), when its tokens are counted, and when it ends. ``finish`` (extraction and
-    the summary template) runs in a thread: a slow summary template must not hold the event
-    loop. ``focus`` is the user's one-off instruction for this summary (FOCUS_VARIABLE).
-    ``first_request``: the first rung's request when the caller has built it already
-    (``build_request`` of the same messages, templates, focus and profile; the app shows it
-    in its input pane): not built again, since a big session's prompt is slow to build.
+    (or the first does with nothing to remove); any other model error propagates unchanged, and so
+    does cancellation. ``on_attempt`` sees each attempt when it starts (before any chunk of its
+    reply), when its tokens are counted, and when it ends. ``finish`` (extraction and the summary
+    template) runs in a thread: a slow summary template must not hold the event loop. ``focus`` is
+    the user's one-off instruction for this summary (FOCUS_VARIABLE). ``first_request``: the first
+    rung's request when the caller has built it already (``build_request`` of the same messages,
+    templates, focus and profile; the app shows it in its input pane): not built again, since a big
+    session's prompt is slow to build.
 
     ``estimate_tokens``: count each request's tokens while it is on its way (the attempts'
     ``tokens_sent``, which the app shows) and the usage the provider did not report, all
