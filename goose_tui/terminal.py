@@ -116,6 +116,13 @@ def one_line(text: str) -> str:
     return _one_line(text)
 
 
+def shorten(text: str, width: int) -> str:
+    """``text`` with its whitespace runs made one space, cut to ``width`` characters with
+    ``…`` at the end when longer: a cell or a line of a report."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def visible(text: str) -> str:
     """``text`` with every control, bidi and zero-width character replaced by a visible
     stand-in (newlines and tabs kept)."""

@@ -20,7 +20,6 @@ from goose_tui.analysis.probes import (
     PROBE_LABELS,
     SCORE_NAME,
     ProbeReport,
-    format_probe_score,
     kind_outcomes,
     offline_report,
 )
@@ -176,7 +175,7 @@ def side_rows(sides: Sequence[SideReport]) -> list[list[str]]:
             rows.append([label, *(f"{c.found}/{c.total}" for c in categories)])
     probes = [s.probes for s in sides if s.probes is not None]
     if len(probes) == len(sides):
-        rows.append([f"{SCORE_NAME} (probes)", *(format_probe_score(p.overall) for p in probes)])
+        rows.append([f"{SCORE_NAME} (probes)", *(format_score(p.overall) for p in probes)])
         for kinds in zip(*(p.kinds for p in probes), strict=True):
             rows.append(["  " + PROBE_LABELS[kinds[0].kind], *map(kind_outcomes, kinds)])
     return rows

@@ -32,7 +32,6 @@ from goose_tui.analysis.probes import (
     ProbeReport,
     ProbeResult,
     kind_scores,
-    shorten,
 )
 from goose_tui.compaction.format import format_message_for_compacting
 from goose_tui.compaction.templates import Template, load_template, render_template
@@ -42,6 +41,7 @@ from goose_tui.files import atomic_write_text, read_regular
 from goose_tui.llm.base import ChatMessage, Summarizer, TokenUsage
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
+from goose_tui.terminal import shorten
 from goose_tui.tokens import count_tokens
 
 WRITE: Final = "probe_write.md"
@@ -237,7 +237,7 @@ def parse_judgement(text: str) -> tuple[float | None, str]:
     if isinstance(score, (int, float)) and not isinstance(score, bool) and score == score:
         reason = str(obj.get("reason") or "").strip() if isinstance(obj, dict) else ""
         return max(0.0, min(1.0, float(score))), reason
-    return None, "unscored: the judge's reply held no JSON score (" + shorten(text) + ")"
+    return None, "unscored: the judge's reply held no JSON score (" + shorten(text, 120) + ")"
 
 
 # --- the run -----------------------------------------------------------------------------

@@ -33,12 +33,14 @@ from goose_tui.analysis.retention import (
     _tool_call,
     _user_texts,
     error_lines,
+    format_score,
     identifiers_in_text,
     normalize,
     paths_in_text,
 )
 from goose_tui.compaction.format import normalize_text
 from goose_tui.session.models import Message, content_type
+from goose_tui.terminal import shorten
 
 # What the probe score measures, as every view names it (retention's is EVIDENCE_NAME).
 SCORE_NAME = "can the agent act"
@@ -414,21 +416,15 @@ def offline_report(
     return score_offline(offline_probes(messages, working_dir), summary)
 
 
-def format_probe_score(score: float | None) -> str:
-    return "n/a" if score is None else f"{score:.0%}"
-
-
 def probe_kind_rows(report: ProbeReport) -> list[list[str]]:
     """The probe table as ``probe`` and the report show it, one row a kind and the total:
     label, probes, found, partial, missing, score (the caller adds its own header)."""
     rows = [
         [PROBE_LABELS[k.kind], *map(str, (k.probes, k.found, k.partial, k.missing))]
-        + [format_probe_score(k.score)]
+        + [format_score(k.score)]
         for k in report.kinds
     ]
-    rows.append(
-        [SCORE_NAME, str(len(report.results)), "", "", "", format_probe_score(report.overall)]
-    )
+    rows.append([SCORE_NAME, str(len(report.results)), "", "", "", format_score(report.overall)])
     return rows
 
 
@@ -444,11 +440,6 @@ def found_by_kind(kinds: Sequence[KindScore]) -> str:
     """Each kind that has probes, found of its probes, on one line (a batch row):
     ``continuation 1/3, decisions 0/1, artifacts 2/2``."""
     return ", ".join(f"{PROBE_LABELS[k.kind]} {k.found}/{k.probes}" for k in kinds if k.probes)
-
-
-def shorten(text: str, width: int = 120) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 # --- offline probes from the session's structure -----------------------------------------

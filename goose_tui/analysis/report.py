@@ -29,7 +29,6 @@ from goose_tui.analysis.compare import (
 from goose_tui.analysis.probes import (
     SCORE_NAME,
     ProbeReport,
-    format_probe_score,
     offline_report,
     probe_kind_rows,
 )
@@ -37,6 +36,7 @@ from goose_tui.analysis.retention import (
     CATEGORY_LABELS,
     EVIDENCE_NAME,
     RetentionReport,
+    format_score,
     retention_report,
     retention_rows,
 )
@@ -170,7 +170,7 @@ PROBE_KIND_HEAD = ["kind", "probes", "found", "partial", "missing", "score"]
 def _probe_result_rows(p: ProbeReport) -> list[list[str]]:
     return [
         [
-            format_probe_score(r.score),
+            format_score(r.score),
             "-" if r.probe.message_index is None else f"#{r.probe.message_index + 1}",
             f"{r.probe.kind}: {r.probe.question}",
             r.probe.expected,

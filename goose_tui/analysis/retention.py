@@ -376,6 +376,7 @@ def retention_report(summary: str, messages: Sequence[Message]) -> RetentionRepo
 
 
 def format_score(score: float | None) -> str:
+    """A retention or probe score as a percentage; ``n/a`` when there was nothing to score."""
     return "n/a" if score is None else f"{score:.0%}"
 
 

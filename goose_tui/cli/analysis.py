@@ -20,8 +20,13 @@ from goose_tui.analysis.compare import (
     side_rows,
     status_text,
 )
-from goose_tui.analysis.probes import ProbeReport, format_probe_score, probe_kind_rows
-from goose_tui.analysis.retention import CATEGORY_LABELS, RetentionReport, retention_rows
+from goose_tui.analysis.probes import ProbeReport, probe_kind_rows
+from goose_tui.analysis.retention import (
+    CATEGORY_LABELS,
+    RetentionReport,
+    format_score,
+    retention_rows,
+)
 from goose_tui.cli.common import (
     EXIT_FAILED,
     EXIT_UNUSABLE,
@@ -44,11 +49,12 @@ from goose_tui.cli.common import (
     summarizer_of,
     usable,
 )
-from goose_tui.cli.tables import one_line, table
+from goose_tui.cli.tables import table
 from goose_tui.compaction.templates import Templates
 from goose_tui.llm.base import Summarizer
 from goose_tui.llm.spec import ModelSpec, prefix_case_problem
 from goose_tui.session.models import Message, Session
+from goose_tui.terminal import shorten
 
 if TYPE_CHECKING:
     from goose_tui.compaction.summarize import CompactionResult
@@ -141,7 +147,7 @@ def retention_lines(report: RetentionReport) -> list[str]:
     if missing:
         lines += ["", f"missing ({len(missing)}):"]
         rows = [
-            [f"#{i.message_index + 1}", CATEGORY_LABELS[i.category], one_line(i.text)]
+            [f"#{i.message_index + 1}", CATEGORY_LABELS[i.category], shorten(i.text, 90)]
             for i in missing[:MAX_MISSING_SHOWN]
         ]
         lines += ["  " + line for line in table(rows, right={0})]
@@ -181,11 +187,11 @@ def probe_lines(report: ProbeReport) -> list[str]:
     lines.append("")
     for r in report.results:
         source = "-" if r.probe.message_index is None else f"#{r.probe.message_index + 1}"
-        question = one_line(r.probe.question, 80)
-        score = f"{format_probe_score(r.score):>4} {r.outcome:<8}"
+        question = shorten(r.probe.question, 80)
+        score = f"{format_score(r.score):>4} {r.outcome:<8}"
         lines.append(f"{score}  {source:>4}  {r.probe.kind}: {question}")
-        lines.append(f"{'':21}expected: {one_line(r.probe.expected, 80)}")
-        lines.append(f"{'':21}answered: {one_line(r.answer or '(nothing)', 80)}")
+        lines.append(f"{'':21}expected: {shorten(r.probe.expected, 80)}")
+        lines.append(f"{'':21}answered: {shorten(r.answer or '(nothing)', 80)}")
     if report.calls:
         made = [c for c in report.calls if not c.cached]
         lines += [

@@ -97,7 +97,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def _print_list(session: Any, scores: list[Any], label: str | None) -> None:
     """One row per past compaction: Goose's scores, and the re-compaction's (B) if any."""
-    from goose_tui.analysis.probes import format_probe_score
     from goose_tui.analysis.retention import format_score
 
     print(f"session  {session.title} ({len(session.messages)} messages)")
@@ -113,13 +112,13 @@ def _print_list(session: Any, scores: list[Any], label: str | None) -> None:
             f"#{s.compaction.summary_index + 1}",
             f"#{first + 1}-#{last + 1}" if s.compaction.history else "-",
             format_score(s.retention.overall),
-            format_probe_score(s.probes.overall),
+            format_score(s.probes.overall),
         ]
         if s.recompacted is not None:
             mine = s.recompacted.sides[1]
             row += [
                 format_score(mine.retention.overall if mine.retention else None),
-                format_probe_score(mine.probes.overall if mine.probes else None),
+                format_score(mine.probes.overall if mine.probes else None),
             ]
         rows.append(row)
     print()

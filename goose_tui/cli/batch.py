@@ -28,8 +28,9 @@ from goose_tui.cli.common import (
     summarizer_of,
     usable,
 )
-from goose_tui.cli.tables import one_line, table
+from goose_tui.cli.tables import table
 from goose_tui.session.models import warning_count, warnings_note
+from goose_tui.terminal import shorten
 
 
 def register(sub: Any) -> None:
@@ -103,7 +104,7 @@ def template_batch_lines(batches: TemplateBatches) -> list[str]:
 
 def _row(e: BatchEntry) -> list[str]:
     return [
-        one_line(e.source, 48),
+        shorten(e.source, 48),
         "-" if e.messages is None else str(e.messages),
         "-" if e.tokens_before is None else f"{e.tokens_before:,}",
         "-"
@@ -115,7 +116,7 @@ def _row(e: BatchEntry) -> list[str]:
         found_by_kind(e.probe_kinds) if e.ok and e.probe_kinds else "-",
         str(e.attempts),
         str(warning_count(e.warnings)),
-        one_line(e.error or "", 60),
+        shorten(e.error or "", 60),
     ]
 
 

@@ -16,8 +16,3 @@ def table(rows: list[list[str]], right: Collection[int] = frozenset()) -> list[s
         ]
         lines.append("  ".join(cells).rstrip())
     return lines
-
-
-def one_line(text: str, width: int = 90) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"

@@ -9,10 +9,11 @@ import pytest
 from textual.widgets import DataTable, TabbedContent
 
 from goose_tui.analysis.probes import PROBE_KINDS, PROBE_LABELS, SCORE_NAME, offline_report
+from goose_tui.terminal import shorten
 from goose_tui.tui.app import GooseTUI, bundled_sample
 from goose_tui.tui.screens.retention_screen import RetentionScreen
 from goose_tui.tui.widgets.conversation_view import ConversationView
-from goose_tui.tui.widgets.probes_panel import ProbesPanel, _one_line
+from goose_tui.tui.widgets.probes_panel import CELL, ProbesPanel
 from tests.analysis.test_probe_model import PROBES, scripted_model
 from tests.loopback import LoopbackServer
 
@@ -58,8 +59,8 @@ async def test_offline_probes_on_the_bundled_sample() -> None:
         assert items.row_count == len(report.results)
         first = report.results[0]  # the user's last request: continuation comes first
         assert first.probe.question == "What did the user ask for last?"
-        assert _cells(items, 4)[0] == _one_line(first.probe.expected)
-        assert _cells(items, 5)[0] == _one_line(first.answer)  # answered by the summary
+        assert _cells(items, 4)[0] == shorten(first.probe.expected, CELL)
+        assert _cells(items, 5)[0] == shorten(first.answer, CELL)  # answered by the summary
         source = report.results[0].probe.message_index
         assert _cells(items, 1)[0] == f"#{source + 1}"
         assert app.focused is items

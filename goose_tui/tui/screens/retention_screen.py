@@ -32,6 +32,7 @@ from goose_tui.analysis.retention import (
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.session.models import Message
+from goose_tui.terminal import shorten
 from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
 from goose_tui.tui.widgets.compaction_status import compact_key, no_session_hint
 from goose_tui.tui.widgets.goose_footer import GooseFooter
@@ -60,11 +61,6 @@ def score_bar(score: float | None, width: int = 20) -> str:
 
 def _right(text: str, style: str = "") -> Text:
     return Text(text, style=style, justify="right")
-
-
-def one_line(text: str, width: int = TEXT_WIDTH) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 class RetentionScreen(WorkerErrorsUp, Screen[None]):
@@ -184,7 +180,7 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
                 CATEGORY_LABELS[item.category],
                 Text(item.status, style=STATUS_STYLE[item.status]),
                 overlap,
-                Text(inert(one_line(item.text))),
+                Text(inert(shorten(item.text, TEXT_WIDTH))),
             )
         shown = "all items" if self.show_found else "missing items"
         hint = (

@@ -28,19 +28,15 @@ from goose_tui.analysis.probes import (
     PROBE_LABELS,
     SCORE_NAME,
     ProbeReport,
-    format_probe_score,
 )
+from goose_tui.analysis.retention import format_score
 from goose_tui.inert import inert
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
+from goose_tui.terminal import shorten
 from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
 
 CELL = 40
-
-
-def _one_line(text: str, width: int = CELL) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 BAR_WIDTH = 20
@@ -145,14 +141,14 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
             kinds.add_row(
                 PROBE_LABELS[k.kind],
                 Text(str(k.probes), justify="right"),
-                Text(format_probe_score(k.score), justify="right"),
+                Text(format_score(k.score), justify="right"),
                 *(Text(str(n), justify="right") for n in counts),
                 _bar(k.score),
             )
         kinds.add_row(
             Text(SCORE_NAME, style="bold"),
             Text(str(len(report.results)), justify="right"),
-            Text(format_probe_score(report.overall), style="bold", justify="right"),
+            Text(format_score(report.overall), style="bold", justify="right"),
             *(
                 Text(str(sum(getattr(k, n) for k in report.kinds)), justify="right")
                 for n in ("found", "partial", "missing")
@@ -167,7 +163,7 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
         """Each of the three text columns' share of the panel, so the answer, last, is on
         screen: what is left of the width after the other columns and every column's
         padding, up to CELL."""
-        scores = [format_probe_score(r.score) for r in self.report.results] if self.report else []
+        scores = [format_score(r.score) for r in self.report.results] if self.report else []
         fixed = max(map(len, ["score", *scores])) + len("message") + max(map(len, PROBE_KINDS))
         left = self.size.width - fixed - 2 * 6 - 2  # cell padding, scrollbar
         return max(min(left // 3, CELL), 12)
@@ -182,12 +178,12 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
         for r in self.report.results:
             source = "" if r.probe.message_index is None else f"#{r.probe.message_index + 1}"
             items.add_row(
-                Text(format_probe_score(r.score), style=_score_style(r.score), justify="right"),
+                Text(format_score(r.score), style=_score_style(r.score), justify="right"),
                 Text(source, justify="right"),
                 r.probe.kind,
-                Text(inert(_one_line(r.probe.question, width))),
-                Text(inert(_one_line(r.probe.expected, width))),
-                Text(inert(_one_line(r.answer or "(not in the summary)", width))),
+                Text(inert(shorten(r.probe.question, width))),
+                Text(inert(shorten(r.probe.expected, width))),
+                Text(inert(shorten(r.answer or "(not in the summary)", width))),
             )
         if items.row_count:
             items.move_cursor(row=min(row, items.row_count - 1))
