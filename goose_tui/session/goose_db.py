@@ -33,7 +33,7 @@ from typing import Any
 from goose_tui.files import keys_removed_note
 from goose_tui.redact import remove_known_keys
 from goose_tui.session.errors import SessionLoadError
-from goose_tui.session.goose_import import goose_model_config, readable_messages, session_state
+from goose_tui.session.goose_import import model_config, readable_messages, session_state
 from goose_tui.session.models import Message, Session
 from goose_tui.session.writer import compacted_messages, goose_data_dirs
 
@@ -148,8 +148,7 @@ def backup(db: Path, connection: sqlite3.Connection) -> Path:
 def _session_row(session: Session, state: dict[str, Any], new_id: str) -> dict[str, Any]:
     """The ``sessions`` row, with ``state`` as ``goose_import.session_state`` made it."""
     acc = session.accumulated_usage
-    config = session.model_config_.model_dump(mode="json", exclude_none=True)
-    model_config = goose_model_config(config) if config else None
+    config = model_config(session, for_goose=True)
     return {
         "id": new_id,
         "name": session.name or session.description or session.id or "compacted session",
@@ -167,7 +166,7 @@ def _session_row(session: Session, state: dict[str, Any], new_id: str) -> dict[s
             None if state["user_recipe_values"] is None else _serde(state["user_recipe_values"])
         ),
         "provider_name": session.provider_name,
-        "model_config_json": None if model_config is None else _serde(model_config),
+        "model_config_json": None if config is None else _serde(config),
         "goose_mode": state.get("goose_mode", "auto"),
     }
 

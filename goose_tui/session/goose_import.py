@@ -173,10 +173,14 @@ def session_state(session: Session) -> tuple[dict[str, Any], list[str]]:
     return state, notes
 
 
-def goose_model_config(config: dict[str, Any]) -> dict[str, Any] | None:
-    """``model_config`` as Goose's ``ModelConfig`` reads it (crates/goose-providers/src/model.rs:
-    ``model_name`` and ``toolshim`` have no default), or None without a model name. A
-    missing ``toolshim`` is Goose's own default, false."""
+def model_config(session: Session, *, for_goose: bool = False) -> dict[str, Any] | None:
+    """The session's ``model_config`` as a saved file carries it: the fields that are set, or
+    None when none is. ``for_goose``: as Goose's ``ModelConfig`` reads it
+    (crates/goose-providers/src/model.rs: ``model_name`` and ``toolshim`` have no default),
+    or None without a model name; a missing ``toolshim`` is Goose's own default, false."""
+    config = session.model_config_.model_dump(mode="json", exclude_none=True)
+    if not for_goose:
+        return config or None
     if not isinstance(config.get("model_name"), str):
         return None
     if isinstance(config.get("toolshim"), bool):

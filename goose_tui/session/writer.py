@@ -32,7 +32,7 @@ from typing import Any, Literal
 from goose_tui.dirs import goose_dir, xdg_home
 from goose_tui.files import OnKeysRemoved, OverwriteRefused, atomic_write_text, check_writable
 from goose_tui.session.goose_import import (
-    goose_model_config,
+    model_config,
     readable_messages,
     session_state,
 )
@@ -261,12 +261,7 @@ def export_dict(
     for optional in ("goose_mode", "accumulated_cost"):
         if optional in state:
             data[optional] = state[optional]
-    fields = _model_fields(session)
-    if "model_config" in fields:
-        config = goose_model_config(fields.pop("model_config"))
-        if config is not None:
-            fields["model_config"] = config
-    data.update(fields)
+    data.update(_model_fields(session, for_goose=True))
     return data
 
 
@@ -278,21 +273,20 @@ def save_notes(session: Session, fmt: SaveFormat) -> list[str]:
     _, state_notes = session_state(session)
     _, content_notes = readable_messages(session.messages)
     notes = [*state_notes, *content_notes]
-    config = session.model_config_.model_dump(mode="json", exclude_none=True)
-    if config and goose_model_config(config) is None:
+    if model_config(session) and model_config(session, for_goose=True) is None:
         notes.append("model_config has no model name Goose can read: left out")
     return notes
 
 
-def _model_fields(session: Session) -> dict[str, Any]:
+def _model_fields(session: Session, for_goose: bool = False) -> dict[str, Any]:
     """The session's provider and model (its context window with it), as both formats
     carry them: without them the saved session reopens with an assumed window."""
     fields: dict[str, Any] = {}
     if session.provider_name:
         fields["provider_name"] = session.provider_name
-    model_config = session.model_config_.model_dump(mode="json", exclude_none=True)
-    if model_config:
-        fields["model_config"] = model_config
+    config = model_config(session, for_goose=for_goose)
+    if config is not None:
+        fields["model_config"] = config
     return fields
 
 
