@@ -101,6 +101,16 @@ def write_destination(target: Path) -> Path:
     return target.resolve() if target.is_symlink() else target
 
 
+def nearest_existing(folder: Path, *, folders_only: bool = False) -> Path:
+    """``folder`` or its nearest ancestor that exists (the root at the latest). A writer
+    stops at whatever is there, so it can say that a file is in the way of the folders it
+    would make; a watcher (``folders_only``) passes over a file, since only a folder can
+    be watched for the one it holds to appear."""
+    while folder != folder.parent and not (folder.is_dir() if folders_only else folder.exists()):
+        folder = folder.parent
+    return folder
+
+
 def check_output_target(
     target: Path,
     inputs: Iterable[Path | None] = (),
@@ -144,8 +154,7 @@ def check_output_target(
         return f"{target}: already exists (pass --overwrite to replace it)"
     folder = destination.parent
     if make_folders:
-        while not folder.exists() and folder != folder.parent:
-            folder = folder.parent
+        folder = nearest_existing(folder)
         if not folder.is_dir():
             return f"{target}: {folder} is not a folder"
     elif not folder.is_dir():

@@ -11,6 +11,8 @@ import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from goose_tui.files import nearest_existing
+
 # How long a burst of file events (an editor's write, rename and chmod) is gathered before it
 # is reported: well under the 200 ms an edit may take to show.
 STEP_MS = 20
@@ -21,9 +23,7 @@ def watch_roots(paths: Sequence[Path]) -> list[Path]:
     ancestor while the folder does not exist."""
     roots: list[Path] = []
     for path in paths:
-        folder = path.parent
-        while not folder.is_dir() and folder.parent != folder:
-            folder = folder.parent
+        folder = nearest_existing(path.parent, folders_only=True)
         if folder not in roots:
             roots.append(folder)
     return roots
