@@ -846,7 +846,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             return
         self.show_session(history_session(session, compaction))
         if not await inspector.use_summary(inert(compaction.summary)):
-            self.fields.notice = inspector.notice
+            self.notice = inspector.notice
             return
         self.fields.load_reply()
         self.fields.show_summary()
