@@ -185,24 +185,31 @@ def _name(session: Session) -> str:
     return session.name or session.description or session.id or "compacted session"
 
 
-def jsonl_text(session: Session, messages: Sequence[Message], now: int | None = None) -> str:
-    """Goose's legacy session file. The last-reported token counts are left empty: they
-    describe the context before compaction, and Goose would compact again at once if it
-    read them; the accumulated counts (the session's spend) are kept."""
-    now = int(time.time()) if now is None else now
+def _token_counts(session: Session) -> dict[str, int | None]:
+    """Goose's flat token counts as a save writes them: the last call's empty (they describe
+    the context before compaction, and Goose would compact again at once if it read them),
+    the accumulated ones (the session's spend) kept."""
     acc = session.accumulated_usage
-    state, _ = session_state(session)
-    metadata = {
-        "working_dir": session.working_dir or "",
-        "description": _name(session),
-        "schedule_id": state["schedule_id"],
-        "message_count": len(messages),
+    return {
         "total_tokens": None,
         "input_tokens": None,
         "output_tokens": None,
         "accumulated_total_tokens": acc.total_tokens,
         "accumulated_input_tokens": acc.input_tokens,
         "accumulated_output_tokens": acc.output_tokens,
+    }
+
+
+def jsonl_text(session: Session, messages: Sequence[Message], now: int | None = None) -> str:
+    """Goose's legacy session file, its token counts as ``_token_counts`` says."""
+    now = int(time.time()) if now is None else now
+    state, _ = session_state(session)
+    metadata = {
+        "working_dir": session.working_dir or "",
+        "description": _name(session),
+        "schedule_id": state["schedule_id"],
+        "message_count": len(messages),
+        **_token_counts(session),
         "extension_data": state["extension_data"],
         "recipe": state["recipe"],
     }
@@ -225,7 +232,7 @@ def export_dict(
     """The session JSON today's Goose imports: ``name`` only (Goose reads ``description``
     as an alias of it, and both at once is a duplicate field), the session's state as the
     import keeps it (``goose_import.session_state``), content Goose cannot read left out; the
-    token counts of the last call are null for the reason given in ``jsonl_text``."""
+    token counts as ``_token_counts`` says."""
     now = int(time.time()) if now is None else now
     acc = session.accumulated_usage
     state, _ = session_state(session)
@@ -240,12 +247,7 @@ def export_dict(
         "created_at": _rfc3339(session.created_at, now),
         "updated_at": _rfc3339(None, now),
         "extension_data": state["extension_data"],
-        "total_tokens": None,
-        "input_tokens": None,
-        "output_tokens": None,
-        "accumulated_total_tokens": acc.total_tokens,
-        "accumulated_input_tokens": acc.input_tokens,
-        "accumulated_output_tokens": acc.output_tokens,
+        **_token_counts(session),
         "schedule_id": state["schedule_id"],
         "recipe": state["recipe"],
         "user_recipe_values": state["user_recipe_values"],
