@@ -10,9 +10,37 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from goose_tui.session.models import Message, ModelConfig, Usage
+from goose_tui.session.models import LoadWarnings, Message, ModelConfig, Usage
+
+# Goose's flat token counts of a session (the sessions table, the JSONL metadata line, older
+# exports): the last call's, then the session's accumulated ones.
+TOKEN_FIELDS = (
+    "total_tokens",
+    "input_tokens",
+    "output_tokens",
+    "accumulated_total_tokens",
+    "accumulated_input_tokens",
+    "accumulated_output_tokens",
+)
 
 _FRACTION = re.compile(r"(\.\d{6})\d+")
+
+
+def keep_message(
+    messages: list[Message],
+    warnings: LoadWarnings,
+    where: str,
+    message: Message | None,
+    problem: str | None,
+) -> None:
+    """A message ``build_message`` made joins ``messages``, with a warning for what was
+    repaired; one it could not make is skipped, with a warning saying so."""
+    if message is None:
+        warnings.add(f"{where}: {problem}, message skipped")
+        return
+    if problem:
+        warnings.add(f"{where}: {problem}")
+    messages.append(message)
 
 
 def build_message(obj: object) -> tuple[Message | None, str | None]:

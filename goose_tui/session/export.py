@@ -9,7 +9,9 @@ from typing import Any
 
 from goose_tui.session import hostile
 from goose_tui.session._common import (
+    TOKEN_FIELDS,
     build_message,
+    keep_message,
     model_config_from,
     parse_datetime,
     usage_from,
@@ -17,16 +19,7 @@ from goose_tui.session._common import (
 from goose_tui.session.errors import SessionLoadError
 from goose_tui.session.models import LoadWarning, LoadWarnings, Message, Session
 
-_KNOWN = frozenset(Session.model_fields) | {
-    "model_config",
-    "conversation",
-    "total_tokens",
-    "input_tokens",
-    "output_tokens",
-    "accumulated_total_tokens",
-    "accumulated_input_tokens",
-    "accumulated_output_tokens",
-}
+_KNOWN = frozenset(Session.model_fields) | {"model_config", "conversation", *TOKEN_FIELDS}
 
 
 def read_json_file(path: Path) -> tuple[Any, list[LoadWarning]]:
@@ -59,13 +52,7 @@ def read_messages(items: list[Any], label: str) -> tuple[list[Message], list[Loa
     messages: list[Message] = []
     warnings = LoadWarnings()
     for index, item in enumerate(items):
-        message, note = build_message(item)
-        if message is None:
-            warnings.add(f"{label}[{index}]: {note}, message skipped")
-            continue
-        if note:
-            warnings.add(f"{label}[{index}]: {note}")
-        messages.append(message)
+        keep_message(messages, warnings, f"{label}[{index}]", *build_message(item))
     return messages, warnings.as_list()
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from goose_tui.gc_pause import paused_gc
 from goose_tui.session import hostile
-from goose_tui.session._common import build_message, model_config_from, usage_from
+from goose_tui.session._common import TOKEN_FIELDS, build_message, model_config_from, usage_from
 from goose_tui.session.errors import SessionLoadError
 from goose_tui.session.models import LoadWarning, LoadWarnings, Message, Session
 
@@ -20,12 +20,7 @@ METADATA_KEYS = frozenset(
         "description",
         "message_count",
         "working_dir",
-        "total_tokens",
-        "input_tokens",
-        "output_tokens",
-        "accumulated_total_tokens",
-        "accumulated_input_tokens",
-        "accumulated_output_tokens",
+        *TOKEN_FIELDS,
         "schedule_id",
         "extension_data",
         "recipe",

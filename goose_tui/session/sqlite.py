@@ -38,7 +38,9 @@ from urllib.parse import quote
 
 from goose_tui.session import hostile
 from goose_tui.session._common import (
+    TOKEN_FIELDS,
     build_message,
+    keep_message,
     model_config_from,
     parse_datetime,
     to_epoch_seconds,
@@ -61,12 +63,7 @@ _SESSION_COLUMNS = (
     "working_dir",
     "created_at",
     "updated_at",
-    "total_tokens",
-    "input_tokens",
-    "output_tokens",
-    "accumulated_total_tokens",
-    "accumulated_input_tokens",
-    "accumulated_output_tokens",
+    *TOKEN_FIELDS,
     "provider_name",
     "model_config_json",
     "session_type",
@@ -430,12 +427,7 @@ def _messages(
         message, problem = _message(record, session_id, index, notes)
         for note in notes:
             warnings.add(f"{where}: {note}")
-        if message is None:
-            warnings.add(f"{where}: {problem}, message skipped")
-            continue
-        if problem:
-            warnings.add(f"{where}: {problem}")
-        messages.append(message)
+        keep_message(messages, warnings, where, message, problem)
     return messages, warnings.as_list()
 
 
