@@ -249,23 +249,6 @@ def error_terms(line: str) -> tuple[str | None, list[str]]:
     return name, words
 
 
-def command_core(command: str) -> str:
-    """A command as a summary would name it: the last step of a ``cd … &&`` chain, without
-    ``sudo``, ``timeout N``, environment assignments and flags."""
-    step = re.split(r"\s*(?:&&|;|\|\|)\s*", command.strip())
-    parts = [s for s in step if s and not s.startswith("cd ")] or step
-    words: list[str] = []
-    for token in parts[-1].split("|")[0].split():
-        if not words and (token in ("sudo", "env", "time") or re.match(r"^\w+=", token)):
-            continue
-        if not words and token == "timeout":
-            continue
-        if token.startswith("-") or (words == [] and token.isdigit()):
-            continue
-        words.append(token)
-    return " ".join(words[:4])
-
-
 def _file_name(path: str) -> str:
     return PurePosixPath(path).name or path
 

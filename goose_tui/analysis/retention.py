@@ -333,15 +333,6 @@ class SummaryIndex:
             return "normalized"
         return "missing"
 
-    def line_with(self, item: str) -> str | None:
-        """The first line of the summary holding ``item`` as written or case-folded."""
-        item = normalize_text(item)
-        folded = item.casefold()
-        for line in self.text.splitlines():
-            if item in line or folded in line.casefold():
-                return line
-        return None
-
     def word_overlap(self, item: str) -> float:
         words = set(_WORD.findall(normalize_text(item).casefold()))
         return len(words & self.words) / len(words) if words else 0.0

@@ -182,11 +182,6 @@ def load_templates(prompts_dir: Path | None = None, *, fallback: bool = False) -
 # --- rendering ---------------------------------------------------------------------------
 
 
-def _filename(template: Template) -> str:
-    source = template.source
-    return str(source.path) if source.path else f"<{source.origin} {source.name}>"
-
-
 @lru_cache(maxsize=64)
 def _compile(text: str) -> Compiled:
     # Cached by text: re-rendering after every keystroke in the app must not recompile.
