@@ -36,6 +36,7 @@ from goose_tui.compaction.structured import (
     RUST_WHITESPACE,
     StructuredSummary,
     decode_at,
+    line_col,
 )
 
 CandidateKind = Literal["json_fence", "tail_start", "text_start"]
@@ -304,7 +305,7 @@ class _Search:
                 f"reply or right after a {TERMINATOR}"
             )
         else:
-            line, col = _line_col(self.reply, failure.start)
+            line, col = line_col(self.reply, failure.start)
             where = f"the JSON object at offset {failure.start} (line {line}, column {col})"
             if failure.why == "parse":
                 reason = f"{where} {self._parse_error(failure.start)}"
@@ -419,11 +420,6 @@ def _unescaped_quotes(text: str, start: int, end: int) -> int:
     if text.find("\\", start, end) == -1:  # the common case, without the regex
         return text.count('"', start, end)
     return len(_UNESCAPED_QUOTE.findall(text, start, end))
-
-
-def _line_col(text: str, pos: int) -> tuple[int, int]:
-    line = text.count("\n", 0, pos) + 1
-    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
 def _ordinal(number: int) -> str:

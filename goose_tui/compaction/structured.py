@@ -133,10 +133,6 @@ class StructuredSummary(BaseModel):
         """Any of the nine fields non-empty as it stands (usable, for a normalized summary)."""
         return any(getattr(self, name) for name in FIELD_ORDER)
 
-    def is_usable(self) -> bool:
-        """At least one of the nine fields non-empty after normalizing; extras never count."""
-        return self.normalized().has_content()
-
     def template_context(self) -> dict[str, Any]:
         """Every field as a top-level template variable, extras included."""
         context: dict[str, Any] = dict(self.extras)
@@ -287,18 +283,19 @@ def loads_json(text: str) -> Any:
         raise ValueError(f"{err.msg} at {_where(text, err.pos)}") from None
     rest = text[end:]
     if rest.strip(ws):
-        line, col = _line_col(text, end + len(rest) - len(rest.lstrip(ws)))
+        line, col = line_col(text, end + len(rest) - len(rest.lstrip(ws)))
         raise ValueError(f"extra data after the JSON value at line {line}, column {col}")
     return value
 
 
 def _where(text: str, pos: int | None) -> str:
     # Errors found after parsing carry no offset; point at the start of the document.
-    line, col = _line_col(text, pos or 0)
+    line, col = line_col(text, pos or 0)
     return f"line {line}, column {col}"
 
 
-def _line_col(text: str, pos: int) -> tuple[int, int]:
+def line_col(text: str, pos: int) -> tuple[int, int]:
+    """The 1-based line and column of offset ``pos`` in ``text``, as an error names them."""
     line = text.count("\n", 0, pos) + 1
     return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
