@@ -24,9 +24,9 @@ from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.session.models import Session
 from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
-from goose_tui.tui.screens.retention_screen import score_bar
 from goose_tui.tui.widgets.compaction_status import no_session_hint
 from goose_tui.tui.widgets.goose_footer import GooseFooter
+from goose_tui.tui.widgets.probes_panel import score_bar
 
 
 def _right(text: str, style: str = "") -> Text:

@@ -36,7 +36,7 @@ from goose_tui.terminal import shorten
 from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
 from goose_tui.tui.widgets.compaction_status import compact_key, no_session_hint
 from goose_tui.tui.widgets.goose_footer import GooseFooter
-from goose_tui.tui.widgets.probes_panel import ProbesPanel
+from goose_tui.tui.widgets.probes_panel import ProbesPanel, score_bar
 
 TEXT_WIDTH = 200  # an item is one table row; the whole text is one enter away
 STATUS_STYLE = {"missing": "bold red", "normalized": "yellow", "exact": "green"}
@@ -50,13 +50,6 @@ def history_items(messages: Sequence[Message]) -> list[RetentionItem]:
     if _items_cache is None or _items_cache[0] is not messages:
         _items_cache = (messages, extract_items(messages))
     return _items_cache[1]
-
-
-def score_bar(score: float | None, width: int = 20) -> str:
-    if score is None:
-        return ""
-    filled = round(score * width)
-    return "█" * filled + "·" * (width - filled)
 
 
 def _right(text: str, style: str = "") -> Text:

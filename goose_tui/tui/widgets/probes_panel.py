@@ -42,7 +42,8 @@ CELL = 40
 BAR_WIDTH = 20
 
 
-def _bar(score: float | None, width: int = BAR_WIDTH) -> str:
+def score_bar(score: float | None, width: int = BAR_WIDTH) -> str:
+    """A score as a bar of ``width`` cells (the retention, probes and context tables)."""
     if score is None:
         return ""
     filled = round(score * width)
@@ -143,7 +144,7 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
                 Text(str(k.probes), justify="right"),
                 Text(format_score(k.score), justify="right"),
                 *(Text(str(n), justify="right") for n in counts),
-                _bar(k.score),
+                score_bar(k.score),
             )
         kinds.add_row(
             Text(SCORE_NAME, style="bold"),
@@ -153,7 +154,7 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
                 Text(str(sum(getattr(k, n) for k in report.kinds)), justify="right")
                 for n in ("found", "partial", "missing")
             ),
-            _bar(report.overall),
+            score_bar(report.overall),
         )
         self._fill_items()
         self.query_one("#probe-hint", Static).update(Content(inert(self._hint(report))))
