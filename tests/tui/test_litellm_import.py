@@ -21,7 +21,7 @@ from pathlib import Path
 from goose_tui.llm import litellm_worker
 from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.screens.help import HelpScreen
-from goose_tui.tui.screens.main import IMPORTING_NOTE
+from goose_tui.tui.widgets.compaction_status import IMPORTING_NOTE
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from tests.loopback import LoopbackServer, Reply

@@ -469,7 +469,8 @@ async def test_a_streamed_reply_is_drawn_at_most_once_per_tick(
         viewer = main.query_one("#analysis-view", TextViewer)
         drawn: list[str] = []
         ticks = 0
-        real_append, real_tick = viewer.append, main._tick
+        status = main.query_one(CompactionStatus)
+        real_append, real_tick = viewer.append, status._tick
 
         def append(chunk: str) -> None:
             drawn.append(chunk)
@@ -481,7 +482,7 @@ async def test_a_streamed_reply_is_drawn_at_most_once_per_tick(
             real_tick()
 
         viewer.append = append  # type: ignore[method-assign]
-        main._tick = tick  # type: ignore[method-assign]
+        status._tick = tick  # type: ignore[method-assign]
         await pilot.press("c")
         await settle(pilot)
         assert main.query_one(CompactionStatus).state == "done"

@@ -203,11 +203,12 @@ async def test_model_switch_recounts_nothing_and_opening_builds_few_rows(
         assert view.row_count == sum(1 + max(len(m.content), 1) for m in messages)
         last = view.row_text(view.row_count - 1)
         assert last.startswith("  ")  # the last message's last item row, built on demand
-        counted = main.token_counter.recounted
+        counter = main.query_one(ContextGauge).token_counter
+        counted = counter.recounted
         assert counted == len(messages)
         app.set_model("openai/gpt-4o")
         await settle(pilot)
-        assert main.token_counter.recounted == counted  # served from the shared cache
+        assert counter.recounted == counted  # served from the shared cache
         viewer = main.query_one("#input-view", TextViewer)
         lines = viewer._lines
         viewer.set_text(viewer.text[:-1] + viewer.text[-1:])  # equal, not the same object
@@ -222,7 +223,7 @@ async def test_the_input_pane_shows_the_prompt_from_its_pieces(
     app = GooseTUI(generated_session, model=f"replay:{reply_file}")
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
-        request = app.main._shown_request
+        request = app.main.prompt_pane.request
         assert request is not None
         viewer = app.main.query_one("#input-view", TextViewer)
         assert viewer._text is request.prompt and len(request.prompt.parts) > 3
@@ -404,7 +405,7 @@ async def test_tokens_are_never_summed_on_the_event_loop(session_file: Path) -> 
             TokenCounter.total = real_total  # type: ignore[method-assign]
         gauge = app.main.query_one(ContextGauge)
         assert gauge.projected is not None and gauge.replaced is not None
-        assert gauge.replaced == app.main.token_counter.total(app.main.inspector.session.messages)
+        assert gauge.replaced == gauge.token_counter.total(app.main.inspector.session.messages)
         assert threads and threading.main_thread().name not in threads
 
 
@@ -433,7 +434,7 @@ async def test_the_gauge_looks_each_message_up_once(generated_session: Path) -> 
             assert sorted(looked_up) == sorted(map(id, messages))
             gauge = app.main.query_one(ContextGauge)
             assert gauge.usage is not None
-            assert gauge.usage.used == app.main.token_counter.total(messages)
+            assert gauge.usage.used == gauge.token_counter.total(messages)
     finally:
         TokenCounter.count, TokenCounter.count_all = real_count, real_count_all  # type: ignore[method-assign]
 
@@ -459,7 +460,7 @@ async def test_the_projection_reuses_the_gauges_count_of_the_history(session_fil
             TokenCounter.total = real_total  # type: ignore[method-assign]
         gauge = app.main.query_one(ContextGauge)
         assert gauge.replaced == real_total(
-            app.main.token_counter, app.main.inspector.session.messages
+            gauge.token_counter, app.main.inspector.session.messages
         )
         assert summed == [1]  # the summary message alone
 

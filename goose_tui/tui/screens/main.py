@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from functools import cached_property
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -13,29 +12,15 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Input, Static, Tab, Tabs, TextArea
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
 from goose_tui.compaction.profiles import GooseProfile, next_profile
-from goose_tui.compaction.summarize import (
-    Attempt,
-    CompactionRequest,
-    CompactionResult,
-    summary_message,
-)
+from goose_tui.compaction.summarize import Attempt, CompactionResult
 from goose_tui.compaction.templates import Templates
 from goose_tui.inert import inert
 from goose_tui.inspector import NO_SUMMARY, Inspector, Notice
-from goose_tui.pieces import Text
 from goose_tui.session.models import Session, warnings_note
-from goose_tui.tokens import (
-    REPLY_PRIMER,
-    ContextUsage,
-    CountStopped,
-    TokenCounter,
-    not_smaller,
-)
 from goose_tui.tui.messages import (
     GooseProfileRequested,
     SaveRequested,
@@ -55,12 +40,12 @@ from goose_tui.tui.widgets.conversation_view import ConversationView
 from goose_tui.tui.widgets.fields_pane import FieldsPane
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.pane import Pane
+from goose_tui.tui.widgets.prompt_pane import PromptPane
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
-from goose_tui.tui.widgets.text_viewer import MAX_MATCHES, TextViewer, prompt_highlighter
+from goose_tui.tui.widgets.text_viewer import MAX_MATCHES, TextViewer
 
 WIDE_COLUMNS = 160  # below this the four panes become tabs
 PANES = ("input", "analysis", "fields", "markdown")
-IMPORTING_NOTE = "importing litellm… (its worker process is starting)"
 
 
 # Below WIDE_COLUMNS the panes are tabs: these switch them (offered only then).
@@ -132,17 +117,9 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def __init__(self, inspector: Inspector, clock: Callable[[], float]) -> None:
         super().__init__()
         self.inspector = inspector
-        self.clock = clock  # injectable so snapshots show a fixed elapsed time
-        self._started = 0.0
-        self._ticker: Timer | None = None
+        self.clock = clock  # the status line's, injectable for snapshots
         # Reply text streamed in since the last tick: drawn in one piece per tick.
         self._streamed: list[str] = []
-        # The request the input pane shows, and whether the gauge's first counts are in (the
-        # prompt's own count and the first summary's imports wait for them).
-        self._shown_request: CompactionRequest | None = None
-        self._gauge_counted = False
-        # The history's estimated tokens, as the gauge counted them: (session, tokens).
-        self._history_tokens: tuple[Session, int] | None = None
         self._note_search = False  # Enter in the search box while a big prompt is searched
         self.set_reactive(MainScreen.model_name, inspector.model.name)
         self.set_reactive(MainScreen.profile, inspector.goose_profile)
@@ -154,19 +131,12 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def compose(self) -> ComposeResult:
         inspector = self.inspector
         yield Static(Content("goose-tui · loading…"), id="session-title")
-        yield ContextGauge(id="gauge")
+        yield ContextGauge(inspector, id="gauge")
         yield ConversationView(id="conversation")
-        yield CompactionStatus(id="status")
+        yield CompactionStatus(clock=self.clock, id="status")
         yield Tabs(*(Tab(name, id=f"tab-{name}") for name in PANES), id="pane-tabs")
         with Horizontal(id="panes"):
-            with Pane("input", copy_source=lambda: str(inspector.prompt.text), id="pane-input"):
-                yield Input(placeholder="search the prompt", id="search")
-                yield TextViewer(
-                    id="input-view",
-                    placeholder="loading…",
-                    highlighter=prompt_highlighter,
-                    wrap=True,
-                )
+            yield PromptPane(inspector, id="pane-input")
             with Pane("analysis", copy_source=self._analysis_text, id="pane-analysis"):
                 yield TextViewer(
                     id="analysis-view",
@@ -179,12 +149,11 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         yield GooseFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#search").display = False
         self.query_one(CompactionStatus).model = self.model_name
         self.query_one(CompactionStatus).profile = self.profile
         self.query_one(CompactionStatus).compact_key = compact_key(self.app)
         self._layout_for(self.size.width)
-        self._show_template_origin()
+        self.watch_template_origins(self.template_origins)
 
     def on_resize(self) -> None:
         self._layout_for(self.size.width)
@@ -228,6 +197,10 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def fields(self) -> FieldsPane:
         return self.query_one(FieldsPane)
 
+    @property
+    def prompt_pane(self) -> PromptPane:
+        return self.query_one(PromptPane)
+
     def _analysis_text(self) -> str:
         return self.query_one("#analysis-view", TextViewer).text
 
@@ -237,27 +210,28 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.query_one(CompactionStatus).set_next(name, self.profile)
         self._show_request_notes()
         if self.inspector.session is not None:
-            self.count_tokens()
+            self.query_one(ContextGauge).count()
 
     def watch_profile(self, profile: GooseProfile) -> None:
         self.query_one(CompactionStatus).set_next(self.model_name, profile)
         if self.inspector.session is not None:
-            self.build_prompt()
+            self.prompt_pane.build()
 
     def watch_notice(self, notice: Notice) -> None:
         self.fields.notice = notice
 
-    def watch_template_origins(self) -> None:
-        self._show_template_origin()
+    def watch_template_origins(self, origins: tuple[str, str]) -> None:
+        compaction, summary = origins
+        self.prompt_pane.template_origin = compaction
+        self.query_one("#pane-markdown", Pane).set_title("markdown", summary)
 
     def watch_templates(self, old: Templates | None, new: Templates | None) -> None:
         """Templates swapped in (the summary already rendered with them, by the app)."""
         self.template_origins = self.inspector.template_origins()
-        self._show_template_origin()
         if old is None or new is None:
             return
         if self.inspector.session is not None and new.compaction.text != old.compaction.text:
-            self.build_prompt()
+            self.prompt_pane.build()
         preview = self.query_one(SummaryPreview)
         if new.summary != old.summary and preview.markdown != self.inspector.summary.text:
             self._show_markdown()
@@ -297,7 +271,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         # would land on this one, a stale projection or render would be drawn over it.
         if any(w.is_running for w in self.workers.cancel_group(self, "compact")):
             self.notify("the compaction of the last session was cancelled")
-        self.workers.cancel_group(self, "projection")
+        self.query_one(ContextGauge).reset()
         first = self.inspector.session is None
         self.inspector.load(session)
         if not first:  # (the first one has nothing to clear, and may come before the panes)
@@ -321,17 +295,14 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.query_one("#input-view", TextViewer).placeholder = "building prompt…"
         # Counted, and the prompt built, once the new session is on screen: building the
         # tokenizer, formatting and rendering the prompt hold the GIL against that frame.
-        self.call_after_refresh(self.count_tokens, True)
+        self.call_after_refresh(self.query_one(ContextGauge).count)
+        self.call_after_refresh(self.prompt_pane.build)
 
     def _show_no_summary(self) -> None:
         """The panes as before a first compaction (the inspector has just forgotten it)."""
         status = self.query_one(CompactionStatus)
         status.state, status.attempt, status.received_chars, status.note = "idle", None, 0, ""
         status.set_next(self.model_name, self.profile)
-        if self._ticker is not None:
-            self._ticker.stop()
-        gauge = self.query_one(ContextGauge)
-        gauge.usage = gauge.projected = gauge.replaced = None
         self.query_one("#input-view", TextViewer).set_text("")
         analysis = self.query_one("#analysis-view", TextViewer)
         analysis.set_text("")
@@ -340,117 +311,15 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.fields.reset()
         self._show_markdown()
 
-    @cached_property
-    def token_counter(self) -> TokenCounter:
-        """One cache for the gauge, the rows and the projection: a recount after a model
-        switch re-encodes nothing."""
-        return TokenCounter()
+    @on(ContextGauge.Counted)
+    def _counted(self, event: ContextGauge.Counted) -> None:
+        self.query_one(ConversationView).set_token_counts(event.tokens, event.in_context)
+        prompt = self.prompt_pane
+        if not prompt.counting:  # the first counts are in: what waited for them starts
+            prompt.counting = True
+            self.query_one(SummaryPreview).prepare()
 
-    @work(thread=True, exclusive=True, group="tokens", exit_on_error=False)
-    def count_tokens(self, then_build_prompt: bool = False) -> None:
-        from goose_tui.analysis.breakdown import recorded_tokens
-        from goose_tui.tokens import context_usage
-
-        inspector = self.inspector
-        session = inspector.session
-        assert session is not None
-        counter, gauge = self.token_counter, self.query_one(ContextGauge)
-        worker = get_current_worker()
-        limit, threshold = inspector.context_limit, inspector.threshold
-        if session.usage.total_tokens is not None:
-            # A count Goose reported needs no tokenizer: show it before the estimates.
-            reported = context_usage(session, context_limit=limit, threshold=threshold)
-            self.app.call_from_thread(setattr, gauge, "usage", reported)
-        if then_build_prompt:  # even if a newer count replaces this one
-            self.app.call_from_thread(self.build_prompt)
-        total = len(session.messages)
-        step = max(total // 200, 50)  # ~200 progress updates however long the session
-        counts: list[int] = []
-        for number in range(0, total, step):
-            if worker.is_cancelled:  # a newer count (model switch) replaced this one
-                return
-            gauge.report_progress(number, total)
-            counts.extend(counter.count_all(session.messages[number : number + step]))
-        gauge.report_progress(total, total)
-        # Summed from the counts just made, for the gauge and for the projection after a
-        # compaction, which then sums nothing again.
-        history = counter.total(session.messages, counts)
-        usage = context_usage(session, context_limit=limit, threshold=threshold, estimated=history)
-        self._history_tokens = (session, history)
-        # The list shows each message as the breakdown (u) and the timeline do.
-        shown = [count + REPLY_PRIMER for count in counts]
-        in_context = history + sum(filter(None, recorded_tokens(session).values()))
-        self.app.call_from_thread(self._show_counts, shown, in_context, usage)
-
-    def _show_counts(self, shown: list[int], in_context: int, usage: ContextUsage) -> None:
-        self.query_one(ConversationView).set_token_counts(shown, in_context)
-        self.query_one(ContextGauge).usage = usage
-        if not self._gauge_counted:
-            self._gauge_counted = True
-            if self._shown_request is not None:
-                self.count_prompt()
-            self.import_for_the_first_summary()
-
-    @work(thread=True, group="warm-up", exit_on_error=False)
-    def import_for_the_first_summary(self) -> None:
-        """What a compaction's result needs once (Rich's Markdown, markdown-it and the
-        patterns they compile), prepared while the app is idle after its first counts rather
-        than on the loop by the first summary."""
-        import goose_tui.compaction.reply_check  # noqa: F401
-        from goose_tui.tui.widgets.summary_preview import warm_up
-
-        warm_up()
-
-    @work(thread=True, exclusive=True, group="prompt", exit_on_error=False)
-    def build_prompt(self) -> None:
-        request = self.inspector.build_request()
-        self.app.call_from_thread(self._show_built_prompt, request)
-
-    def _show_prompt_failed(self, error: BaseException | None) -> None:
-        """The prompt cannot be built (a template that fails to render): the input pane says
-        so and why, in the error modal's words, instead of "building prompt…" for good."""
-        from goose_tui.analysis.failures import failure_text  # only when something failed
-
-        reason = " ".join(failure_text(error).split()) if error is not None else "unknown error"
-        self._shown_request = None
-        self._show_prompt("", "the prompt could not be built")
-        self.query_one("#input-view", TextViewer).placeholder = inert(
-            f"the prompt could not be built: {reason}"
-        )
-
-    def _show_built_prompt(self, request: CompactionRequest) -> None:
-        self._show_prompt(request.prompt, "as it will be sent")
-        self._shown_request = request
-        if self._gauge_counted:
-            self.count_prompt()
-
-    @work(thread=True, exclusive=True, group="prompt-count", exit_on_error=False)
-    def count_prompt(self) -> None:
-        """The shown prompt's size in tokens, for the pane's title; a compaction that sends
-        this request does not count it again (``estimated_tokens`` keeps the count). No
-        argument: Textual describes a worker by the repr of its arguments, and a request
-        holds the whole prompt (twice)."""
-        request = self._shown_request
-        if request is None:
-            return
-        tokens = request.estimated_tokens()
-        self.app.call_from_thread(self._show_prompt_tokens, request.prompt, tokens)
-
-    def _show_prompt(self, prompt: Text, note: str) -> None:
-        self.inspector.show_prompt(prompt, note)
-        self._draw_prompt()
-
-    def _draw_prompt(self) -> None:
-        """The input pane as the inspector has it: the prompt, its note and its tokens."""
-        self.query_one("#input-view", TextViewer).set_text(self.inspector.prompt.text)
-        self._show_template_origin()
-        self._show_request_notes()
-
-    def _show_prompt_tokens(self, prompt: Text, tokens: int) -> None:
-        if self.inspector.prompt_counted(prompt, tokens):
-            self._show_template_origin()
-            self._show_request_notes()
-
+    @on(PromptPane.Changed)
     def _show_request_notes(self) -> None:
         """Before `c`: whether the request fits the summarizer's own window, and what it
         would cost a priced model (nothing for the others)."""
@@ -460,11 +329,6 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         fit = inspector.request_fit()
         status.fit = f"request {fit.verdict()}" if fit is not None else ""
         status.estimate = estimate_note(inspector.model.model, inspector.prompt.tokens)
-
-    def _show_template_origin(self) -> None:
-        compaction, summary = self.template_origins
-        self.query_one("#pane-input", Pane).set_title(self.inspector.prompt_title(), compaction)
-        self.query_one("#pane-markdown", Pane).set_title("markdown", summary)
 
     # -- compaction ------------------------------------------------------------------------
 
@@ -494,22 +358,10 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         analysis.placeholder = "waiting for the reply…"
         self._streamed.clear()
         self.query_one("#pane-analysis", Pane).set_title("analysis · reply streaming")
-        status.model, status.attempt, status.received_chars, status.note = (
-            self.inspector.model.name,
-            None,
-            0,
-            "",
-        )
-        status.profile, status.next_model, status.next_profile = self.profile, "", ""
         model = self.inspector.model
-        status.timeout, status.call_started = (model.timeout if model.is_litellm else None), 0.0
-        status.state = "running"
+        timeout = model.timeout if model.is_litellm else None
+        status.start(model.name, self.profile, timeout, model.client_ready)
         self.fields.locked = True
-        status.waiting = self._client_importing()
-        if status.waiting:
-            status.note = IMPORTING_NOTE
-        self._started = self.clock()
-        self._ticker = self.set_interval(0.1, self._tick)
         # The compaction's threads (building the request, counting it, sending it) start
         # once the frame saying "running" is out, which they would hold back.
         await self._next_frame()
@@ -524,8 +376,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             ):
                 self._streamed.clear()
                 analysis.set_text("")
-                status.received_chars = 0
-                status.call_started = self.clock() - self._started
+                status.call_starts()
 
         def on_chunk(chunk: str) -> None:
             # Kept until the next tick: a model may stream tens of thousands of chunks, and
@@ -553,11 +404,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             raise
         finally:
             self.fields.locked = False
-            self._tick()
-            if self._ticker is not None:
-                self._ticker.stop()
-            if status.waiting:  # cancelled or failed before the worker was up
-                status.note, status.waiting = "", False
+            self._draw_streamed()
+            status.stop()
         self._show_result(result)
         # The summary's panes from the frame after "done" on, a pane per turn of the loop: a
         # long reply's, drawn in one callback, would hold the loop.
@@ -579,21 +427,13 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.call_after_refresh(painted.set)
         await painted.wait()
 
-    def _tick(self) -> None:
-        status = self.query_one(CompactionStatus)
-        status.elapsed = self.clock() - self._started
+    @on(CompactionStatus.Ticked)
+    def _draw_streamed(self) -> None:
         if self._streamed:
             text = "".join(self._streamed)
             self._streamed.clear()
             self.query_one("#analysis-view", TextViewer).append(text)
-            status.received_chars += len(text)
-        if status.waiting and not self._client_importing():
-            # The request leaves now: its time limit starts here.
-            status.note, status.waiting, status.call_started = "", False, status.elapsed
-
-    def _client_importing(self) -> bool:
-        """Whether the model's client (litellm) is still being imported in the background."""
-        return not self.inspector.model.client_ready()
+            self.query_one(CompactionStatus).received_chars += len(text)
 
     def _show_result(self, result: CompactionResult) -> None:
         """Draw the compaction the inspector has just made current, but for its summary's
@@ -603,7 +443,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         if result.attempts:
             status.attempt = result.attempts[-1]
         status.note = usage_note(result)
-        self._draw_prompt()  # the inspector has it "as sent"
+        self.prompt_pane.draw()  # the inspector has it "as sent"
         self.fields.load_reply()
 
     def _show_markdown(self) -> None:
@@ -612,51 +452,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         history."""
         summary = self.inspector.summary.text
         self.query_one(SummaryPreview).set_markdown(summary)
-        if self.inspector.has_summary():
-            self.project_summary(summary)
-        else:  # nothing would replace the history
-            self.workers.cancel_group(self, "projection")
-            gauge = self.query_one(ContextGauge)
-            gauge.projected = gauge.replaced = None
-
-    @work(thread=True, exclusive=True, group="projection", exit_on_error=False)
-    def project_summary(self, summary: str) -> None:
-        """The gauge's projection: the summary's tokens against the history's, off the event
-        loop (a big session's history is many cached counts to sum)."""
-        session = self.inspector.session
-        assert session is not None
-        worker = get_current_worker()
-        try:
-            # A template can write tens of MB: counted a part at a time, so a newer summary
-            # or quitting stops it (a thread's work is waited for before the app exits).
-            projected = self.token_counter.total(
-                [summary_message(summary)], stop=lambda: worker.is_cancelled
-            )
-        except CountStopped:
-            return
-        known = self._history_tokens
-        if known is not None and known[0] is session:
-            replaced = known[1]
-        else:  # not counted yet (a compaction started before the gauge's count ended)
-            replaced = self.token_counter.total(session.messages)
-        self.app.call_from_thread(self._show_projection, summary, projected, replaced)
-
-    def _show_projection(self, summary: str, projected: int, replaced: int) -> None:
-        if self.inspector.summary.text is not summary:  # another summary or session since
-            return
-        gauge = self.query_one(ContextGauge)
-        was_flagged = gauge.projected is not None and not_smaller(
-            gauge.replaced or 0, gauge.projected
-        )
-        gauge.projected, gauge.replaced = projected, replaced
-        if not_smaller(replaced, projected) and not was_flagged:  # said once, not per edit
-            self.notify(
-                f"the summary ({projected:,} tokens) is not smaller than the history it "
-                f"replaces ({replaced:,} tokens): compacting frees no context",
-                title="summary not smaller",
-                severity="warning",
-                timeout=10,
-            )
+        self.query_one(ContextGauge).project(summary if self.inspector.has_summary() else None)
 
     def _show_analysis(self) -> None:
         """The analysis pane: the <analysis> block of the reply the summary was read from."""
@@ -690,14 +486,10 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
-        if worker.group == "prompt" and event.state == WorkerState.ERROR:
-            self._show_prompt_failed(worker.error)
         if worker.group == "compact":
             status = self.query_one(CompactionStatus)
             if event.state == WorkerState.CANCELLED and status.state == "running":
                 status.state = "cancelled"  # not over a new session's "idle"
-                if self._ticker is not None:
-                    self._ticker.stop()
             elif event.state == WorkerState.ERROR:  # the app shows the error (WorkerErrorsUp)
                 status.state = "failed"
 
@@ -783,9 +575,9 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
             inspector.set_focus(value)
             self.notify(f"focus: {value}" if value else "focus cleared", markup=False)
             if inspector.session is not None:
-                self.build_prompt()
+                self.prompt_pane.build()
             else:
-                self._show_template_origin()
+                self.prompt_pane.show_title()
 
         note = (
             "Added to the compaction prompt as {{ focus }} (appended as its last paragraph "

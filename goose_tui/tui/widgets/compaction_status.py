@@ -3,12 +3,16 @@ time, tokens sent and received."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widget import Widget
 
 from goose_tui.compaction.summarize import LADDER_PERCENTS, Attempt
@@ -20,6 +24,8 @@ from goose_tui.tui.widgets.goose_footer import bound_key
 COMPACT_BINDING = Binding("c", "compact", "Compact", id="main.compact")
 # The app's key that opens a session, for the hints shown when none is open.
 OPEN_BINDING = Binding("o", "open_session", "Open session", id="app.open", show=False)
+IMPORTING_NOTE = "importing litellm… (its worker process is starting)"
+TICK_SECONDS = 0.1
 
 
 def compact_key(app: App[Any]) -> str:
@@ -75,10 +81,61 @@ class CompactionStatus(Widget):
     # "" when no window is known or the request is not counted yet.
     fit: reactive[str] = reactive("")
 
+    class Ticked(Message):
+        """Once a tick while a compaction runs: what streamed in since is drawn now, in one
+        piece (a model may stream tens of thousands of chunks)."""
+
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic, id: str | None = None):
+        super().__init__(id=id)
+        self.clock = clock  # injectable so snapshots show a fixed elapsed time
+        self._started = 0.0
+        self._ticker: Timer | None = None
+        self._client_ready: Callable[[], bool] = lambda: True
+
     def watch_state(self, state: str) -> None:
         self.remove_class("-running", "-failed", "-done")
         if state in ("running", "failed", "done"):
             self.add_class(f"-{state}")
+        if state != "running":
+            self.stop()
+
+    def start(
+        self, model: str, profile: str, timeout: float | None, client_ready: Callable[[], bool]
+    ) -> None:
+        """A compaction starts with ``model``: the elapsed time runs; while its client is
+        still being imported (``client_ready`` says when it is not), the request has not left
+        and ``timeout`` does not run."""
+        self.model, self.profile, self.next_model, self.next_profile = model, profile, "", ""
+        self.attempt, self.received_chars = None, 0
+        self.timeout, self.call_started = timeout, 0.0
+        self.state = "running"
+        self._client_ready = client_ready
+        self.waiting = not client_ready()
+        self.note = IMPORTING_NOTE if self.waiting else ""
+        self._started = self.clock()
+        self._ticker = self.set_interval(TICK_SECONDS, self._tick)
+
+    def call_starts(self) -> None:
+        """A ladder rung's model call starts: its time limit runs from now."""
+        self.received_chars = 0
+        self.call_started = self.clock() - self._started
+
+    def stop(self) -> None:
+        """The compaction ended (or never got its request out): the last tick, then the
+        elapsed time stands."""
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+            self._tick()
+        if self.waiting:
+            self.note, self.waiting = "", False
+
+    def _tick(self) -> None:
+        self.elapsed = self.clock() - self._started
+        if self.waiting and self._client_ready():
+            # The request leaves now: its time limit starts here.
+            self.note, self.waiting, self.call_started = "", False, self.elapsed
+        self.post_message(self.Ticked())
 
     def set_next(self, model: str, profile: str) -> None:
         """The model and format the next compaction will use (the user switched them)."""

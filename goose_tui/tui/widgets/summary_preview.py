@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
 from rich.style import Style as RichStyle
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -45,6 +46,7 @@ from textual.widgets import ContentSwitcher, Static
 
 from goose_tui.inert import inert
 from goose_tui.tui.highlight import lexer_name, markdown_with_languages
+from goose_tui.tui.messages import WorkerErrorsUp
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -306,7 +308,7 @@ class MarkdownLines(ScrollView, can_focus=True):
         return strip
 
 
-class SummaryPreview(Vertical, can_focus=False):
+class SummaryPreview(WorkerErrorsUp, Vertical, can_focus=False):
     """The summary's two views, and a note over them when they show only its head."""
 
     DEFAULT_CSS = """
@@ -347,6 +349,14 @@ class SummaryPreview(Vertical, can_focus=False):
             )
         self.query_one("#preview-markdown", MarkdownLines).set_markdown(shown)
         self.query_one("#preview-source", TextViewer).set_text(shown)
+
+    @work(thread=True, group="warm-up", exit_on_error=False)
+    def prepare(self) -> None:
+        """What a compaction's result needs once (this rendering, and the reply's check),
+        prepared while the app is idle rather than on the loop by the first summary."""
+        import goose_tui.compaction.reply_check  # noqa: F401
+
+        warm_up()
 
     def watch_show_source(self, show: bool) -> None:
         switcher = self.query_one(ContentSwitcher)
