@@ -25,7 +25,6 @@ COMPACT_BINDING = Binding("c", "compact", "Compact", id="main.compact")
 # The app's key that opens a session, for the hints shown when none is open.
 OPEN_BINDING = Binding("o", "open_session", "Open session", id="app.open", show=False)
 IMPORTING_NOTE = "importing litellm… (its worker process is starting)"
-TICK_SECONDS = 0.1
 
 
 def compact_key(app: App[Any]) -> str:
@@ -113,7 +112,7 @@ class CompactionStatus(Widget):
         self.waiting = not client_ready()
         self.note = IMPORTING_NOTE if self.waiting else ""
         self._started = self.clock()
-        self._ticker = self.set_interval(TICK_SECONDS, self._tick)
+        self._ticker = self.set_interval(0.1, self._tick)
 
     def call_starts(self) -> None:
         """A ladder rung's model call starts: its time limit runs from now."""

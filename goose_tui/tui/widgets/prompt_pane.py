@@ -43,9 +43,6 @@ class PromptPane(WorkerErrorsUp, Pane):
             id="input-view", placeholder="loading…", highlighter=prompt_highlighter, wrap=True
         )
 
-    def on_mount(self) -> None:
-        self.query_one(Input).display = False
-
     @property
     def viewer(self) -> TextViewer:
         return self.query_one("#input-view", TextViewer)
@@ -60,15 +57,13 @@ class PromptPane(WorkerErrorsUp, Pane):
     def show_title(self) -> None:
         self.set_title(self.inspector.prompt_title(), self.template_origin)
 
-    def draw(self) -> None:
-        """The pane as the inspector has it: the prompt, its note and its tokens."""
+    def draw(self, prompt: Text | None = None, note: str = "") -> None:
+        """The pane as the inspector has it (after ``prompt`` and its ``note`` if given)."""
+        if prompt is not None:
+            self.inspector.show_prompt(prompt, note)
         self.viewer.set_text(self.inspector.prompt.text)
         self.show_title()
         self.post_message(self.Changed())
-
-    def _show(self, prompt: Text, note: str) -> None:
-        self.inspector.show_prompt(prompt, note)
-        self.draw()
 
     @work(thread=True, exclusive=True, group="prompt", exit_on_error=False)
     def build(self) -> None:
@@ -77,7 +72,7 @@ class PromptPane(WorkerErrorsUp, Pane):
 
     def _built(self, request: CompactionRequest) -> None:
         self.request = request
-        self._show(request.prompt, "as it will be sent")
+        self.draw(request.prompt, "as it will be sent")
         if self.counting:
             self.count()
 
@@ -92,7 +87,7 @@ class PromptPane(WorkerErrorsUp, Pane):
 
         reason = " ".join(failure_text(error).split()) if error is not None else "unknown error"
         self.request = None
-        self._show("", "the prompt could not be built")
+        self.draw("", "the prompt could not be built")
         self.viewer.placeholder = inert(f"the prompt could not be built: {reason}")
 
     @work(thread=True, exclusive=True, group="prompt-count", exit_on_error=False)
