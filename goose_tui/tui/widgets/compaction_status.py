@@ -3,7 +3,6 @@ time, tokens sent and received."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -84,7 +83,7 @@ class CompactionStatus(Widget):
         """Once a tick while a compaction runs: what streamed in since is drawn now, in one
         piece (a model may stream tens of thousands of chunks)."""
 
-    def __init__(self, *, clock: Callable[[], float] = time.monotonic, id: str | None = None):
+    def __init__(self, *, clock: Callable[[], float], id: str | None = None) -> None:
         super().__init__(id=id)
         self.clock = clock  # injectable so snapshots show a fixed elapsed time
         self._started = 0.0
