@@ -23,6 +23,7 @@ from textual.notifications import SeverityLevel
 from goose_tui.compaction.profiles import DEFAULT_PROFILE, DESCRIPTIONS, GooseProfile
 from goose_tui.compaction.summarize import CompactionFailed
 from goose_tui.compaction.templates import (
+    COMPACTION,
     TemplateError,
     TemplateName,
     Templates,
@@ -48,6 +49,7 @@ from goose_tui.tui.messages import (
     ConfirmRequested,
     GooseProfileRequested,
     ModelChoiceRequested,
+    PaneDrawn,
     SaveRequested,
     ShowMessage,
     TemplateEditRequested,
@@ -360,6 +362,12 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         else:
             self.edit_template(message.name)
 
+    @on(PaneDrawn)
+    def _pane_drawn(self, message: PaneDrawn) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, TemplateEditor) and screen.pane == message.pane:
+                screen.show_preview(message.text, message.placeholder)
+
     @on(GooseProfileRequested)
     def _profile_requested(self, message: GooseProfileRequested) -> None:
         self.set_goose_profile(message.profile)
@@ -586,6 +594,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 apply_edit=apply,
                 use_file=use_file,
                 goose_reads=target.parent == user_override_dir(None),
+                preview=inspector.prompt.text if name == COMPACTION else inspector.summary.text,
+                preview_placeholder=inspector.prompt.note,
             )
         )
 

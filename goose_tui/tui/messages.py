@@ -18,6 +18,7 @@ from textual.worker import Worker, WorkerState
 
 from goose_tui.compaction.profiles import GooseProfile
 from goose_tui.compaction.templates import TemplateName
+from goose_tui.pieces import Text
 from goose_tui.saving import SaveKind
 
 
@@ -90,6 +91,20 @@ class ShowMessage(Message):
         super().__init__()
         self.index = index
         self.highlight = list(highlight)
+
+
+class PaneDrawn(Message):
+    """The inspector drew the prompt (``input``) or the summary (``markdown``) again: the
+    template editor, while open, shows it as its preview. ``placeholder``: what the pane says
+    when there is no text (why the prompt could not be built)."""
+
+    def __init__(
+        self, pane: Literal["input", "markdown"], text: Text, placeholder: str = ""
+    ) -> None:
+        super().__init__()
+        self.pane: Literal["input", "markdown"] = pane
+        self.text = text
+        self.placeholder = placeholder
 
 
 class WorkerErrorsUp(MessagePump):

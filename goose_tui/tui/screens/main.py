@@ -23,6 +23,7 @@ from goose_tui.inspector import NO_SUMMARY, Inspector, Notice
 from goose_tui.session.models import Session, warnings_note
 from goose_tui.tui.messages import (
     GooseProfileRequested,
+    PaneDrawn,
     SaveRequested,
     TemplateEditRequested,
     WorkerErrorsUp,
@@ -452,6 +453,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         history."""
         summary = self.inspector.summary.text
         self.query_one(SummaryPreview).set_markdown(summary)
+        self.post_message(PaneDrawn("markdown", summary))
         self.query_one(ContextGauge).project(summary if self.inspector.has_summary() else None)
 
     def _show_analysis(self) -> None:

@@ -1,25 +1,32 @@
 """Edit one template in the app: every pause in typing re-renders the panes with the edited
-text (in memory); ctrl+s saves it as an override file after asking."""
+text (in memory), and the pane the template renders (the summary's Markdown, or the prompt as
+it will be sent) is shown beside the editor, or below it on a narrow terminal; ctrl+s saves
+it as an override file after asking."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
-from goose_tui.compaction.templates import Template
+from goose_tui.compaction.templates import COMPACTION, Template
 from goose_tui.files import atomic_write_text, open_regular, write_error
 from goose_tui.inert import inert, restore
+from goose_tui.pieces import Text
 from goose_tui.tui.debounce import debounce
 from goose_tui.tui.messages import TemplateEditRequested
 from goose_tui.tui.screens.confirm import ConfirmScreen, confirm_then
 from goose_tui.tui.widgets.goose_footer import GooseFooter
-from goose_tui.tui.widgets.pane import Banner
+from goose_tui.tui.widgets.pane import Banner, Pane
+from goose_tui.tui.widgets.summary_preview import SummaryPreview
+from goose_tui.tui.widgets.text_viewer import TextViewer, prompt_highlighter
 
 # Applies edited text; reports (later: the summary renders off the UI thread) an error to show
 # (file and line), or None when it rendered, and whether the session's summary is what rendered
@@ -44,8 +51,13 @@ class TemplateEditor(Screen[None]):
         "The template editor, on the override file as it is on disk: every pause in typing "
         "renders the panes again with the edited text, in memory only; ctrl+s saves it as an "
         "override file, after asking (Goose reads that file too). A change of the file on "
-        "disk is said; ctrl+r loads it. ctrl+o opens the file in $EDITOR."
+        "disk is said; ctrl+r loads it. ctrl+o opens the file in $EDITOR. Beside the editor "
+        "(below it under 120 columns) is what the template renders: the summary's Markdown, "
+        "or the prompt as it will be sent."
     )
+    # Side by side from 120 columns; below that the preview goes under the editor, so both
+    # are seen while typing (a key to flip between them would hide one of them).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
 
     BINDINGS = [
         Binding("escape", "back", "Back to the inspector", id="template.back"),
@@ -67,11 +79,15 @@ class TemplateEditor(Screen[None]):
         apply_edit: ApplyEdit,
         use_file: UseFile,
         goose_reads: bool = True,
+        preview: Text = "",
+        preview_placeholder: str = "",
     ) -> None:
         """``template``: the one in use; ``text``: what the editor starts with (the file, or
         an edit in the app not saved yet); ``file_text``: the file's text as read (the
         template in use when there is no file); ``found``: the file's bytes as read (None:
-        no file), which a save compares with what is on disk then."""
+        no file), which a save compares with what is on disk then; ``preview``: what the
+        template renders now (the summary, or the prompt), ``preview_placeholder`` what is
+        said when that is empty."""
         super().__init__()
         self.template = template
         self.override_path = override_path
@@ -87,15 +103,44 @@ class TemplateEditor(Screen[None]):
         self._tried = text  # the text last applied, and why it did not render
         self._error: str | None = None
         self._leaving = False  # escape pressed: leave once the edit in hand is applied
+        # The inspector pane this template renders, shown as the preview (PaneDrawn).
+        self.pane: Literal["input", "markdown"] = (
+            "input" if template.source.name == COMPACTION else "markdown"
+        )
+        self._preview = (preview, preview_placeholder)
 
     def compose(self) -> ComposeResult:
         yield Static(Content(inert(self._described)), id="template-source")
         yield Banner(Content(inert(f"ctrl+s saves to {self.override_path}")), id="template-status")
-        yield TextArea(inert(self._initial), id="template-text", soft_wrap=True)
+        with Horizontal(id="template-body"):
+            yield TextArea(inert(self._initial), id="template-text", soft_wrap=True)
+            with Pane(self._preview_title(), copy_source=self._preview_text, id="template-preview"):
+                if self.pane == "input":
+                    yield TextViewer(highlighter=prompt_highlighter, wrap=True)
+                else:
+                    yield SummaryPreview()
         yield GooseFooter()
+
+    def _preview_title(self, kept: bool = False) -> str:
+        shown = "the prompt as it will be sent" if self.pane == "input" else "the summary"
+        return f"{shown} · last good render" if kept else shown
+
+    def _preview_text(self) -> str:
+        return str(self._preview[0])
+
+    def show_preview(self, text: Text, placeholder: str = "") -> None:
+        """What the template renders now (the inspector drew its pane again)."""
+        self._preview = (text, placeholder)
+        if self.pane == "input":
+            viewer = self.query_one("#template-preview TextViewer", TextViewer)
+            viewer.placeholder = placeholder or "no prompt (no session open)"
+            viewer.set_text(text)
+        else:
+            self.query_one(SummaryPreview).set_markdown(str(text))
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
+        self.show_preview(*self._preview)
         if self._problem is not None and self.text == self._file_text:
             self.query_one("#template-status", Banner).show(
                 f"{self._problem} · fix it here, ctrl+s saves it", "error"
@@ -152,6 +197,7 @@ class TemplateEditor(Screen[None]):
         self._found, self._file_text = now, text
         self._applied = self._tried = text
         self._error = None
+        self.query_one("#template-preview", Pane).set_title(self._preview_title())
         self.workers.cancel_group(self, "debounce-template")
         self.query_one(TextArea).load_text(inert(text))
         self.query_one("#template-status", Banner).show(
@@ -192,6 +238,8 @@ class TemplateEditor(Screen[None]):
         if error is None:
             self._applied = text
         status = self.query_one("#template-status", Banner)
+        kept = bool(error) and text == self._tried
+        self.query_one("#template-preview", Pane).set_title(self._preview_title(kept))
         if error:
             status.show(f"{error} — the panes keep the last good render", "error")
         elif with_summary:

@@ -14,7 +14,7 @@ from goose_tui.compaction.summarize import CompactionRequest
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.pieces import Text
-from goose_tui.tui.messages import WorkerErrorsUp
+from goose_tui.tui.messages import PaneDrawn, WorkerErrorsUp
 from goose_tui.tui.widgets.pane import Pane
 from goose_tui.tui.widgets.text_viewer import TextViewer, prompt_highlighter
 
@@ -64,6 +64,7 @@ class PromptPane(WorkerErrorsUp, Pane):
         self.viewer.set_text(self.inspector.prompt.text)
         self.show_title()
         self.post_message(self.Changed())
+        self.post_message(PaneDrawn("input", self.inspector.prompt.text))
 
     @work(thread=True, exclusive=True, group="prompt", exit_on_error=False)
     def build(self) -> None:
@@ -88,7 +89,9 @@ class PromptPane(WorkerErrorsUp, Pane):
         reason = " ".join(failure_text(error).split()) if error is not None else "unknown error"
         self.request = None
         self.draw("", "the prompt could not be built")
-        self.viewer.placeholder = inert(f"the prompt could not be built: {reason}")
+        placeholder = inert(f"the prompt could not be built: {reason}")
+        self.viewer.placeholder = placeholder
+        self.post_message(PaneDrawn("input", "", placeholder))
 
     @work(thread=True, exclusive=True, group="prompt-count", exit_on_error=False)
     def count(self) -> None:

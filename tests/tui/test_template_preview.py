@@ -1,0 +1,79 @@
+"""The template editor shows what its edit renders while the user types: the summary
+template's Markdown, the compaction template's prompt as it will be sent, beside the editor
+on a wide terminal and below it on a narrow one; an edit that does not render keeps the last
+good render there, with the error (file, line) over both."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import TextArea
+
+from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.screens.template_editor import TemplateEditor
+from goose_tui.tui.widgets.summary_preview import MarkdownLines, SummaryPreview
+from goose_tui.tui.widgets.text_viewer import TextViewer
+
+from .conftest import compacted, paste, settle
+
+
+def _rendered(preview: SummaryPreview) -> str:
+    return "\n".join(line.text for line in preview.query_one(MarkdownLines).lines)
+
+
+@pytest.mark.parametrize(("size", "beside"), [((120, 36), True), ((80, 24), False)])
+async def test_the_summary_template_s_render_is_shown_while_typing(
+    session_file: Path, reply_file: Path, prompts: Path, size: tuple[int, int], beside: bool
+) -> None:
+    app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
+    async with app.run_test(size=size) as pilot:
+        await compacted(pilot)
+        await pilot.press("t")
+        editor = app.screen
+        assert isinstance(editor, TemplateEditor)
+        preview = editor.query_one(SummaryPreview)
+        assert preview.markdown == app.inspector.summary.text  # the render before any edit
+        editor.query_one(TextArea).select_all()
+        await paste(pilot, "# TYPED HEADING\n\nnext: {{ next_step }}\n")
+        await settle(pilot)
+        assert app.screen is editor  # not left: seen while typing
+        assert preview.markdown.startswith("# TYPED HEADING")
+        assert "TYPED HEADING" in _rendered(preview)
+        text, shown = (
+            editor.query_one(TextArea).region,
+            editor.query_one("#template-preview").region,
+        )
+        assert text.height >= 5 and shown.height >= 5, (text, shown)
+        assert editor.region.contains_region(shown)
+        if beside:
+            assert shown.x >= text.right and shown.y == text.y, (text, shown)
+        else:
+            assert shown.y >= text.bottom and shown.x == text.x, (text, shown)
+
+        # An edit that does not render: the error stays said, the last good render stays.
+        await paste(pilot, "{% if %}")
+        await settle(pilot)
+        status = str(editor.query_one("#template-status").render())
+        assert "compaction_summary.md:4: syntax error" in status, status  # file and line
+        assert preview.markdown.startswith("# TYPED HEADING")
+        assert "last good render" in str(editor.query_one("#template-preview").border_title)
+
+
+async def test_the_compaction_template_s_prompt_is_shown_while_typing(
+    session_file: Path, prompts: Path
+) -> None:
+    app = GooseTUI(session_file, prompts_dir=prompts)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("T")
+        editor = app.screen
+        assert isinstance(editor, TemplateEditor)
+        viewer = editor.query_one("#template-preview TextViewer", TextViewer)
+        assert viewer.text == str(app.inspector.prompt.text)
+        editor.query_one(TextArea).select_all()
+        await paste(pilot, "SUMMARIZE THIS:\n{{ messages }}\n")
+        await settle(pilot)
+        assert app.screen is editor
+        assert viewer.text.startswith("SUMMARIZE THIS:")
+        assert viewer.text == str(app.inspector.prompt.text)
