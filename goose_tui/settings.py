@@ -105,7 +105,8 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
     if settings.timeout is not None and not 0 < settings.timeout < math.inf:
         problems.append(f"timeout {settings.timeout:g}: must be a number of seconds above 0")
         settings.timeout = None
-    return settings, f"{path}: {'; '.join(problems)}" if problems else None
+    # One line a problem, each naming the file: the app lists them a line each.
+    return settings, "\n".join(f"{path}: {problem}" for problem in problems) or None
 
 
 def closest_name(name: str, known: Iterable[str]) -> str | None:

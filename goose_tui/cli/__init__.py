@@ -310,8 +310,8 @@ def _settings_threshold(args: argparse.Namespace) -> None:
     from goose_tui.settings import load_settings
 
     settings, problem = load_settings()
-    if problem:
-        print(f"goose-tui: settings ignored: {problem}", file=sys.stderr)
+    for line in (problem or "").splitlines():
+        print(f"goose-tui: settings ignored: {line}", file=sys.stderr)
     args.threshold = settings.threshold
     if settings.threshold is not None:
         args.threshold_source = "settings"

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -67,6 +68,8 @@ from goose_tui.tui.screens.template_editor import TemplateEditor, read_override
 from goose_tui.tui.widgets.compaction_status import OPEN_BINDING, compact_key, no_session_hint
 
 POLL_SECONDS = 1.0
+# How long the settings' problems stay up (they are on stderr too once the app ends).
+SETTINGS_TOAST_SECONDS = 30.0
 
 # The error modal's title for a failed worker, by worker group.
 FAILED_TITLES = {
@@ -81,6 +84,13 @@ FAILED_TITLES = {
     "timeline": "Timeline failed",
     "goose-db": "Not added to Goose",
 }
+
+
+def settings_title(count: int) -> str:
+    """The settings toast's title: only what the lines name was ignored, not the file."""
+    if count == 1:
+        return "settings: only what this line names is ignored"
+    return f"settings: only what these {count} lines name is ignored"
 
 
 def describe_error(error: BaseException | None) -> str:
@@ -203,16 +213,24 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         for sig in (signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(sig, self.exit)
             self._held.callback(loop.remove_signal_handler, sig)
+        from goose_tui.settings import config_path, did_you_mean
+
         if self._initial_theme in self.available_themes:
             self.theme = self._initial_theme
         elif self._initial_theme:
-            from goose_tui.settings import config_path, did_you_mean
-
             named = did_you_mean(self._initial_theme, self.available_themes)
             self._settings_problems.append(f"{config_path()}: no theme named {named}")
-        for problem in self._settings_problems:
+        if lines := self.settings_lines():
+            # One toast for all of them (several stacked off a small screen), up long enough
+            # to read; the same lines are printed on stderr when the app ends.
+            in_file = any(p.startswith(f"{config_path()}: ") for p in self._settings_problems)
+            where = f"in {config_path()}:\n" if in_file else ""
             self.notify(
-                problem, title="settings ignored", severity="warning", timeout=10, markup=False
+                where + "\n".join(f"• {line}" for line in lines),
+                title=settings_title(len(lines)),
+                severity="warning",
+                timeout=SETTINGS_TOAST_SECONDS,
+                markup=False,
             )
         self._save_theme = True
         self.push_screen(self.main)
@@ -231,6 +249,19 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             self.list_sessions(path)
         else:
             self.load_session(path, self.session_id)
+
+    def settings_lines(self) -> list[str]:
+        """What was wrong with the settings, one problem a line, the settings file's path
+        (said once, before them) left out."""
+        from goose_tui.settings import config_path
+
+        prefix = f"{config_path()}: "
+        return [
+            line.removeprefix(prefix)
+            for problem in self._settings_problems
+            for line in problem.splitlines()
+            if line.strip()
+        ]
 
     def on_unmount(self) -> None:
         from goose_tui.gc_pause import give_back
@@ -943,10 +974,14 @@ def run_app(
         settings_problems=settings_problems,
     )
     app.run()
+    if lines := app.settings_lines():  # the toast is gone with the app's screen
+        from goose_tui.settings import config_path
+
+        print(f"goose-tui: settings ignored in {config_path()}:", file=sys.stderr)
+        for line in lines:
+            print(f"  {line}", file=sys.stderr)
     return app.return_code or 0
 
 
 if __name__ == "__main__":
-    import sys
-
     sys.exit(run_app(Path(sys.argv[1]) if len(sys.argv) > 1 else None))

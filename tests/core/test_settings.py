@@ -237,8 +237,9 @@ def test_an_unknown_setting_is_named_with_the_closest_known_one(tmp_path: Path) 
     settings, problem = load_settings(path)
     assert settings.model == "offline" and settings.threshold is None
     assert problem == (
-        f"{path}: unknown setting 'threshhold' (did you mean 'threshold'?); "
-        "unknown setting 'colour' (known: theme, model, api_base, threshold, goose_profile, "
+        f"{path}: unknown setting 'threshhold' (did you mean 'threshold'?)\n"
+        f"{path}: unknown setting 'colour' (known: theme, model, api_base, threshold, "
+        "goose_profile, "
         "timeout, keymap)"
     )
 

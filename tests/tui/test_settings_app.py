@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from goose_tui.settings import config_path, load_settings
-from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.app import GooseTUI, settings_title
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 
 from .conftest import settle
@@ -40,8 +40,8 @@ async def test_a_settings_problem_is_shown_once_the_app_is_up(session_file: Path
     app = GooseTUI(session_file, settings_problems=[problem])
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        [toast] = [n for n in app._notifications if n.title == "settings ignored"]
-        assert toast.message == problem and toast.severity == "warning"
+        [toast] = [n for n in app._notifications if n.title == settings_title(1)]
+        assert toast.message == f"• {problem}" and toast.severity == "warning"
         assert "[x]" in str(toast.message)  # the text as written, never markup
 
 
@@ -54,9 +54,9 @@ async def test_a_keymap_id_no_binding_has_is_named_once_the_app_is_up(
     app = GooseTUI(session_file, keymap=keymap)
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        [toast] = [n for n in app._notifications if n.title == "settings ignored"]
+        [toast] = [n for n in app._notifications if n.title == settings_title(1)]
         assert toast.message == (
-            f"{config_path()}: [keymap]: no binding has the id 'bogus.binding', "
+            f"in {config_path()}:\n• [keymap]: no binding has the id 'bogus.binding', "
             "'main.compcat' (did you mean 'main.compact'?)"
         )
         assert toast.severity == "warning"
@@ -79,9 +79,9 @@ async def test_a_keymap_value_that_is_no_key_is_named_and_the_default_kept(
     app = GooseTUI(session_file, keymap=keymap)
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        [toast] = [n for n in app._notifications if n.title == "settings ignored"]
+        [toast] = [n for n in app._notifications if n.title == settings_title(1)]
         assert toast.message == (
-            f"{config_path()}: [keymap]: 'main.compact' = 'ctrl+shift+alt+nonsense' "
+            f"in {config_path()}:\n• [keymap]: 'main.compact' = 'ctrl+shift+alt+nonsense' "
             "('nonsense' is no key); 'main.save' = '' (no key)"
         )
         assert compact_key(app) == "c"  # the default kept
@@ -124,6 +124,8 @@ async def test_an_unknown_theme_is_a_settings_problem_with_the_closest_theme(
     app = GooseTUI(session_file, theme="nordd")
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        [toast] = [n for n in app._notifications if n.title == "settings ignored"]
-        assert toast.message == f"{config_path()}: no theme named 'nordd' (did you mean 'nord'?)"
+        [toast] = [n for n in app._notifications if n.title == settings_title(1)]
+        assert (
+            toast.message == f"in {config_path()}:\n• no theme named 'nordd' (did you mean 'nord'?)"
+        )
         assert toast.timeout >= 10 and app.theme != "nordd"

@@ -1,0 +1,89 @@
+"""What the settings file got wrong is said in one place the user can read at 80x24: one
+toast, one line per problem, the closest known key named, the title saying that only what
+those lines name is ignored; and the same lines on stderr once the app has ended."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from goose_tui.settings import config_path, load_settings
+from goose_tui.tui.app import GooseTUI
+
+from .conftest import settle
+
+CONFIG = 'threshhold = 0.5\ncolour = "red"\ntimeout = -5\ntheme = "nrod"\n'
+
+
+def _app(session_file: Path) -> GooseTUI:
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text(CONFIG, encoding="utf-8")
+    settings, problem = load_settings()
+    return GooseTUI(
+        session_file,
+        theme=settings.theme,
+        keymap={"main.compcat": "C"},
+        settings_problems=[problem] if problem else [],
+    )
+
+
+async def test_every_settings_problem_is_readable_at_80x24(session_file: Path) -> None:
+    app = _app(session_file)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        toasts = [t for t in app.screen.query("Toast") if "ignored" in str(t.render())]
+        assert len(toasts) == 1, [str(t.render()) for t in app.screen.query("Toast")]
+        [toast] = toasts
+        assert app.screen.region.contains_region(toast.region), toast.region
+        shown = " ".join(str(toast.render()).split())
+    for expected in (
+        "unknown setting 'threshhold' (did you mean 'threshold'?)",
+        "unknown setting 'colour'",
+        "timeout -5: must be a number of seconds above 0",
+        "no theme named 'nrod' (did you mean 'nord'?)",
+        "'main.compcat' (did you mean 'main.compact'?)",
+    ):
+        assert expected in shown, shown
+    # Five problems, and the title says these are what was ignored, not the whole file.
+    assert "settings: only what these 5 lines name is ignored" in shown, shown
+
+
+async def test_one_problem_of_a_file_says_only_it_is_ignored(session_file: Path) -> None:
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text('theme = "nord"\nthreshhold = 0.5\n', encoding="utf-8")
+    settings, problem = load_settings()
+    app = GooseTUI(session_file, theme=settings.theme, settings_problems=[problem or ""])
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        [toast] = [t for t in app.screen.query("Toast") if "ignored" in str(t.render())]
+        shown = " ".join(str(toast.render()).split())
+    assert "settings: only what this line names is ignored" in shown, shown
+    assert app.theme == "nord"
+
+
+def test_the_problems_are_on_stderr_once_the_app_has_ended(
+    session_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from textual.app import App
+
+    from goose_tui.tui import app as app_module
+
+    real_run = App.run
+
+    def run_headless(self: App[None], **options: object) -> None:
+        async def quit_at_once(pilot: object) -> None:
+            await settle(pilot)  # type: ignore[arg-type]
+            self.exit()
+
+        real_run(self, headless=True, size=(80, 24), auto_pilot=quit_at_once)
+
+    monkeypatch.setattr(App, "run", run_headless)
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text(CONFIG, encoding="utf-8")
+    settings, problem = load_settings()
+    app_module.run_app(session_file, theme=settings.theme, settings_problems=[problem or ""])
+    err = capsys.readouterr().err
+    assert f"goose-tui: settings ignored in {config_path()}:" in err, err
+    assert "unknown setting 'threshhold' (did you mean 'threshold'?)" in err, err
+    assert "no theme named 'nrod' (did you mean 'nord'?)" in err, err
