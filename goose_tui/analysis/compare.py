@@ -144,11 +144,12 @@ def input_cost_usd(model: str | None, input_tokens: int | None) -> float | None:
 
 
 def estimate_note(model: str | None, input_tokens: int | None) -> str:
-    """The status line's word on a priced model before a call: its estimated input cost."""
+    """The status line's word on a priced model before a call: its estimated input cost (at
+    litellm's prices, which the line says where there is room)."""
     cost = input_cost_usd(model, input_tokens)
     if cost is None:
         return ""
-    return f"est. {input_tokens:,} tokens in ≈ {format_cost(cost)} (litellm prices)"
+    return f"est. {input_tokens:,} tokens in ≈ {format_cost(cost)}"
 
 
 def format_cost(cost: float | None) -> str:

@@ -26,7 +26,7 @@ async def test_the_retention_list_says_what_missing_and_its_words_mean() -> None
         hint = str(screen.query_one("#retention-hint").render())
     assert headers[3] == "its words", headers
     assert shares and all(share.endswith("%") for share in shares), shares
-    assert "missing (not found as a whole; its words: the share of them" in hint, hint
+    assert "missing (not found as a whole; its words: the share the summary has)" in hint, hint
 
 
 async def test_the_timeline_explains_its_w_13k_line() -> None:

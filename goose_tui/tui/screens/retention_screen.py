@@ -74,7 +74,8 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
     DEFAULT_CSS = """
     RetentionScreen #retention-title { height: 1; padding: 0 1; background: $primary-background; }
     RetentionScreen #retention-scores { height: auto; max-height: 9; margin: 1 0 0 0; }
-    RetentionScreen #retention-hint { height: 1; padding: 0 1; color: $text-muted; }
+    RetentionScreen #retention-hint { height: auto; max-height: 3; padding: 0 1;
+                                      color: $text-muted; }
     RetentionScreen #retention-items { height: 1fr; }
     RetentionScreen #retention-tabs { height: 1fr; }
     RetentionScreen TabPane { padding: 0; }
@@ -175,11 +176,9 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
                 overlap,
                 Text(inert(shorten(item.text, TEXT_WIDTH))),
             )
-        shown = "all items" if self.show_found else "missing items"
         hint = (
             f"{len(missing)} of {report.total} items missing (not found as a whole; its words: "
-            f"the share of them the summary has, apart) · showing {shown} · "
-            "enter: go to the message · a: "
+            "the share the summary has) · enter: go to the message · a: "
             + ("missing items only" if self.show_found else "show found items too")
             if report.total
             else "the history has no checkable items"

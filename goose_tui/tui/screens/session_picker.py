@@ -31,11 +31,12 @@ def _row(info: SessionInfo, recent: bool = False, with_type: bool = False) -> tu
     kind = (Text(one_line(info.session_type or "—")),) if with_type else ()
     return (
         *kind,
+        # Before the name: a long name would push it off a narrow screen.
+        Text(updated),
         Text(f"recent · {name}" if recent else name),
         # What tells two sessions of one name apart (a session and its compacted copy), as
         # `goose-tui sessions` and --session name them.
         Text(one_line(info.id)),
-        Text(updated),
         Text(str(info.message_count), justify="right"),
         Text(tokens, justify="right"),
         Text(one_line(info.model_name or "—")),
@@ -115,7 +116,7 @@ class SessionPicker(Screen[SessionInfo | Path | None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         kind = ("type",) if self.with_type else ()
-        table.add_columns(*kind, "name", "id", "updated", "messages", "tokens", "model", "file")
+        table.add_columns(*kind, "updated", "name", "id", "messages", "tokens", "model", "file")
         self._fill("")
         self.query_one(Input).focus()
 

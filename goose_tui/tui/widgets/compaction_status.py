@@ -4,8 +4,10 @@ time, tokens sent and received."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len
 from textual.app import App
 from textual.binding import Binding
 from textual.content import Content
@@ -146,40 +148,79 @@ class CompactionStatus(Widget):
     def render(self) -> Content:
         # What is happening and its figures first, the model and the long rung text last: a
         # narrow terminal cuts the line at its end (at 100 columns the figures after the
-        # model's name and the rung were never seen).
-        parts = []
+        # model's name and the rung were never seen). Parts that do not fit are shortened or
+        # left out, the least useful first (``_Part.keep``): the figures and verdicts stay.
+        parts: list[_Part] = []
         if self.state == "idle":
-            parts.append(self.no_session or f"press {self.compact_key} to compact")
-            if not self.no_session:
-                # Whether the call can succeed before what it costs.
-                parts += [note for note in (self.fit, self.estimate) if note]
+            if self.no_session:
+                parts.append(_Part(self.no_session))
+            else:
+                # The footer offers the key too; whether the call can succeed before what
+                # it costs.
+                parts.append(_Part(f"press {self.compact_key} to compact", keep=1))
+                if self.fit:
+                    parts.append(_Part(self.fit))
+                if self.estimate:
+                    parts.append(_Part(f"{self.estimate} (litellm prices)", 1, self.estimate))
         else:
-            parts += [self.state, f"{self.elapsed:.1f}s"]
+            parts += [_Part(self.state), _Part(f"{self.elapsed:.1f}s")]
             if self.state == "running" and self.timeout is not None and not self.waiting:
                 left = max(self.timeout - (self.elapsed - self.call_started), 0.0)
-                parts.append(f"{left:.0f}s left of {self.timeout:g}s")
+                parts.append(_Part(f"{left:.0f}s left of {self.timeout:g}s"))
             attempt = self.attempt
             if attempt is not None and attempt.tokens_sent is not None:
                 # A failed call may never have reached the model (a refused connection).
                 on_its_way = self.state == "done" or (self.state == "running" and not self.waiting)
                 sent = "sent" if on_its_way else "in the request"
-                parts.append(f"{attempt.tokens_sent:,} tokens {sent}")
+                parts.append(_Part(f"{attempt.tokens_sent:,} tokens {sent}"))
             if self.received_chars:
-                parts.append(f"{self.received_chars:,} chars received")
+                parts.append(_Part(f"{self.received_chars:,} chars received"))
         if self.note:
-            parts.append(inert(self.note))
-        parts += [f"model {inert(self.model)}", f"format {self.profile}"]
+            parts.append(_Part(inert(self.note)))
+        parts += [_Part(f"model {inert(self.model)}", 2), _Part(f"format {self.profile}", 0)]
         # After a compaction, the fit is the next one's: beside the model it is about.
         fit = f" ({self.fit})" if self.fit else ""
         switched = [f"model {inert(self.next_model)}{fit}"] if self.next_model else []
         switched += [f"format {self.next_profile}"] if self.next_profile else []
         if switched:
-            parts.append("next compaction: " + ", ".join(switched))
+            parts.append(_Part("next compaction: " + ", ".join(switched)))
         if self.state != "idle" and self.attempt is not None:
             percent = self.attempt.removed_percent
             rung = LADDER_PERCENTS.index(percent) + 1 if percent in LADDER_PERCENTS else 0
             parts.append(
-                f"rung {rung}/{len(LADDER_PERCENTS)}: {percent}% tool responses removed "
-                f"({self.attempt.removed_messages} messages)"
+                _Part(
+                    f"rung {rung}/{len(LADDER_PERCENTS)}: {percent}% tool responses removed "
+                    f"({self.attempt.removed_messages} messages)",
+                    1,
+                )
             )
-        return Content(" · ".join(parts))
+        return Content(" · ".join(fitted(parts, self.content_region.width)))
+
+
+@dataclass
+class _Part:
+    """A piece of the status line: ``keep`` says how late it goes when the line is too long
+    (0 first; 3 never), ``short`` what it is cut down to instead of going ("" : it goes)."""
+
+    text: str
+    keep: int = 3
+    short: str = ""
+
+
+def fitted(parts: list[_Part], width: int) -> list[str]:
+    """The texts of ``parts`` joined by " · " within ``width`` cells where they can be: the
+    parts of least ``keep`` shortened or left out first, the later of equals first."""
+    parts = list(parts)
+
+    def too_long() -> bool:
+        return width > 0 and cell_len(" · ".join(p.text for p in parts)) > width
+
+    for level in range(3):
+        for part in reversed([p for p in parts if p.keep == level]):
+            if not too_long():
+                return [p.text for p in parts]
+            if part.short:
+                part.text, part.keep = part.short, 3
+            else:
+                parts.remove(part)
+    return [p.text for p in parts]
