@@ -44,5 +44,5 @@ async def test_the_picker_shows_one_row_a_session(folder: Path) -> None:
         assert isinstance(app.screen, SessionPicker)
         table = app.screen.query_one(DataTable)
         assert table.row_count == len(NAMES)
-        ids = sorted(str(table.get_row_at(r)[1]) for r in range(table.row_count))
+        ids = sorted(str(table.get_row_at(r)[2]) for r in range(table.row_count))
         assert ids == sorted(["new\u2424line", "tab\u2409bed", "carriage\u240dreturn"])

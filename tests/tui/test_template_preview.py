@@ -77,3 +77,16 @@ async def test_the_compaction_template_s_prompt_is_shown_while_typing(
         assert app.screen is editor
         assert viewer.text.startswith("SUMMARIZE THIS:")
         assert viewer.text == str(app.inspector.prompt.text)
+
+
+async def test_before_a_compaction_the_preview_says_how_to_get_a_summary(
+    session_file: Path, prompts: Path
+) -> None:
+    app = GooseTUI(session_file, prompts_dir=prompts)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        lines = app.screen.query_one(MarkdownLines)
+        shown = lines.render_line(0).text
+    assert shown.startswith("no summary yet: c on the inspector compacts"), shown

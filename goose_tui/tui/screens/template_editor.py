@@ -23,6 +23,7 @@ from goose_tui.pieces import Text
 from goose_tui.tui.debounce import debounce
 from goose_tui.tui.messages import TemplateEditRequested
 from goose_tui.tui.screens.confirm import ConfirmScreen, confirm_then
+from goose_tui.tui.widgets.compaction_status import compact_key
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.pane import Banner, Pane
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
@@ -118,7 +119,11 @@ class TemplateEditor(Screen[None]):
                 if self.pane == "input":
                     yield TextViewer(highlighter=prompt_highlighter, wrap=True)
                 else:
-                    yield SummaryPreview()
+                    key = compact_key(self.app)
+                    yield SummaryPreview(
+                        placeholder=f"no summary yet: {key} on the inspector compacts, and "
+                        "this template renders its summary here"
+                    )
         yield GooseFooter()
 
     def _preview_title(self, kept: bool = False) -> str:

@@ -321,9 +321,16 @@ class SummaryPreview(WorkerErrorsUp, Vertical, can_focus=False):
 
     show_source: reactive[bool] = reactive(False)
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        placeholder: str = "no summary yet",
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(id=id, classes=classes)
         self._markdown = ""
+        self._placeholder = placeholder
 
     @property
     def markdown(self) -> str:
@@ -332,8 +339,8 @@ class SummaryPreview(WorkerErrorsUp, Vertical, can_focus=False):
     def compose(self) -> ComposeResult:
         yield Static(id="preview-note")
         with ContentSwitcher(initial="preview-markdown"):
-            yield MarkdownLines(id="preview-markdown", placeholder="no summary yet")
-            yield TextViewer(id="preview-source", placeholder="no summary yet", syntax="markdown")
+            yield MarkdownLines(id="preview-markdown", placeholder=self._placeholder)
+            yield TextViewer(id="preview-source", placeholder=self._placeholder, syntax="markdown")
 
     def set_markdown(self, text: str) -> None:
         self._markdown = text
