@@ -235,8 +235,12 @@ def resolve_profile(args: argparse.Namespace, from_settings: str | None = None) 
         return None
     profile, note = profile_named(from_settings)
     args.goose_profile = profile or DEFAULT_PROFILE
-    if profile is None:
-        return f"goose_profile {from_settings!r} is not one of {', '.join(PROFILES)}"
+    if profile is None:  # ignored: said as the settings file's other problems are
+        from goose_tui.settings import config_path
+
+        return (
+            f"{config_path()}: goose_profile {from_settings!r} is not one of {', '.join(PROFILES)}"
+        )
     return None if note is None else f"settings: {note}"
 
 

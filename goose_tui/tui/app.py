@@ -86,11 +86,14 @@ FAILED_TITLES = {
 }
 
 
-def settings_title(count: int) -> str:
-    """The settings toast's title: only what the lines name was ignored, not the file."""
-    if count == 1:
-        return "settings: only what this line names is ignored"
-    return f"settings: only what these {count} lines name is ignored"
+def settings_title(ignored: int) -> str:
+    """The settings toast's title: only what its ``ignored`` lines name is ignored, not the
+    whole file (unless a line says so)."""
+    if ignored == 0:
+        return "settings"
+    if ignored == 1:
+        return "settings: only this is ignored"
+    return f"settings: only these {ignored} are ignored"
 
 
 def describe_error(error: BaseException | None) -> str:
@@ -220,14 +223,14 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         elif self._initial_theme:
             named = did_you_mean(self._initial_theme, self.available_themes)
             self._settings_problems.append(f"{config_path()}: no theme named {named}")
-        if lines := self.settings_lines():
+        ignored, notes = self.settings_notes()
+        if ignored or notes:
             # One toast for all of them (several stacked off a small screen), up long enough
             # to read; the same lines are printed on stderr when the app ends.
-            in_file = any(p.startswith(f"{config_path()}: ") for p in self._settings_problems)
-            where = f"in {config_path()}:\n" if in_file else ""
+            where = [f"in {config_path()}:"] if ignored else []
             self.notify(
-                where + "\n".join(f"• {line}" for line in lines),
-                title=settings_title(len(lines)),
+                "\n".join(where + [f"• {line}" for line in ignored + notes]),
+                title=settings_title(len(ignored)),
                 severity="warning",
                 timeout=SETTINGS_TOAST_SECONDS,
                 markup=False,
@@ -250,18 +253,16 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         else:
             self.load_session(path, self.session_id)
 
-    def settings_lines(self) -> list[str]:
-        """What was wrong with the settings, one problem a line, the settings file's path
-        (said once, before them) left out."""
+    def settings_notes(self) -> tuple[list[str], list[str]]:
+        """What was wrong with the settings, one problem a line: (what the settings file
+        has that is ignored, its path left out; the other notes, on the environment or an
+        option)."""
         from goose_tui.settings import config_path
 
         prefix = f"{config_path()}: "
-        return [
-            line.removeprefix(prefix)
-            for problem in self._settings_problems
-            for line in problem.splitlines()
-            if line.strip()
-        ]
+        lines = [line for p in self._settings_problems for line in p.splitlines() if line.strip()]
+        ignored = [line.removeprefix(prefix) for line in lines if line.startswith(prefix)]
+        return ignored, [line for line in lines if not line.startswith(prefix)]
 
     def on_unmount(self) -> None:
         from goose_tui.gc_pause import give_back
@@ -974,12 +975,15 @@ def run_app(
         settings_problems=settings_problems,
     )
     app.run()
-    if lines := app.settings_lines():  # the toast is gone with the app's screen
+    ignored, notes = app.settings_notes()  # the toast is gone with the app's screen
+    if ignored:
         from goose_tui.settings import config_path
 
         print(f"goose-tui: settings ignored in {config_path()}:", file=sys.stderr)
-        for line in lines:
+        for line in ignored:
             print(f"  {line}", file=sys.stderr)
+    for line in notes:
+        print(f"goose-tui: {line}", file=sys.stderr)
     return app.return_code or 0
 
 

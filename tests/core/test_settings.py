@@ -196,7 +196,8 @@ def test_the_app_shows_settings_problems_itself_not_on_stderr_before_it_starts(
     assert first["threshold"] is None  # the app's default, not 5
     assert first["settings_problems"] == [
         f"{config_path()}: threshold 5: {THRESHOLD_RULE}",
-        "goose_profile 'goose-next' is not one of goose-sdk-wheel, goose-pr-11845",
+        f"{config_path()}: goose_profile 'goose-next' is not one of goose-sdk-wheel, "
+        "goose-pr-11845",
     ]
     [problem] = second["settings_problems"]
     assert problem.startswith(f"{config_path()}: not valid TOML")

@@ -86,4 +86,5 @@ async def test_the_status_line_keeps_the_shown_compactions_format_and_model(
         await settle(pilot)
         status = _status(app)
         assert "format goose-pr-11845" in status and "next" not in status, status
-        assert f"model replay:{reply_file}" in status, status
+        # (A long path is cut to its end where the line has no room for all of it.)
+        assert "model " in status and f"/{reply_file.name} · format" in status, status

@@ -36,12 +36,13 @@ async def test_theme_and_keymap_from_settings_and_the_picked_theme_is_saved(
 
 
 async def test_a_settings_problem_is_shown_once_the_app_is_up(session_file: Path) -> None:
-    problem = "/home/me/.config/goose-tui/config.toml: not valid TOML: [x] (line 1)"
+    problem = f"{config_path()}: not valid TOML: [x] (line 1)"
     app = GooseTUI(session_file, settings_problems=[problem])
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
         [toast] = [n for n in app._notifications if n.title == settings_title(1)]
-        assert toast.message == f"• {problem}" and toast.severity == "warning"
+        message = f"in {config_path()}:\n• not valid TOML: [x] (line 1)"
+        assert toast.message == message and toast.severity == "warning"
         assert "[x]" in str(toast.message)  # the text as written, never markup
 
 

@@ -1,6 +1,7 @@
 """What the settings file got wrong is said in one place the user can read at 80x24: one
-toast, one line per problem, the closest known key named, the title saying that only what
-those lines name is ignored; and the same lines on stderr once the app has ended."""
+toast, one line per problem, the closest known key named, the title saying that only those
+are ignored (a note that ignores nothing is listed, not counted); and the same lines on
+stderr once the app has ended."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ async def test_every_settings_problem_is_readable_at_80x24(session_file: Path) -
     ):
         assert expected in shown, shown
     # Five problems, and the title says these are what was ignored, not the whole file.
-    assert "settings: only what these 5 lines name is ignored" in shown, shown
+    assert "settings: only these 5 are ignored" in shown, shown
 
 
 async def test_one_problem_of_a_file_says_only_it_is_ignored(session_file: Path) -> None:
@@ -58,7 +59,7 @@ async def test_one_problem_of_a_file_says_only_it_is_ignored(session_file: Path)
         await settle(pilot)
         [toast] = [t for t in app.screen.query("Toast") if "ignored" in str(t.render())]
         shown = " ".join(str(toast.render()).split())
-    assert "settings: only what this line names is ignored" in shown, shown
+    assert "settings: only this is ignored" in shown, shown
     assert app.theme == "nord"
 
 
@@ -87,3 +88,15 @@ def test_the_problems_are_on_stderr_once_the_app_has_ended(
     assert f"goose-tui: settings ignored in {config_path()}:" in err, err
     assert "unknown setting 'threshhold' (did you mean 'threshold'?)" in err, err
     assert "no theme named 'nrod' (did you mean 'nord'?)" in err, err
+
+
+async def test_a_note_that_ignores_nothing_is_not_counted_as_ignored(session_file: Path) -> None:
+    note = (
+        "settings: goose profile 'goose-main' is now called 'goose-pr-11845' "
+        "(the old name still works)"
+    )
+    app = GooseTUI(session_file, settings_problems=[note])
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        [toast] = [n for n in app._notifications if n.title.startswith("settings")]
+    assert toast.title == "settings" and toast.message == f"• {note}"

@@ -43,6 +43,9 @@ def no_session_hint(app: App[Any]) -> str:
     return f"no session open · press {open_key(app)} to open one"
 
 
+MODEL_CELLS = 30  # a longer model name is cut to its last this many cells when space is short
+
+
 class CompactionStatus(Widget):
     DEFAULT_CSS = """
     CompactionStatus {
@@ -161,7 +164,7 @@ class CompactionStatus(Widget):
                 if self.fit:
                     parts.append(_Part(self.fit))
                 if self.estimate:
-                    parts.append(_Part(f"{self.estimate} (litellm prices)", 1, self.estimate))
+                    parts.append(_Part(f"{self.estimate} (litellm prices)", short=self.estimate))
         else:
             parts += [_Part(self.state), _Part(f"{self.elapsed:.1f}s")]
             if self.state == "running" and self.timeout is not None and not self.waiting:
@@ -177,7 +180,12 @@ class CompactionStatus(Widget):
                 parts.append(_Part(f"{self.received_chars:,} chars received"))
         if self.note:
             parts.append(_Part(inert(self.note)))
-        parts += [_Part(f"model {inert(self.model)}", 2), _Part(f"format {self.profile}", 0)]
+        # Beside a switch to another model or format, the one shown is kept for comparison.
+        model = inert(self.model)
+        # A long name (a reply file's path) keeps its end, which tells one from another.
+        short = f"model …{model[-MODEL_CELLS:]}" if len(model) > MODEL_CELLS + 1 else ""
+        parts.append(_Part(f"model {model}", 3 if self.next_model else 2, short))
+        parts.append(_Part(f"format {self.profile}", 3 if self.next_profile else 2))
         # After a compaction, the fit is the next one's: beside the model it is about.
         fit = f" ({self.fit})" if self.fit else ""
         switched = [f"model {inert(self.next_model)}{fit}"] if self.next_model else []
@@ -191,7 +199,7 @@ class CompactionStatus(Widget):
                 _Part(
                     f"rung {rung}/{len(LADDER_PERCENTS)}: {percent}% tool responses removed "
                     f"({self.attempt.removed_messages} messages)",
-                    1,
+                    2 if percent else 1,  # the first rung, nothing removed, says least
                 )
             )
         return Content(" · ".join(fitted(parts, self.content_region.width)))
@@ -199,8 +207,8 @@ class CompactionStatus(Widget):
 
 @dataclass
 class _Part:
-    """A piece of the status line: ``keep`` says how late it goes when the line is too long
-    (0 first; 3 never), ``short`` what it is cut down to instead of going ("" : it goes)."""
+    """A piece of the status line: ``keep`` says how late it is cut down to ``short`` (when
+    it has one) or left out when the line is too long: 1 first, 3 is never left out."""
 
     text: str
     keep: int = 3
@@ -209,18 +217,18 @@ class _Part:
 
 def fitted(parts: list[_Part], width: int) -> list[str]:
     """The texts of ``parts`` joined by " · " within ``width`` cells where they can be: the
-    parts of least ``keep`` shortened or left out first, the later of equals first."""
+    parts of least ``keep`` first, the later of equals first, each level shortened before
+    any of it is left out."""
     parts = list(parts)
 
     def too_long() -> bool:
         return width > 0 and cell_len(" · ".join(p.text for p in parts)) > width
 
-    for level in range(3):
-        for part in reversed([p for p in parts if p.keep == level]):
-            if not too_long():
-                return [p.text for p in parts]
-            if part.short:
-                part.text, part.keep = part.short, 3
-            else:
+    for level in (1, 2, 3):
+        for part in reversed([p for p in parts if p.keep == level and p.short]):
+            if too_long():
+                part.text = part.short
+        for part in reversed([p for p in parts if p.keep == level and level < 3]):
+            if too_long():
                 parts.remove(part)
     return [p.text for p in parts]
