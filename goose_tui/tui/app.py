@@ -627,7 +627,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 use_file=use_file,
                 goose_reads=target.parent == user_override_dir(None),
                 preview=inspector.prompt.text if name == COMPACTION else inspector.summary.text,
-                preview_placeholder=inspector.prompt.note,
+                preview_placeholder="no session open"
+                if inspector.session is None
+                else inspector.prompt.note or "building the prompt…",
             )
         )
 

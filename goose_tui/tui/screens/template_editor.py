@@ -138,7 +138,8 @@ class TemplateEditor(Screen[None]):
         self._preview = (text, placeholder)
         if self.pane == "input":
             viewer = self.query_one("#template-preview TextViewer", TextViewer)
-            viewer.placeholder = placeholder or "no prompt (no session open)"
+            if placeholder:  # else the last one stays: what is shown while there is no text
+                viewer.placeholder = placeholder
             viewer.set_text(text)
         else:
             self.query_one(SummaryPreview).set_markdown(str(text))
