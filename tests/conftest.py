@@ -75,6 +75,8 @@ LITELLM_GROUPS = {LITELLM_GROUP, "http_path", "secrets-keyed-worker"}
 SPAWNING_MODULES = {"subprocess", "pty", "tests.cli_child"}
 # goose_tui's litellm client and its worker: a test that names them calls litellm.
 LITELLM_MODULES = {"goose_tui.llm.litellm_backend", "goose_tui.llm.litellm_worker"}
+# Textual's App.run_test: a test that calls it runs the app, wherever its file is.
+APP_RUNNERS = {"run_test"}
 
 
 def _names(code: types.CodeType) -> Iterable[str]:
@@ -97,9 +99,10 @@ def _reaches(func: object, modules: set[str], seen: set[types.CodeType]) -> bool
     namespace = getattr(func, "__globals__", {})
     if not str(namespace.get("__name__", "")).startswith("tests"):
         return False
-    names = list(_names(code))
-    # A function's own imports name the module: `import subprocess`, `from tests.x import f`.
-    if modules.intersection(names):
+    names = set(_names(code))
+    # A function's own imports name the module: `import subprocess`, `from tests.x import f`,
+    # or its package and itself: `from goose_tui.llm import litellm_worker`.
+    if any(m in names or set(m.rsplit(".", 1)) <= names for m in modules):
         return True
     imported = [sys.modules[n] for n in names if n.startswith("tests.") and n in sys.modules]
     for name in names:
@@ -116,14 +119,15 @@ def _reaches(func: object, modules: set[str], seen: set[types.CodeType]) -> bool
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The markers of pyproject.toml, from where a test is and what it calls: tests/tui is
-    `app`; a test in an xdist group that shares litellm, or that names goose_tui's litellm
-    client or worker, is `litellm`; a test that starts a process is `slow`, and so is every
-    `app` and `litellm` test (each through its own code, a helper or a fixture of the
-    suite). Tests may carry the marks themselves too."""
+    """The markers of pyproject.toml, from where a test is and what it calls: tests/tui, and
+    a test elsewhere that runs the app (``run_test``), is `app`; a test in an xdist group
+    that shares litellm, or that names goose_tui's litellm client or worker, is `litellm`;
+    a test that starts a process is `slow`, and so is every `app` and `litellm` test (each
+    through its own code, a helper or a fixture of the suite). Tests may carry the marks
+    themselves too."""
     tui = ROOT / "tests" / "tui"
     for item in items:
-        if tui in item.path.parents:
+        if tui in item.path.parents or _uses(item, APP_RUNNERS):
             item.add_marker(pytest.mark.app)
         groups = {m.args[0] for m in item.iter_markers("xdist_group") if m.args}
         groups |= {m.kwargs["name"] for m in item.iter_markers("xdist_group") if "name" in m.kwargs}
