@@ -48,6 +48,8 @@ class ScriptedServer:
     script: Script
     requests: list[dict[str, Any]] = field(default_factory=list)
     port: int = 0
+    # Goose's client for this server, made once: making one costs more than a compaction.
+    provider: Any = None
 
     @property
     def base_url(self) -> str:
@@ -63,6 +65,9 @@ def _split(text: str, parts: int) -> list[str]:
 def _handler(state: ScriptedServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out as two writes; on a kept-alive connection Nagle's
+        # algorithm holds the body back until the client's delayed ACK.
+        disable_nagle_algorithm = True
 
         def log_message(self, *args: Any) -> None:  # keep test output quiet
             pass
@@ -169,8 +174,9 @@ def run_reference(server: ScriptedServer, case: Case, templates: Any = None) -> 
     ``templates`` None means the wheel's built-in pair."""
     import goose
 
-    provider = goose.openai_provider("sk-test", server.base_url)
-    return asyncio.run(provider.compact("gpt-4o", goose_messages(case), templates))
+    if server.provider is None:
+        server.provider = goose.openai_provider("sk-test", server.base_url)
+    return asyncio.run(server.provider.compact("gpt-4o", goose_messages(case), templates))
 
 
 def write_prompts(directory: Path, compaction: str, summary: str) -> Path:
