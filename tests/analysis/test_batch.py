@@ -234,7 +234,7 @@ def test_cli_batch_all_sessions_compacts_every_session_of_a_database(
     # `--all-sessions` picked the jobs for the checks, then the batch listed the database
     # again without it: the sessions `goose session list` hides were never compacted.
     from tests.analysis.test_retention import run_command
-    from tests.compaction.test_goose_fidelity import V13
+    from tests.session.test_goose_listing import V13
 
     assert run_command(["batch", str(V13), "--model", "offline", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["entries"]) == 2
