@@ -7,7 +7,8 @@ import json
 import os
 import sys
 import types
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -211,6 +212,37 @@ def keyed_litellm_worker(**keys: str) -> Iterator[None]:
         for name, value in keys.items():
             patch.setenv(name, value)
         yield
+
+
+@dataclass(frozen=True)
+class CliResult:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., CliResult]:
+    """``cli(*argv, env={...})``: goose-tui's entry point run in this process with these
+    environment overrides, as the ``goose-tui`` script runs it; its exit code and what it
+    wrote. For runs whose process boundary is not the point: no interpreter starts."""
+    from goose_tui.cli import main
+
+    def run(*argv: str, env: dict[str, str] | None = None) -> CliResult:
+        capsys.readouterr()
+        with monkeypatch.context() as patch:
+            for name, value in (env or {}).items():
+                patch.setenv(name, value)
+            try:
+                code = main(list(argv))
+            except SystemExit as exc:  # argparse's own refusals
+                code = exc.code if isinstance(exc.code, int) else 1
+        out, err = capsys.readouterr()
+        return CliResult(code, out, err)
+
+    return run
 
 
 def write_two_message_session(path: Path) -> Path:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
 
 from goose_tui.cli import main
 from tests.conftest import SAMPLES
+from tests.loopback import LoopbackServer, Reply
+
+SHORT = SAMPLES / "short.jsonl"
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
@@ -56,3 +60,47 @@ async def test_the_app_ends_on_sigterm_and_sighup_as_on_q(signum: int, tmp_path:
         assert not app.is_running  # ended by the signal, not by the test
     assert app.return_code == 0
     assert signal.getsignal(signum) == before  # handed back when the app ended
+
+
+def test_ctrl_c_during_a_model_call_exits_130_and_leaves_no_worker() -> None:
+    # Ctrl-C is "cancelled" with exit 130 during the model call as before it, and the CLI's
+    # litellm worker process ends with the CLI: a process of its own, signalled as a
+    # terminal signals it.
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    script = (
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from goose_tui.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    with LoopbackServer([Reply.hang()]) as server:
+        child = subprocess.Popen(
+            [sys.executable, "-c", script, "compact", str(SHORT), "--model", "openai/gpt-4o-mini"]
+            + ["--api-base", f"{server.url}/v1"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while not server.requests:  # the request is out: the call is under way
+                assert child.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+            workers = subprocess.run(
+                ["pgrep", "-P", str(child.pid)], capture_output=True, text=True
+            ).stdout.split()
+            assert workers, "the CLI called litellm from no worker process"
+            child.send_signal(signal.SIGINT)
+            _, stderr = child.communicate(timeout=30)
+        finally:
+            child.kill()
+        assert child.returncode == 130, stderr
+        assert stderr.strip().splitlines()[-1] == "goose-tui: cancelled"
+        deadline = time.monotonic() + 10
+        while any(Path(f"/proc/{pid}").exists() for pid in workers):
+            assert time.monotonic() < deadline, "the worker outlived the CLI"
+            time.sleep(0.05)
