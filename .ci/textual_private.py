@@ -27,19 +27,21 @@ def private(name: str) -> bool:
 
 
 @cache
+def own_private_names(base: type) -> frozenset[str]:
+    """The private names one Textual class defines, sets or reads. Once a class: getsource
+    parses the class's whole module each time."""
+    names = {name for name in vars(base) if private(name)}
+    try:
+        source = inspect.getsource(base)
+    except (OSError, TypeError):
+        return frozenset(names)
+    return frozenset(names.union(re.findall(r"\bself\.(_[A-Za-z0-9]\w*)", source)))
+
+
 def textual_private_names(cls: type) -> frozenset[str]:
     """The private names Textual's classes in ``cls``'s MRO define, set or read."""
-    names: set[str] = set()
-    for base in cls.__mro__:
-        if not base.__module__.startswith("textual."):
-            continue
-        names.update(name for name in vars(base) if private(name))
-        try:
-            source = inspect.getsource(base)
-        except (OSError, TypeError):
-            continue
-        names.update(re.findall(r"\bself\.(_[A-Za-z0-9]\w*)", source))
-    return frozenset(names)
+    mro = (base for base in cls.__mro__ if base.__module__.startswith("textual."))
+    return frozenset().union(*map(own_private_names, mro))
 
 
 def imports(tree: ast.Module) -> list[tuple[int, str]]:
