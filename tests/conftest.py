@@ -31,6 +31,9 @@ settings.load_profile("goose-tui")
 # processes the tests start keep Python's defaults.
 gc.set_threshold(50_000, 20, 10)
 
+# The fake API keys' fixture, for the tests in several folders that prove keys never leak.
+pytest_plugins = ["tests.secret_keys"]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """The package compiled once, before the workers start, for the ~180 processes the suite

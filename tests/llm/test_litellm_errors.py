@@ -15,6 +15,10 @@ from tests.compaction.test_summarize import session_with_tools
 from tests.conftest import LITELLM_GROUP
 from tests.llm.test_litellm import MODEL, PROMPT, SECRET
 from tests.loopback import LoopbackServer, Reply, closed_port
+from tests.secret_keys import (
+    REPLIES,
+    assert_no_key,
+)
 
 # The tests that call litellm in the test process run on the worker that has imported it
 # (tests/conftest.py): each other worker paid its 5-14 s import for them.
@@ -172,3 +176,17 @@ async def test_a_missing_key_with_a_server_named_does_not_advise_naming_one(
     message = str(caught.value)
     assert "no API key" in message and "ANTHROPIC_API_KEY" in message
     assert "--api-base" not in message
+
+
+@IN_PROCESS_LITELLM
+async def test_a_key_in_the_environment_is_scrubbed_from_backend_errors(keys: None) -> None:
+    """The Anthropic key is not the one in use, but a server (or proxy) that echoes every
+    credential it saw must not get it shown either."""
+    from goose_tui.llm import make_summarizer
+    from goose_tui.llm.base import ChatMessage, ModelError
+
+    with LoopbackServer([REPLIES["500"]]) as server:
+        summarizer = make_summarizer(MODEL, api_base=f"{server.url}/v1")
+        with pytest.raises(ModelError) as caught:
+            await summarizer.complete([ChatMessage(role="user", content="hello")])
+    assert_no_key(str(caught.value), repr(caught.value))
