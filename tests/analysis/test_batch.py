@@ -371,24 +371,19 @@ def test_a_bug_in_a_failed_row_keeps_its_type(corpus: Path) -> None:
     ],
 )
 def test_batch_output_says_where_each_report_file_went(
-    tmp_path: Path, given: str, json_name: str, md_name: str
+    cli, tmp_path: Path, given: str, json_name: str, md_name: str
 ) -> None:
-    # A walk-through: `-o report.md` wrote the JSON to report.json and said nothing, where
-    # --help read "write the report as JSON here".
-    import subprocess
-    import sys
-
-    from tests.conftest import ROOT, SAMPLES
+    # `-o report.md` must not write the JSON to report.json and say nothing, where --help
+    # reads "write the report as JSON here".
+    from tests.conftest import SAMPLES
 
     folder = tmp_path / "corpus"
     folder.mkdir()
     shutil.copy(SAMPLES / "short.jsonl", folder / "short.jsonl")
     out = tmp_path / "out"
     out.mkdir()
-    command = [sys.executable, "-m", "goose_tui.cli", "batch", str(folder), "--model", "offline"]
-    done = subprocess.run(
-        [*command, "-o", str(out / given)], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
+    command = ["batch", str(folder), "--model", "offline", "-o", str(out / given)]
+    done = cli(*command)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in out.iterdir()) == sorted({json_name, md_name})
     assert json.loads((out / json_name).read_text())["totals"]["sessions"] == 1
@@ -399,17 +394,13 @@ def test_batch_output_says_where_each_report_file_went(
     )
     # Either file already there refuses the run before any work, naming that file.
     (out / md_name).unlink()
-    again = subprocess.run(
-        [*command, "-o", str(out / given)], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
+    again = cli(*command)
     assert again.returncode == 2
     assert f"{out / json_name}: already exists" in again.stderr
     assert not (out / md_name).exists()
     (out / json_name).unlink()
     (out / md_name).write_text("keep\n")
-    again = subprocess.run(
-        [*command, "-o", str(out / given)], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
+    again = cli(*command)
     assert again.returncode == 2
     assert f"{out / md_name}: already exists" in again.stderr
     assert (out / md_name).read_text() == "keep\n" and not (out / json_name).exists()

@@ -8,7 +8,6 @@ from pathlib import Path
 from goose_tui.analysis.breakdown import context_breakdown, format_breakdown, message_parts
 from goose_tui.session.loader import load_session
 from goose_tui.tokens import REPLY_PRIMER, TokenCounter, count_tokens, message_tokens
-from tests.cli.test_cli import run
 from tests.conftest import REALDATA, SAMPLES
 
 LONG = SAMPLES / "long_session.jsonl"
@@ -81,12 +80,12 @@ def test_system_prompt_and_hidden_messages(tmp_path: Path) -> None:
     assert not any("%" in x for x in format_breakdown(breakdown) if "(hidden)" in x)
 
 
-def test_usage_prints_and_records_the_breakdown() -> None:
-    out = run("usage", str(REALDATA / "export-text.json"))
+def test_usage_prints_and_records_the_breakdown(cli) -> None:
+    out = cli("usage", str(REALDATA / "export-text.json"))
     assert out.returncode == 0, out.stderr
     assert "assistant text" in out.stdout and "the 2 heaviest messages" in out.stdout
     assert "reported by the session: 4,040 tokens" in out.stdout
-    data = json.loads(run("usage", str(LONG), "--json").stdout)
+    data = json.loads(cli("usage", str(LONG), "--json").stdout)
     breakdown = data["breakdown"]
     assert breakdown["total"] == data["used"]  # LONG reports nothing: used is this estimate
     labels = [c["category"] for c in breakdown["categories"]]

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import unicodedata
 
 import pytest
@@ -24,7 +22,7 @@ from goose_tui.llm import make_summarizer
 from goose_tui.session.loader import load_session
 from goose_tui.session.models import Message
 from tests.analysis.test_retention import MAC_PATH, MAC_REQUEST, write_session
-from tests.conftest import ROOT, SAMPLES
+from tests.conftest import SAMPLES
 
 SAMPLE = SAMPLES / "long_session.jsonl"
 LAST_ERROR = "ValueError: invalid literal for int() with base 10: '10.0'"
@@ -167,14 +165,8 @@ def test_decomposed_evidence_is_found_in_a_summary_of_its_composed_form() -> Non
     assert last_request.answer == f"- {MAC_REQUEST}"  # the summary's line, not the question
 
 
-def test_cli_probe_json_offline(tmp_path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", "probe", str(SAMPLE), "--json"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+def test_cli_probe_json_offline(cli, tmp_path) -> None:
+    done = cli("probe", str(SAMPLE), "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["mode"] == "offline" and data["summary_source"] == "model offline"
@@ -187,31 +179,19 @@ def test_cli_probe_json_offline(tmp_path) -> None:
 
     summary = tmp_path / "summary.md"
     summary.write_text("nothing kept")
-    done = subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", "probe", str(SAMPLE), "--summary", str(summary)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    done = cli("probe", str(SAMPLE), "--summary", str(summary))
     assert done.returncode == 0, done.stderr
     assert "continuation" in done.stdout and "0%" in done.stdout
 
 
-def test_compare_reports_probe_scores_for_two_templates(tmp_path) -> None:
+def test_compare_reports_probe_scores_for_two_templates(cli, tmp_path) -> None:
     short = tmp_path / "short-template"
     short.mkdir()
     (short / "compaction_summary.md").write_text(
         "# Intent\n{% for i in user_intent %}- {{ i }}\n{% endfor %}", encoding="utf-8"
     )
     args = ["compare", str(SAMPLE), "--a", "offline", "--b", "offline"]
-    done = subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", *args, "--b-prompts-dir", str(short), "--json"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    done = cli(*args, "--b-prompts-dir", str(short), "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     left, right = (side["probes"] for side in data["sides"])
@@ -221,13 +201,7 @@ def test_compare_reports_probe_scores_for_two_templates(tmp_path) -> None:
     left_kinds = {k["kind"]: k["score"] for k in left["kinds"]}
     assert by_kind["continuation"] < left_kinds["continuation"]
 
-    text_out = subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", *args, "--b-prompts-dir", str(short)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    ).stdout
+    text_out = cli(*args, "--b-prompts-dir", str(short)).stdout
     rows = {line.split()[0]: line for line in text_out.splitlines() if line.strip()}
     assert (
         "continuation" in rows and "decisions" in rows and "can the agent act (probes)" in text_out

@@ -264,27 +264,25 @@ def test_compact_with_a_replay_file(tmp_path: Path) -> None:
     ids=["raw-newline", "raw-crlf", "raw-no-newline", "rendered"],
 )
 def test_compact_output_holds_the_summary_with_one_final_newline(
-    tmp_path: Path, reply: str, saved: str | None
+    tmp_path: Path, reply: str, saved: str | None, capfdbinary: pytest.CaptureFixture[bytes]
 ) -> None:
+    # In this process: the bytes on file descriptor 1 are what a shell's redirection gets.
+    from goose_tui.cli import main
+
     reply_file = tmp_path / "reply.txt"
     reply_file.write_bytes(reply.encode("utf-8"))
-    summary = json.loads(run("compact", str(SHORT), "--replay", str(reply_file), "--json").stdout)[
-        "summary"
-    ]
+    compact = ["compact", str(SHORT), "--replay", str(reply_file)]
+    assert main([*compact, "--json"]) == 0
+    summary = json.loads(capfdbinary.readouterr().out)["summary"]
     expected = (summary + "\n" if saved is None else saved).encode("utf-8")
     assert not summary.endswith("\n") if saved is None else summary == reply
     target = tmp_path / "out.md"
-    out = run("compact", str(SHORT), "--replay", str(reply_file), "-o", str(target))
-    assert (out.returncode, out.stdout) == (0, "")
+    assert main([*compact, "-o", str(target)]) == 0
+    assert capfdbinary.readouterr().out == b""
     assert target.read_bytes() == expected
     # What stdout gets is the same text (`compact > out.md` and `-o out.md` agree).
-    printed = subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", "compact", str(SHORT), "--replay", str(reply_file)],
-        capture_output=True,
-        cwd=ROOT,
-        timeout=120,
-    )
-    assert printed.stdout == expected
+    assert main(compact) == 0
+    assert capfdbinary.readouterr().out == expected
 
 
 def test_the_ladder_is_visible_offline() -> None:

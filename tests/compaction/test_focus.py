@@ -11,7 +11,6 @@ from goose_tui.compaction.summarize import build_request, summarize
 from goose_tui.compaction.templates import FOCUS_HEADING, load_templates
 from goose_tui.llm import make_summarizer
 from goose_tui.session.loader import load_session
-from tests.cli.test_cli import run
 from tests.conftest import SAMPLES
 
 SHORT = SAMPLES / "short.jsonl"
@@ -52,11 +51,11 @@ def test_offline_summary_does_not_mistake_the_focus_for_conversation() -> None:
     assert focused.request.system_prompt.endswith(FOCUS)
 
 
-def test_cli_focus_is_in_the_prompt_and_the_json() -> None:
-    out = run("prompt", str(SHORT), "--focus", FOCUS)
+def test_cli_focus_is_in_the_prompt_and_the_json(cli) -> None:
+    out = cli("prompt", str(SHORT), "--focus", FOCUS)
     assert out.returncode == 0, out.stderr
     assert out.stdout.endswith(f"{FOCUS_HEADING}\n{FOCUS}\n")
-    data = json.loads(run("compact", str(SHORT), "--focus", FOCUS, "--json").stdout)
+    data = json.loads(cli("compact", str(SHORT), "--focus", FOCUS, "--json").stdout)
     assert data["focus"] == FOCUS
     assert data["system_prompt"].endswith(FOCUS)
-    assert json.loads(run("compact", str(SHORT), "--json").stdout)["focus"] is None
+    assert json.loads(cli("compact", str(SHORT), "--json").stdout)["focus"] is None
