@@ -25,8 +25,6 @@ import asyncio
 import json
 import os
 import re
-import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 
@@ -43,7 +41,7 @@ from goose_tui.session.writer import (
     compacted_session_text,
     save_compacted_session,
 )
-from tests.conftest import ROOT, SAMPLES
+from tests.conftest import SAMPLES
 
 SAMPLE = SAMPLES / "long_session.jsonl"
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")
@@ -220,36 +218,26 @@ def test_never_writes_over_an_input_or_a_special_file(sample, tmp_path: Path) ->
     assert leftovers == []
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
-
-
-def test_cli_compact_save_session(tmp_path: Path) -> None:
+def test_cli_compact_save_session(cli, tmp_path: Path) -> None:
     target = tmp_path / "compacted.json"
-    done = _cli("compact", str(SAMPLE), "--save-session", str(target), "--save-format", "json")
+    done = cli("compact", str(SAMPLE), "--save-session", str(target), "--save-format", "json")
     assert done.returncode == 0, done.stderr
     loaded = load_session(target)
     visible = agent_visible(loaded.messages)
     assert len(visible) == 2 and visible[0].content[0]["text"] == done.stdout.rstrip("\n")
     datetime.fromisoformat(json.loads(target.read_text())["created_at"])
 
-    again = _cli("compact", str(SAMPLE), "--save-session", str(target))
+    again = cli("compact", str(SAMPLE), "--save-session", str(target))
     assert again.returncode == 2 and "already exists" in again.stderr
     assert again.stdout == ""  # refused before compacting
-    forced = _cli("compact", str(SAMPLE), "--save-session", str(target), "--overwrite")
+    forced = cli("compact", str(SAMPLE), "--save-session", str(target), "--overwrite")
     assert forced.returncode == 0, forced.stderr
 
-    refused = _cli("compact", str(SAMPLE), "--save-session", str(tmp_path / "sessions.db"))
+    refused = cli("compact", str(SAMPLE), "--save-session", str(tmp_path / "sessions.db"))
     assert refused.returncode == 2 and "sessions.db" in refused.stderr
 
 
-def test_cli_compact_never_saves_the_session_over_a_template_override(tmp_path: Path) -> None:
+def test_cli_compact_never_saves_the_session_over_a_template_override(cli, tmp_path: Path) -> None:
     """`compact` goes through the core Inspector, whose inputs include the templates in use:
     an override is refused as a --save-session target even with --overwrite, before the
     model is called, and the override is left as it was. (Before, the CLI kept its own list
@@ -260,7 +248,7 @@ def test_cli_compact_never_saves_the_session_over_a_template_override(tmp_path: 
     text = "# Summary\n\n{{ user_intent }}\n"
     override.write_text(text)
     for fmt in ("jsonl", "json"):
-        done = _cli(
+        done = cli(
             "compact",
             str(SAMPLE),
             "--prompts-dir",
@@ -276,7 +264,7 @@ def test_cli_compact_never_saves_the_session_over_a_template_override(tmp_path: 
         assert done.stdout == ""  # refused before compacting
         assert override.read_text() == text
     summary = tmp_path / "summary.md"
-    kept = _cli(
+    kept = cli(
         "compact", str(SAMPLE), "-o", str(summary), "--save-session", str(summary), "--overwrite"
     )
     assert kept.returncode == 2 and "-o and --save-session name the same file" in kept.stderr
@@ -298,21 +286,23 @@ def test_the_app_never_proposes_a_target_in_goose_own_folder(
     assert default_target(mine, "export") == tmp_path / "work" / "a.compacted.json"
 
 
-def test_cli_compact_o_never_replaces_an_existing_file_without_overwrite(tmp_path: Path) -> None:
+def test_cli_compact_o_never_replaces_an_existing_file_without_overwrite(
+    cli, tmp_path: Path
+) -> None:
     # `-o notes.md` replaced the user's notes without a word (a walk-through), while
     # --save-session already asked for --overwrite. Both now do, before the model is called.
     notes = tmp_path / "notes.md"
     notes.write_text("precious notes\n")
-    refused = _cli("compact", str(SAMPLE), "-o", str(notes))
+    refused = cli("compact", str(SAMPLE), "-o", str(notes))
     assert refused.returncode == 2 and "already exists" in refused.stderr
     assert "--overwrite" in refused.stderr and refused.stdout == ""
     assert notes.read_text() == "precious notes\n"
-    forced = _cli("compact", str(SAMPLE), "-o", str(notes), "--overwrite")
+    forced = cli("compact", str(SAMPLE), "-o", str(notes), "--overwrite")
     assert forced.returncode == 0, forced.stderr
     assert notes.read_text().startswith("# Conversation Summary")
 
 
-def test_cli_batch_never_replaces_the_report_or_its_markdown_twin(tmp_path: Path) -> None:
+def test_cli_batch_never_replaces_the_report_or_its_markdown_twin(cli, tmp_path: Path) -> None:
     # `-o out/summary.json` also wrote out/summary.md, replacing a file the user never named.
     sessions = tmp_path / "sessions"
     sessions.mkdir()
@@ -321,24 +311,24 @@ def test_cli_batch_never_replaces_the_report_or_its_markdown_twin(tmp_path: Path
     out.mkdir()
     twin = out / "summary.md"
     twin.write_text("IMPORTANT meeting notes\n")
-    refused = _cli("batch", str(sessions), "--model", "offline", "-o", str(out / "summary.json"))
+    refused = cli("batch", str(sessions), "--model", "offline", "-o", str(out / "summary.json"))
     assert refused.returncode == 2 and str(twin) in refused.stderr
     assert "already exists" in refused.stderr and "--overwrite" in refused.stderr
     assert twin.read_text() == "IMPORTANT meeting notes\n"
     assert not (out / "summary.json").exists()
-    forced = _cli(
+    forced = cli(
         "batch", str(sessions), "--model", "offline", "-o", str(out / "summary.json"), "--overwrite"
     )
     assert forced.returncode == 0, forced.stderr
     assert twin.read_text().startswith("# Batch compaction")
 
 
-def test_cli_save_session_where_no_folder_can_be_made_is_refused_first(tmp_path: Path) -> None:
+def test_cli_save_session_where_no_folder_can_be_made_is_refused_first(cli, tmp_path: Path) -> None:
     # A file where the target's folder would be: the save failed after the compaction, as an
     # "internal error", and the summary was lost (nothing on stdout).
     blocker = tmp_path / "afile.txt"
     blocker.write_text("hi\n")
-    refused = _cli("compact", str(SAMPLE), "--save-session", str(blocker / "sub" / "x.jsonl"))
+    refused = cli("compact", str(SAMPLE), "--save-session", str(blocker / "sub" / "x.jsonl"))
     assert refused.returncode == 2, refused.stderr
     assert "not a folder" in refused.stderr and "internal error" not in refused.stderr
     assert refused.stdout == ""  # refused before compacting
