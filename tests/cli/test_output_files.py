@@ -60,21 +60,21 @@ def replay(tmp_path: Path) -> Path:
 # --- every input of the run is refused --------------------------------------------------------
 
 
-def test_compact_output_refuses_the_replay_file(tmp_path: Path, replay: Path) -> None:
+def test_compact_output_refuses_the_replay_file(cli, tmp_path: Path, replay: Path) -> None:
     before = digest(replay)
-    out = run("compact", str(SHORT), "--replay", str(replay), "-o", str(replay))
+    out = cli("compact", str(SHORT), "--replay", str(replay), "-o", str(replay))
     assert out.returncode == 2
     assert INPUT in one_line(out.stderr)
     assert digest(replay) == before
 
 
-def test_compact_output_refuses_a_template_override_in_use(tmp_path: Path) -> None:
+def test_compact_output_refuses_a_template_override_in_use(cli, tmp_path: Path) -> None:
     prompts = tmp_path / "prompts"
     prompts.mkdir()
     override = prompts / "compaction_summary.md"
     override.write_text("# {{ current_work }}\n", encoding="utf-8")
     before = digest(override)
-    out = run("compact", str(SHORT), "--prompts-dir", str(prompts), "-o", str(override))
+    out = cli("compact", str(SHORT), "--prompts-dir", str(prompts), "-o", str(override))
     assert out.returncode == 2
     assert INPUT in one_line(out.stderr)
     assert digest(override) == before
@@ -82,12 +82,12 @@ def test_compact_output_refuses_a_template_override_in_use(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("suffix", ["", "-wal", "-shm", "-journal"])
 def test_compact_output_refuses_the_sessions_db_and_its_companions(
-    tmp_path: Path, suffix: str
+    cli, tmp_path: Path, suffix: str
 ) -> None:
     db = tmp_path / "sessions.db"
     shutil.copy(SAMPLES / "sessions.db", db)
     companion = Path(f"{db}{suffix}")
-    out = run("compact", str(db), "-o", str(companion))
+    out = cli("compact", str(db), "-o", str(companion))
     assert out.returncode == 2
     assert INPUT in one_line(out.stderr)
     # The companion was not created (a stray -wal beside a database is read as its log).
@@ -143,23 +143,23 @@ def test_compact_output_refuses_special_files(tmp_path: Path, kind: str) -> None
     assert path.lstat().st_mode == mode  # still the FIFO / socket / device / folder
 
 
-def test_compact_output_writes_through_a_symlink_and_keeps_it(tmp_path: Path) -> None:
+def test_compact_output_writes_through_a_symlink_and_keeps_it(cli, tmp_path: Path) -> None:
     real = tmp_path / "real.md"
     real.write_text("old\n")
     link = tmp_path / "link.md"
     link.symlink_to(real)
-    out = run("compact", str(SHORT), "-o", str(link), "--overwrite")  # real.md exists
+    out = cli("compact", str(SHORT), "-o", str(link), "--overwrite")  # real.md exists
     assert out.returncode == 0, out.stderr
     assert link.is_symlink() and link.resolve() == real
     assert real.read_text().startswith("# Conversation Summary")
 
 
-def test_a_symlink_to_an_input_is_refused(tmp_path: Path) -> None:
+def test_a_symlink_to_an_input_is_refused(cli, tmp_path: Path) -> None:
     session = tmp_path / "s.jsonl"
     shutil.copy(SHORT, session)
     link = tmp_path / "link.md"
     link.symlink_to(session)
-    out = run("compact", str(session), "-o", str(link))
+    out = cli("compact", str(session), "-o", str(link))
     assert out.returncode == 2 and INPUT in one_line(out.stderr)
     assert digest(session) == digest(SHORT) and link.is_symlink()
 
@@ -167,10 +167,10 @@ def test_a_symlink_to_an_input_is_refused(tmp_path: Path) -> None:
 # --- checked before the model is called --------------------------------------------------------
 
 
-def test_the_output_path_is_checked_before_the_model_is_called(tmp_path: Path) -> None:
+def test_the_output_path_is_checked_before_the_model_is_called(cli, tmp_path: Path) -> None:
     missing = tmp_path / "no-such-folder" / "out.md"
     with LoopbackServer([Reply.ok(GOOD_REPLY)]) as server:
-        out = run(
+        out = cli(
             "compact",
             str(SHORT),
             "--model",
@@ -250,11 +250,11 @@ def test_a_new_output_file_gets_the_umask_mode(tmp_path: Path, umask: int, mode:
     assert stat.S_IMODE(target.stat().st_mode) == mode
 
 
-def test_a_replaced_output_file_keeps_its_mode(tmp_path: Path) -> None:
+def test_a_replaced_output_file_keeps_its_mode(cli, tmp_path: Path) -> None:
     target = tmp_path / "out.md"
     target.write_text("old\n")
     target.chmod(0o640)
-    out = run("compact", str(SHORT), "-o", str(target), "--overwrite")
+    out = cli("compact", str(SHORT), "-o", str(target), "--overwrite")
     assert out.returncode == 0, out.stderr
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert target.read_text().startswith("# Conversation Summary")
@@ -273,13 +273,13 @@ HTML_PAGE = (
 )
 @pytest.mark.parametrize("with_output", [False, True], ids=["stdout", "-o"])
 def test_a_reply_that_is_no_summary_fails_the_compaction(
-    tmp_path: Path, reply: str, with_output: bool
+    cli, tmp_path: Path, reply: str, with_output: bool
 ) -> None:
     reply_file = tmp_path / "reply.txt"
     reply_file.write_text(reply, encoding="utf-8")
     target = tmp_path / "out.md"
     extra = ["-o", str(target)] if with_output else []
-    out = run("compact", str(SHORT), "--replay", str(reply_file), *extra)
+    out = cli("compact", str(SHORT), "--replay", str(reply_file), *extra)
     assert out.returncode == 1
     assert "not compacted" in one_line(out.stderr)
     assert out.stdout == "" and not target.exists()
@@ -309,7 +309,7 @@ def test_the_pipeline_itself_still_keeps_an_empty_reply_as_goose_does() -> None:
 )
 @pytest.mark.parametrize("reply_text", ["", HTML_PAGE], ids=["empty", "html"])
 def test_analyses_refuse_a_reply_that_is_no_summary(
-    tmp_path: Path, command: tuple[str, ...], reply_text: str
+    cli, tmp_path: Path, command: tuple[str, ...], reply_text: str
 ) -> None:
     # compact refused an empty reply or an error page (exit 1); retention, probe and
     # compare took it as the summary and scored it 0% (exit 0): a wrong result.
@@ -318,29 +318,29 @@ def test_analyses_refuse_a_reply_that_is_no_summary(
     args = [part.format(reply=reply) for part in command]
     if command[0] != "compare":
         args += ["--replay", str(reply)]
-    out = run(args[0], str(SHORT), *args[1:])
+    out = cli(args[0], str(SHORT), *args[1:])
     assert out.returncode == 1, out.stdout + out.stderr
     assert "the history was not compacted" in out.stderr
 
 
-def test_batch_fails_a_session_whose_reply_is_no_summary(tmp_path: Path) -> None:
+def test_batch_fails_a_session_whose_reply_is_no_summary(cli, tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     sessions.mkdir()
     shutil.copy(SHORT, sessions / "a.jsonl")
     reply = tmp_path / "reply.txt"
     reply.write_text(HTML_PAGE)
-    out = run("batch", str(sessions), "--model", f"replay:{reply}", "--json")
+    out = cli("batch", str(sessions), "--model", f"replay:{reply}", "--json")
     assert out.returncode == 1, out.stderr
     (entry,) = json.loads(out.stdout)["entries"]
     assert entry["error"] and "HTML page" in entry["error"] and entry["retention"] is None
 
 
-def test_a_replay_file_that_is_not_utf8_is_unusable_input(tmp_path: Path) -> None:
+def test_a_replay_file_that_is_not_utf8_is_unusable_input(cli, tmp_path: Path) -> None:
     # compact --replay on binary bytes exited 1 with Python's own words ("'utf-8' codec can't
     # decode byte 0xe6 ..."), where parse on the same file says "not UTF-8 text", exit 2.
     garbage = tmp_path / "garbage.bin"
     garbage.write_bytes(b"ok \xe6\x00\xff binary")
-    out = run("compact", str(SHORT), "--replay", str(garbage))
+    out = cli("compact", str(SHORT), "--replay", str(garbage))
     assert out.returncode == 2, out.stderr
     assert "not UTF-8 text" in out.stderr and "codec" not in out.stderr and out.stdout == ""
 
