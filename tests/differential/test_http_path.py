@@ -11,15 +11,12 @@ fixture starts every server, runs the reference against each, and then one child
 runs the CLI's entry point (``goose_tui.cli.main``, what ``goose-tui`` runs) once per case,
 each with its own arguments, environment, stdout and stderr (tests/cli_child.py); the tests
 check one run each.
-``test_templates_engine.py`` runs ``goose-tui compact`` as a process of its own.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -86,20 +83,6 @@ def write_session(case: Case, path: Path) -> Path:
     lines += [json.dumps(m.model_dump(by_alias=True, exclude_none=True)) for m in messages]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
-
-
-def start_compact(
-    session: Path, server: ScriptedServer, prompts_dir: Path, home: Path
-) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "goose_tui.cli", *compact_argv(session, server, prompts_dir)]
-    return subprocess.Popen(
-        command,
-        cwd=REPO,
-        env=cli_env(home),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
 
 
 def _reference(server: ScriptedServer, case: Case) -> Any:

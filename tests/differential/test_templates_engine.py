@@ -22,6 +22,7 @@ import pytest
 from goose_tui.compaction.engine import Compiled, EngineError, scan
 from goose_tui.compaction.summarize import finish
 from goose_tui.compaction.templates import load_templates
+from tests.conftest import LITELLM_GROUP
 from tests.differential.conftest import Script, ScriptedServer, run_reference, summary_both_ways
 from tests.differential.corpus import SHORT, Case
 from tests.template_cases import CASES, CRASHES, MESSAGES, Err
@@ -262,12 +263,16 @@ CLI_REPLY = json.dumps(
 )
 
 
-@pytest.mark.litellm
-def test_an_override_through_goose_tui_compact_matches_the_wheel(tmp_path: Path) -> None:
-    """The same override pair, run by the wheel and by ``goose-tui compact`` (a subprocess,
-    litellm against the loopback server): byte-equal system prompt and summary."""
+@pytest.mark.xdist_group(LITELLM_GROUP)  # litellm in the group's shared worker
+def test_an_override_through_goose_tui_compact_matches_the_wheel(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same override pair, run by the wheel and by ``goose-tui compact`` (its entry
+    point in this process, litellm against the loopback server): byte-equal system prompt
+    and summary."""
+    from goose_tui.cli import main
     from tests.differential.conftest import our_messages, serve
-    from tests.differential.test_http_path import start_compact, write_session
+    from tests.differential.test_http_path import compact_argv, write_session
 
     case = Case("cli-templates", SHORT, CLI_REPLY)
     prompts = tmp_path / "prompts"
@@ -282,9 +287,9 @@ def test_an_override_through_goose_tui_compact_matches_the_wheel(tmp_path: Path)
             goose.CompactionTemplates(compaction=CLI_COMPACTION, summary=CLI_SUMMARY),
         )
         session = write_session(case, tmp_path / "session.jsonl")
-        proc = start_compact(session, server, prompts, tmp_path)
-        stdout, stderr = proc.communicate(timeout=300)
-        assert proc.returncode == 0, stderr
+        code = main(compact_argv(session, server, prompts))
+        stdout, stderr = capsys.readouterr()
+        assert code == 0, stderr
         theirs, mine = server.requests
     assert our_messages(case)  # the session holds the corpus conversation
     assert mine["messages"][0]["content"] == theirs["messages"][0]["content"]
