@@ -240,8 +240,8 @@ def cli(
                 patch.setenv(name, value)
             try:
                 code = main(list(argv))
-            except SystemExit as exc:  # argparse's own refusals
-                code = exc.code if isinstance(exc.code, int) else 1
+            except SystemExit as exc:  # argparse's own refusals, --help, --version
+                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
         out, err = capsys.readouterr()
         return CliResult(code, out, err)
 
