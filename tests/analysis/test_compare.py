@@ -220,16 +220,10 @@ def test_cli_compare_missing_replay_is_unusable(tmp_path: Path, capsys) -> None:
     assert "nope.txt" in capsys.readouterr().err
 
 
-def _compare(*args: str) -> subprocess.CompletedProcess[str]:
-    from tests.conftest import ROOT, SAMPLES
+def _compare(cli, *args: str):
+    from tests.conftest import SAMPLES
 
-    return subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", "compare", str(SAMPLES / "short.jsonl"), *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    return cli("compare", str(SAMPLES / "short.jsonl"), *args)
 
 
 def _one_line(err: str) -> str:
@@ -251,26 +245,26 @@ def _one_line(err: str) -> str:
         ("SUMMARY:s.md", "SUMMARY:s.md: did you mean summary:s.md? (the prefix is lower case)"),
     ],
 )
-def test_compare_an_unusable_side_is_named_and_exits_2(spec: str, message: str) -> None:
-    # A walk-through: REPLAY:r.txt and offline:x went to litellm ("knows no provider", exit
-    # 1), and no message said which side it was.
-    out = _compare("--a", "offline", "--b", spec)
+def test_compare_an_unusable_side_is_named_and_exits_2(cli, spec: str, message: str) -> None:
+    # REPLAY:r.txt and offline:x must not go to litellm ("knows no provider", exit 1), and
+    # the message says which side it was.
+    out = _compare(cli, "--a", "offline", "--b", spec)
     assert (out.returncode, _one_line(out.stderr), out.stdout) == (
         2,
         f"goose-tui: B: {message}",
         "",
     )
-    out = _compare("--a", spec, "--b", "offline")
+    out = _compare(cli, "--a", spec, "--b", "offline")
     assert (out.returncode, _one_line(out.stderr)) == (2, f"goose-tui: A: {message}")
 
 
 # A model litellm does not know: tests/cli/test_litellm_in_process.py.
 
 
-def test_compare_a_side_that_fails_is_named(tmp_path: Path) -> None:
+def test_compare_a_side_that_fails_is_named(cli, tmp_path: Path) -> None:
     empty = tmp_path / "empty.txt"
     empty.write_text("")
-    out = _compare("--a", "offline", "--b", f"replay:{empty}")
+    out = _compare(cli, "--a", "offline", "--b", f"replay:{empty}")
     assert (out.returncode, _one_line(out.stderr)) == (
         1,
         "goose-tui: B: the model sent an empty reply: no summary, so the history was not compacted",
