@@ -1,4 +1,5 @@
-"""SIGTERM and SIGHUP stop a command as Ctrl-C does: no temporary file is left behind."""
+"""SIGTERM and SIGHUP stop a command as Ctrl-C does: no temporary file is left behind; the
+app ends on them as on q; Ctrl-C during a model call exits 130 and leaves no worker."""
 
 from __future__ import annotations
 
@@ -66,7 +67,6 @@ def test_ctrl_c_during_a_model_call_exits_130_and_leaves_no_worker() -> None:
     # Ctrl-C is "cancelled" with exit 130 during the model call as before it, and the CLI's
     # litellm worker process ends with the CLI: a process of its own, signalled as a
     # terminal signals it.
-    import signal
     import subprocess
     import sys
 
