@@ -2,12 +2,14 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib.abc
+import importlib.machinery
 import inspect
 import json
 import os
 import sys
 import types
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -215,6 +217,43 @@ def keyed_litellm_worker(**keys: str) -> Iterator[None]:
         for name, value in keys.items():
             patch.setenv(name, value)
         yield
+
+
+@contextlib.contextmanager
+def litellm_refused_here() -> Iterator[list[str]]:
+    """While open, importing litellm in this process fails and is recorded in the list
+    yielded, whether or not an earlier test imported it here (goose_tui imports it where it
+    calls it, so every use in this process is an import). Finding its files without
+    importing it still works. Its modules come back after."""
+    loaded = {n: m for n, m in sys.modules.items() if n == "litellm" or n.startswith("litellm.")}
+    attempts: list[str] = []
+
+    class Refuse(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+        def find_spec(
+            self, name: str, path: Sequence[str] | None = None, target: object = None
+        ) -> importlib.machinery.ModuleSpec | None:
+            if name != "litellm" and not name.startswith("litellm."):
+                return None
+            spec = importlib.machinery.PathFinder.find_spec(name, path)
+            if spec is not None:
+                spec.loader = self
+            return spec
+
+        def exec_module(self, module: types.ModuleType) -> None:
+            attempts.append(module.__name__)
+            raise ImportError(f"{module.__name__} imported in the test process")
+
+    finder = Refuse()
+    for name in loaded:
+        del sys.modules[name]
+    sys.meta_path.insert(0, finder)
+    try:
+        yield attempts
+    finally:
+        sys.meta_path.remove(finder)
+        for name in [n for n in sys.modules if n == "litellm" or n.startswith("litellm.")]:
+            del sys.modules[name]
+        sys.modules.update(loaded)
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +29,7 @@ from goose_tui.llm import make_summarizer
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.loader import load_session
 from tests.analysis.scripted_reader import ScriptedReader
-from tests.conftest import LITELLM_GROUP, ROOT, SAMPLES
+from tests.conftest import LITELLM_GROUP, SAMPLES, litellm_refused_here
 from tests.loopback import LoopbackServer, Reply
 
 # On one xdist worker with the other tests that call litellm in this process or through its
@@ -215,24 +213,16 @@ def test_numbered_history_names_messages_as_the_app_does(sample) -> None:
     assert f"\n#{len(session.messages)} [user]: Perfect. Next:" in text
 
 
-# The commands, run one after another by main() in one process, as a shell runs them one
-# by one: litellm's import (2 s, ~200 MB) is paid once, by the worker they share.
-_RUN_COMMANDS = """
-import contextlib, io, json, sys
-from goose_tui.cli import main
-codes, outs = [], []
-for argv in json.loads(sys.argv[1]):
-    with contextlib.redirect_stdout(io.StringIO()) as out:
-        codes.append(main(argv))
-    outs.append(out.getvalue())
-print(json.dumps({"codes": codes, "outs": outs, "litellm_in_the_cli": "litellm" in sys.modules}))
-"""
+def test_every_command_calls_a_model_in_the_worker_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """probe's --judge, compare's --a/--b and batch's --model call their models in the
+    worker that --model's calls go to (goose_tui/llm/litellm_worker.py), never through a
+    client of the command's own process, which would import litellm there (seconds on its
+    main thread, and ~200 MB). Run in this process with litellm refused here, on the
+    group's shared worker."""
+    from goose_tui.cli import main
 
-
-def test_every_command_calls_a_model_in_the_worker_only(tmp_path: Path) -> None:
-    """probe's --judge, compare's --a/--b and batch's --model were parsed for an in-process
-    client: the command imported litellm itself (seconds on its main thread, and ~200 MB)
-    besides the worker that --model's calls go to (goose_tui/llm/litellm_worker.py)."""
     summary = tmp_path / "summary.md"
     summary.write_text(f"The CSV import failed: {LAST_ERROR}. Fixed in csv_import.py.\n")
     corpus = tmp_path / "corpus"
@@ -247,19 +237,17 @@ def test_every_command_calls_a_model_in_the_worker_only(tmp_path: Path) -> None:
             ["compare", str(SAMPLE), "--a", "openai/a", "--b", "offline", *api, "--json"],
             ["batch", str(corpus), "--model", "openai/b", *api, "-o", str(report)],
         ]  # fmt: skip
-        done = subprocess.run(
-            [sys.executable, "-c", _RUN_COMMANDS, json.dumps(argvs)],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            timeout=120,
-        )
+        codes, outs, errs = [], [], []
+        with litellm_refused_here() as attempts:
+            for argv in argvs:
+                codes.append(main(argv))
+                out, err = capsys.readouterr()
+                outs.append(out)
+                errs.append(err)
         models = [body["model"] for body in server.bodies()]
-    assert done.returncode == 0, done.stderr
-    run = json.loads(done.stdout)
-    assert run["codes"] == [0, 0, 0] and not run["litellm_in_the_cli"], done.stderr
+    assert codes == [0, 0, 0] and not attempts, errs
     assert models.count("j") == 5 and models.count("a") == 1 and models.count("b") == 1
-    data = json.loads(run["outs"][0])
+    data = json.loads(outs[0])
     assert data["mode"] == "model" and data["writer"] == "openai/w" and data["judge"] == "openai/j"
     scores = {k["kind"]: k["score"] for k in data["kinds"]}
     assert scores == {"recall": 1.0, "artifact": 1.0, "continuation": 0.0, "decision": 0.0}
@@ -267,19 +255,13 @@ def test_every_command_calls_a_model_in_the_worker_only(tmp_path: Path) -> None:
     assert all(
         set(c) >= {"stage", "model", "total_tokens", "cost_usd", "cached"} for c in data["calls"]
     )
-    assert LAST_ERROR in run["outs"][1]
+    assert LAST_ERROR in outs[1]
     entry = json.loads(report.read_text())["entries"][0]
     assert entry["error"] is None and not entry["fallback"] and entry["summary_tokens"] > 0
 
 
-def test_cli_probe_judge_needs_a_model() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", "probe", str(SAMPLE), "--judge", "openai/j"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+def test_cli_probe_judge_needs_a_model(cli) -> None:
+    done = cli("probe", str(SAMPLE), "--judge", "openai/j")
     assert done.returncode == 2 and "--judge needs --model" in done.stderr
 
 
