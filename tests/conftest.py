@@ -5,6 +5,7 @@ import gc
 import importlib.abc
 import importlib.machinery
 import inspect
+import io
 import json
 import os
 import sys
@@ -267,16 +268,18 @@ class CliResult:
 def cli(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> Callable[..., CliResult]:
-    """``cli(*argv, env={...})``: goose-tui's entry point run in this process with these
-    environment overrides, as the ``goose-tui`` script runs it; its exit code and what it
-    wrote. For runs whose process boundary is not the point: no interpreter starts."""
+    """``cli(*argv, env={...}, stdin=...)``: goose-tui's entry point run in this process
+    with these environment overrides and this text on standard input, as the ``goose-tui``
+    script runs it; its exit code and what it wrote. For runs whose process boundary is not
+    the point: no interpreter starts."""
     from goose_tui.cli import main
 
-    def run(*argv: str, env: dict[str, str] | None = None) -> CliResult:
+    def run(*argv: str, env: dict[str, str] | None = None, stdin: str = "") -> CliResult:
         capsys.readouterr()
         with monkeypatch.context() as patch:
             for name, value in (env or {}).items():
                 patch.setenv(name, value)
+            patch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8"))))
             try:
                 code = main(list(argv))
             except SystemExit as exc:  # argparse's own refusals, --help, --version

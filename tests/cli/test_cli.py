@@ -1,4 +1,6 @@
-"""The CLI contract of issue 2 and 3, run as a user runs it: a real process, real files."""
+"""The CLI contract, run as a user runs it, on real files: its entry point in this process
+(the ``cli`` fixture), and a real process where the process is what is checked: ``--help``
+of every command, a reply piped on standard input."""
 
 from __future__ import annotations
 
@@ -39,15 +41,6 @@ def run(*args: str, stdin: str | None = None, cwd: Path = ROOT) -> subprocess.Co
     )
 
 
-def in_process(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    """A command's stdout, run by its main in this process (no interpreter start-up paid;
-    ``run`` checks the same commands as separate processes)."""
-    from goose_tui.cli import main
-
-    assert main(list(args)) == 0
-    return capsys.readouterr().out
-
-
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -65,8 +58,8 @@ def test_help_lists_every_subcommand() -> None:
         assert help_text.split("\n\n")[1].strip() and "exit codes: 0 success" in help_text
 
 
-def test_format_prints_the_conversation_text() -> None:
-    out = run("format", str(REALDATA / "export-session.json"))
+def test_format_prints_the_conversation_text(cli) -> None:
+    out = cli("format", str(REALDATA / "export-session.json"))
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == "[user]: Create greeting.txt containing the word hello"
@@ -74,20 +67,20 @@ def test_format_prints_the_conversation_text() -> None:
     assert "[user]: tool_response: Created /tmp/greeting.txt (1 lines)" in lines
 
 
-def test_prompt_embeds_the_formatted_messages(tmp_path: Path) -> None:
-    formatted = run("format", str(SHORT)).stdout.rstrip("\n")
-    prompt = run("prompt", str(SHORT))
+def test_prompt_embeds_the_formatted_messages(cli, tmp_path: Path) -> None:
+    formatted = cli("format", str(SHORT)).stdout.rstrip("\n")
+    prompt = cli("prompt", str(SHORT))
     assert prompt.returncode == 0, prompt.stderr
     assert formatted in prompt.stdout
     (tmp_path / "compaction.md").write_text("BEGIN\n{{ messages }}\nEND\n")
-    custom = run("prompt", str(SHORT), "--prompts-dir", str(tmp_path))
+    custom = cli("prompt", str(SHORT), "--prompts-dir", str(tmp_path))
     assert custom.stdout == f"BEGIN\n{formatted}\nEND\n"
 
 
-def test_parse_json_reports_every_step(tmp_path: Path) -> None:
+def test_parse_json_reports_every_step(cli, tmp_path: Path) -> None:
     reply = tmp_path / "reply.txt"
     reply.write_text(GOOD_REPLY)
-    out = run("parse", str(reply), "--json")
+    out = cli("parse", str(reply), "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["fallback"] is False and data["fallback_reason"] is None
@@ -106,42 +99,40 @@ def test_parse_falls_back_to_the_raw_reply() -> None:
     assert data["summary"] == reply and data["fallback_reason"]
 
 
-def test_render_reads_a_hand_written_summary() -> None:
-    out = run("render", "-", stdin='{"next_step": "run the tests", "user_intent": "one goal"}')
+def test_render_reads_a_hand_written_summary(cli) -> None:
+    out = cli("render", "-", stdin='{"next_step": "run the tests", "user_intent": "one goal"}')
     assert out.returncode == 0, out.stderr
     assert out.stdout == (
         "# Conversation Summary\n\n## User Intent\n- one goal\n\n## Next Step\nrun the tests\n"
     )
 
 
-def test_render_names_line_and_column_of_bad_json() -> None:
-    out = run("render", "-", stdin='{\n  "user_intent": [1,\n}')
+def test_render_names_line_and_column_of_bad_json(cli) -> None:
+    out = cli("render", "-", stdin='{\n  "user_intent": [1,\n}')
     assert out.returncode == 2
     assert "line 3" in out.stderr and "column" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
 
 
-def test_usage_json_says_where_each_number_came_from(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    out = run("usage", str(LONG), "--json")
+def test_usage_json_says_where_each_number_came_from(cli) -> None:
+    out = cli("usage", str(LONG), "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["compaction_due"] is True  # the long sample is over 0.8 of its window
     assert data["fraction"] > 0.8 and data["threshold"] == 0.8
     assert data["limit_source"] in {"session", "model-map"}
-    forced = json.loads(
-        in_process(capsys, "usage", str(LONG), "--json", "--context-limit", "10000000")
-    )
+    forced = json.loads(cli("usage", str(LONG), "--json", "--context-limit", "10000000").stdout)
     assert forced["limit"] == 10_000_000 and forced["limit_source"] == "cli"
     assert forced["compaction_due"] is False
-    text = in_process(capsys, "usage", str(SHORT), "--threshold", "1")
-    assert "auto compaction is off" in text
+    text = cli("usage", str(SHORT), "--threshold", "1")
+    assert text.returncode == 0 and "auto compaction is off" in text.stdout
 
 
-def test_usage_marks_an_assumed_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_marks_an_assumed_limit(cli, tmp_path: Path) -> None:
     def usage(*args: str) -> str:
-        return in_process(capsys, "usage", str(session), *args)
+        done = cli("usage", str(session), *args)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
 
     session = tmp_path / "s.jsonl"
     session.write_text(
@@ -161,8 +152,8 @@ def test_usage_marks_an_assumed_limit(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "summarizer  nosuch/model: request " in unknown and "window is unknown" in unknown
 
 
-def test_sessions_lists_the_database() -> None:
-    out = run("sessions", str(DB), "--json")
+def test_sessions_lists_the_database(cli) -> None:
+    out = cli("sessions", str(DB), "--json")
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)
     assert len(rows) == 3
@@ -170,20 +161,20 @@ def test_sessions_lists_the_database() -> None:
     assert updated == sorted(updated, reverse=True)
 
 
-def test_a_db_session_is_picked_by_id() -> None:
-    rows = json.loads(run("sessions", str(DB), "--json").stdout)
+def test_a_db_session_is_picked_by_id(cli) -> None:
+    rows = json.loads(cli("sessions", str(DB), "--json").stdout)
     oldest = rows[-1]["id"]
-    out = run("format", str(DB), "--session", oldest)
+    out = cli("format", str(DB), "--session", oldest)
     assert out.returncode == 0, out.stderr
-    default = run("format", str(DB))
+    default = cli("format", str(DB))
     assert default.stdout != out.stdout
-    missing = run("format", str(DB), "--session", "no-such-id")
+    missing = cli("format", str(DB), "--session", "no-such-id")
     assert missing.returncode == 2 and "no-such-id" in missing.stderr
 
 
-def test_compact_offline_out_of_the_box(tmp_path: Path) -> None:
+def test_compact_offline_out_of_the_box(cli, tmp_path: Path) -> None:
     before = digest(LONG)
-    out = run("compact", str(LONG), "--json")
+    out = cli("compact", str(LONG), "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert set(data) >= {
@@ -229,23 +220,23 @@ class _AnyInt:
 ANY_INT = _AnyInt()
 
 
-def test_compact_writes_output_atomically_and_never_over_the_input(tmp_path: Path) -> None:
+def test_compact_writes_output_atomically_and_never_over_the_input(cli, tmp_path: Path) -> None:
     target = tmp_path / "summary.md"
-    out = run("compact", str(SHORT), "-o", str(target))
+    out = cli("compact", str(SHORT), "-o", str(target))
     assert out.returncode == 0, out.stderr
     assert target.read_text().startswith("# Conversation Summary")
     assert [p.name for p in tmp_path.iterdir()] == ["summary.md"]  # no temp file left
     copy = tmp_path / "copy.jsonl"
     copy.write_bytes(SHORT.read_bytes())
-    refused = run("compact", str(copy), "-o", str(copy))
+    refused = cli("compact", str(copy), "-o", str(copy))
     assert refused.returncode == 2 and "refusing" in refused.stderr
     assert copy.read_bytes() == SHORT.read_bytes()
 
 
-def test_compact_with_a_replay_file(tmp_path: Path) -> None:
+def test_compact_with_a_replay_file(cli, tmp_path: Path) -> None:
     reply = tmp_path / "reply.txt"
     reply.write_text(GOOD_REPLY)
-    data = json.loads(run("compact", str(SHORT), "--replay", str(reply), "--json").stdout)
+    data = json.loads(cli("compact", str(SHORT), "--replay", str(reply), "--json").stdout)
     assert data["raw_response"] == GOOD_REPLY
     assert data["structured"]["current_work"] == "done"
 
@@ -285,8 +276,8 @@ def test_compact_output_holds_the_summary_with_one_final_newline(
     assert capfdbinary.readouterr().out == expected
 
 
-def test_the_ladder_is_visible_offline() -> None:
-    out = run("compact", str(LONG), "--offline-context-limit", "4000", "--json")
+def test_the_ladder_is_visible_offline(cli) -> None:
+    out = cli("compact", str(LONG), "--offline-context-limit", "4000", "--json")
     if out.returncode == 0:
         attempts = json.loads(out.stdout)["attempts"]
         assert attempts[0]["outcome"] == "context_length_exceeded"
@@ -298,10 +289,10 @@ def test_the_ladder_is_visible_offline() -> None:
         assert "even after removing all tool responses" in out.stderr
 
 
-def test_compaction_failure_exits_1_with_goose_sentence_then_advice() -> None:
+def test_compaction_failure_exits_1_with_goose_sentence_then_advice(cli) -> None:
     # Line 1 is Goose's own error (crates/goose-context-management/src/summarize.rs), the
     # advice is on a line of its own.
-    out = run("compact", str(SHORT), "--offline-context-limit", "1")
+    out = cli("compact", str(SHORT), "--offline-context-limit", "1")
     assert out.returncode == 1
     lines = out.stderr.strip().splitlines()
     assert lines[0] == (
@@ -323,48 +314,48 @@ def test_compaction_failure_exits_1_with_goose_sentence_then_advice() -> None:
         ("compact", str(SHORT), "--model", "REPLAY:reply.txt"),
     ],
 )
-def test_unusable_input_exits_2_with_one_line(args: tuple[str, ...]) -> None:
-    out = run(*args)
+def test_unusable_input_exits_2_with_one_line(cli, args: tuple[str, ...]) -> None:
+    out = cli(*args)
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("goose-tui: ")
 
 
-def test_a_template_that_is_a_folder_is_unusable_input(tmp_path: Path) -> None:
+def test_a_template_that_is_a_folder_is_unusable_input(cli, tmp_path: Path) -> None:
     # It exited 0 with the built-in template, saying nothing.
     (tmp_path / "compaction.md").mkdir()
-    out = run("prompt", str(SHORT), "--prompts-dir", str(tmp_path))
+    out = cli("prompt", str(SHORT), "--prompts-dir", str(tmp_path))
     assert out.returncode == 2
     assert out.stderr == (f"goose-tui: {tmp_path / 'compaction.md'}: is a folder, not a file\n")
 
 
-def test_a_broken_line_is_reported_and_skipped(tmp_path: Path) -> None:
+def test_a_broken_line_is_reported_and_skipped(cli, tmp_path: Path) -> None:
     good = {"role": "user", "created": 1, "content": [{"type": "text", "text": "keep me"}]}
     session = tmp_path / "broken.jsonl"
     session.write_text(json.dumps(good) + "\n{not json\n" + json.dumps(good) + "\n")
-    out = run("format", str(session))
+    out = cli("format", str(session))
     assert out.returncode == 0
     assert out.stdout.count("[user]: keep me") == 2
     assert "line 2" in out.stderr
 
 
-def test_a_mistyped_command_is_named_as_one() -> None:
+def test_a_mistyped_command_is_named_as_one(cli) -> None:
     # It opened the app's parser on a file "retenton": "unrecognized arguments: ...".
-    out = run("retenton", str(SHORT))
+    out = cli("retenton", str(SHORT))
     assert out.returncode == 2
     assert "did you mean `goose-tui retention`?" in out.stderr and "unrecognized" not in out.stderr
-    assert "no such file or folder" in run("nosuchthing").stderr  # nothing close: as before
+    assert "no such file or folder" in cli("nosuchthing").stderr  # nothing close: as before
 
 
 @pytest.mark.parametrize(
     "reply", ["", "  \n", "<!DOCTYPE html><html><body>502 Bad Gateway</body></html>"]
 )
 def test_parse_of_a_reply_that_is_no_summary_shows_it_and_fails(
-    reply: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    cli, reply: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The README lists an empty, blank or HTML reply as a failure (exit 1); parse printed the
     # fallback and exited 0, where compact refuses the same reply.
-    out = run("parse", "-", "--json", stdin=reply)
+    out = cli("parse", "-", "--json", stdin=reply)
     assert out.returncode == 1, out.stderr
     assert json.loads(out.stdout)["fallback"] is True  # what was read is still shown
     assert "no summary" in out.stderr or "HTML page" in out.stderr
