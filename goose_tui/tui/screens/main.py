@@ -189,6 +189,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def _show_pane(self, name: str) -> None:
         for pane in PANES:
             self.query_one(f"#pane-{pane}").set_class(pane == name, "-active")
+        # The tab bar names the pane shown, so that ] and [ go on from it.
+        self.query_one(Tabs).active = f"tab-{name}"
 
     @on(Tabs.TabActivated, "#pane-tabs")
     def _tab_activated(self, event: Tabs.TabActivated) -> None:
@@ -530,7 +532,6 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def action_search(self) -> None:
         self._show_pane("input")
-        self.query_one(Tabs).active = "tab-input"
         search = self.query_one("#search", Input)
         search.display = True
         search.focus()

@@ -36,7 +36,7 @@ class FieldsPane(Pane):
             self.extracted = extracted
 
     def __init__(self, inspector: Inspector, *, id: str | None = None) -> None:
-        super().__init__("fields", copy_source=lambda: self.json_editor.text, id=id)
+        super().__init__("fields", copy_source=self._shown_text, id=id)
         self.inspector = inspector
         # The JSON hand edit the user agreed to have replaced by a reply edit (asked once).
         self._replaceable_json: str | None = None
@@ -61,6 +61,13 @@ class FieldsPane(Pane):
     @property
     def reply_editor(self) -> CodeEditor:
         return self.query_one("#reply-editor", CodeEditor)
+
+    def _shown_text(self) -> str:
+        """What `y` copies: the model's reply on its tab, else the summary JSON (the tree's
+        text too)."""
+        if self.query_one(TabbedContent).active == "fields-reply-tab":
+            return self.reply_editor.text
+        return self.json_editor.text
 
     def watch_notice(self, notice: Notice) -> None:
         self.query_one(Banner).show(notice.message, notice.kind)
