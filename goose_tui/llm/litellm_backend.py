@@ -332,9 +332,15 @@ _STATUS_LABELS = {
 _PREFIX = re.compile(r"^\s*(?:litellm\.)?[A-Za-z]*(?:Error|Exception)(?::|\s-)\s*")
 
 
+# A Python object's repr in an error ("ssl:<ssl.SSLContext object at 0x7f…>", aiohttp's
+# refused connection): nothing a user can act on.
+_OBJECT_REPR = re.compile(r"\s*(?:\w+:)?<[\w.]+ object at 0x[0-9a-fA-F]+>")
+
+
 def provider_message(text: str) -> str:
-    """The provider's own words, without litellm's class-name prefixes and repeats."""
-    text = text.split(" Original exception:", 1)[0]
+    """The provider's own words, without litellm's class-name prefixes and repeats and
+    without object reprs."""
+    text = _OBJECT_REPR.sub("", text.split(" Original exception:", 1)[0])
     while True:
         stripped = _PREFIX.sub("", text, count=1)
         if stripped == text:
