@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
+from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
@@ -27,11 +28,15 @@ LABELS: dict[SaveKind, str] = {
 
 class Choice(RadioButton):
     """A radio button whose mark tells chosen from not by its shape (● / ○), not by its
-    colour alone (Textual draws the same ● for both)."""
+    colour alone (Textual draws the same ● for both), and whose label wraps."""
 
     def render(self) -> Content:
         self.BUTTON_INNER = "●" if self.value else "○"
         return super().render()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # As many lines as the label wraps to (app.tcss): a narrow dialog shows it whole.
+        return self.render().get_height(self.styles, width)
 
 
 class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):
