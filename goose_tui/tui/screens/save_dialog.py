@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.geometry import Size
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
 from goose_tui.inert import inert, restore
@@ -35,8 +36,9 @@ class Choice(RadioButton):
         return super().render()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        # As many lines as the label wraps to (app.tcss): a narrow dialog shows it whole.
-        return self.render().get_height(self.styles, width)
+        # As many lines as the label wraps to (app.tcss), as any widget measures its content:
+        # RadioButton's own answer is always one line, which cut the label.
+        return Widget.get_content_height(self, container, viewport, width)
 
 
 class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):
