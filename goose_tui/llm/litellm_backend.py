@@ -302,7 +302,10 @@ def _describe(exc: BaseException, status: Any, timeout: float, api_base: str | N
     chain = _chain(exc)
     names = {type(e).__name__ for e in chain}
     if any(isinstance(e, TimeoutError) for e in chain) or any("Timeout" in n for n in names):
-        return f"the model did not answer within {timeout:g} s"
+        return (
+            f"the model did not answer within {timeout:g} s (--timeout SECONDS or the "
+            "settings file's timeout gives it longer)"
+        )
     if any(isinstance(e, ConnectionError) for e in chain) or names & _CONNECT_ERRORS:
         return f"could not connect to the server at {_tried_url(chain, api_base)}"
     if "MidStreamFallbackError" in names or any(isinstance(e, ValueError) for e in chain[1:]):
