@@ -26,6 +26,7 @@ from goose_tui.tui.messages import (
     PaneDrawn,
     SaveRequested,
     TemplateEditRequested,
+    TemplateOriginsChanged,
     WorkerErrorsUp,
 )
 from goose_tui.tui.screens.confirm import confirm_then
@@ -227,6 +228,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         compaction, summary = origins
         self.prompt_pane.template_origin = compaction
         self.query_one("#pane-markdown", Pane).set_title("markdown", summary)
+        self.post_message(TemplateOriginsChanged(compaction, summary))
 
     def watch_templates(self, old: Templates | None, new: Templates | None) -> None:
         """Templates swapped in (the summary already rendered with them, by the app)."""
