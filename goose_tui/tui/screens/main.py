@@ -163,6 +163,10 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_pane":
             return self.narrow  # the panes are tabs only then
+        if action == "search":
+            # `/` types into an editor or a field; Textual cannot tell that its key ("slash")
+            # is a character they take, so the footer would offer a search it does not do.
+            return not isinstance(self.focused, TextArea | Input)
         return True
 
     @property
@@ -475,9 +479,6 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self._show_markdown()
 
     def action_cancel(self) -> None:
-        if isinstance(self.focused, TextArea):
-            self.fields.leave_editor()
-            return
         if self.screen.maximized is not None:
             self.screen.minimize()
             return

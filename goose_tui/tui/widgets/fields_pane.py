@@ -8,6 +8,7 @@ import os
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import TabbedContent, TabPane, Tabs, TextArea
@@ -23,6 +24,10 @@ from goose_tui.tui.widgets.pane import Banner, Pane
 class FieldsPane(Pane):
     """Set ``notice`` to show the inspector's report; ``locked`` while a compaction runs (its
     summary replaces the editors' texts, so an edit typed meanwhile would be lost)."""
+
+    # Escape leaves an editor (it never types into it); elsewhere in the pane it goes on to the
+    # screen's escape (cancel a compaction), and the footer names what it does here.
+    BINDINGS = [Binding("escape", "leave_editor", "Leave editor", id="fields.leave_editor")]
 
     notice: reactive[Notice] = reactive(NO_SUMMARY, init=False)
     locked: reactive[bool] = reactive(False, init=False)
@@ -114,6 +119,14 @@ class FieldsPane(Pane):
                 "the summary can be edited once the compaction ends (escape cancels it)",
                 markup=False,
             )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_editor":
+            return self.app.focused in (self.json_editor, self.reply_editor)
+        return True
+
+    def action_leave_editor(self) -> None:
+        self.leave_editor()
 
     def leave_editor(self) -> None:
         """Out of the editor (escape never types into it), staying in this pane."""
