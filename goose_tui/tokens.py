@@ -640,7 +640,7 @@ class RequestFit(BaseModel):
     def verdict(self) -> str:
         """As the status line says it, where the request's tokens are said already."""
         if self.window is None:
-            return "its window is unknown (not in litellm's model map)"
+            return "fit unknown (its window is not in litellm's model map)"
         return f"{'fits' if self.fits else 'OVER'} its {self.window:,}-token window"
 
     def text(self) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from goose_tui.session.hostile import json_error
 from goose_tui.session.serde import JsonValueError, format_float, serde_number
 
 LIST_FIELDS = (
@@ -278,7 +279,7 @@ def loads_json(text: str) -> Any:
     try:
         value, end = decode_at(text, start)
     except json.JSONDecodeError as err:
-        raise ValueError(f"{err.msg} at line {err.lineno}, column {err.colno}") from None
+        raise ValueError(json_error(err)) from None
     except JsonValueError as err:
         raise ValueError(f"{err.msg} at {_where(text, err.pos)}") from None
     rest = text[end:]

@@ -302,7 +302,10 @@ def _describe(exc: BaseException, status: Any, timeout: float, api_base: str | N
     chain = _chain(exc)
     names = {type(e).__name__ for e in chain}
     if any(isinstance(e, TimeoutError) for e in chain) or any("Timeout" in n for n in names):
-        return f"the model did not answer within {timeout:g} s"
+        return (
+            f"the model did not answer within {timeout:g} s (--timeout SECONDS or the "
+            "settings file's timeout gives it longer)"
+        )
     if any(isinstance(e, ConnectionError) for e in chain) or names & _CONNECT_ERRORS:
         return f"could not connect to the server at {_tried_url(chain, api_base)}"
     if "MidStreamFallbackError" in names or any(isinstance(e, ValueError) for e in chain[1:]):
@@ -332,9 +335,15 @@ _STATUS_LABELS = {
 _PREFIX = re.compile(r"^\s*(?:litellm\.)?[A-Za-z]*(?:Error|Exception)(?::|\s-)\s*")
 
 
+# A Python object's repr in an error ("ssl:<ssl.SSLContext object at 0x7f…>", aiohttp's
+# refused connection): nothing a user can act on.
+_OBJECT_REPR = re.compile(r"\s*(?:\w+:)?<[\w.]+ object at 0x[0-9a-fA-F]+>")
+
+
 def provider_message(text: str) -> str:
-    """The provider's own words, without litellm's class-name prefixes and repeats."""
-    text = text.split(" Original exception:", 1)[0]
+    """The provider's own words, without litellm's class-name prefixes and repeats and
+    without object reprs."""
+    text = _OBJECT_REPR.sub("", text.split(" Original exception:", 1)[0])
     while True:
         stripped = _PREFIX.sub("", text, count=1)
         if stripped == text:

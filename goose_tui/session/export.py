@@ -41,9 +41,7 @@ def read_json_file(path: Path) -> tuple[Any, list[LoadWarning]]:
     except RecursionError as exc:
         raise SessionLoadError(path, "JSON nested too deeply to read") from exc
     except json.JSONDecodeError as exc:
-        raise SessionLoadError(
-            path, f"line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})"
-        ) from exc
+        raise SessionLoadError(path, f"invalid JSON: {hostile.json_error(exc)}") from exc
     return value, [LoadWarning(message=note) for note in changed]
 
 

@@ -121,6 +121,12 @@ def _clean(value: Any, place: str, problems: list[str]) -> Any:
     return value
 
 
+def json_error(exc: json.JSONDecodeError) -> str:
+    """json's reason with its line and column, as one sentence: several of json's reasons end
+    in "at" ("Unterminated string starting at"), for the place to follow."""
+    return f"{exc.msg.removesuffix(' at')} at line {exc.lineno}, column {exc.colno}"
+
+
 def loads(data: str | bytes) -> tuple[Any, list[str]]:
     """``json.loads(data)`` and what was changed, each as ``"place: what"``. Raises what
     ``json.loads`` raises for text that is not JSON (``JSONDecodeError``, ``RecursionError``,

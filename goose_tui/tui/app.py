@@ -54,6 +54,7 @@ from goose_tui.tui.messages import (
     SaveRequested,
     ShowMessage,
     TemplateEditRequested,
+    TemplateOriginsChanged,
     WorkerErrorsUp,
     WorkerFailed,
 )
@@ -399,6 +400,13 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         for screen in self.screen_stack:
             if isinstance(screen, TemplateEditor) and screen.pane == message.pane:
                 screen.show_preview(message.text, message.placeholder)
+
+    @on(TemplateOriginsChanged)
+    def _template_origins_changed(self, message: TemplateOriginsChanged) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, TemplateEditor):
+                compaction = screen.template.source.name == COMPACTION
+                screen.source = message.compaction if compaction else message.summary
 
     @on(GooseProfileRequested)
     def _profile_requested(self, message: GooseProfileRequested) -> None:

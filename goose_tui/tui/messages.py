@@ -107,6 +107,16 @@ class PaneDrawn(Message):
         self.placeholder = placeholder
 
 
+class TemplateOriginsChanged(Message):
+    """Which templates are in use changed (a file fixed, broken, loaded again): the template
+    editor, while open, names its own as the pane borders do."""
+
+    def __init__(self, compaction: str, summary: str) -> None:
+        super().__init__()
+        self.compaction = compaction
+        self.summary = summary
+
+
 class WorkerErrorsUp(MessagePump):
     """Mixed into every screen and widget that runs workers. Textual sends a worker's state
     only to the node that started it; this passes each error up as ``WorkerFailed``, so the

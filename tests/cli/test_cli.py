@@ -149,7 +149,7 @@ def test_usage_marks_an_assumed_limit(cli, tmp_path: Path) -> None:
     # A summarizer litellm knows no window for: the session's window is still the question.
     unknown = usage("--model", "nosuch/model")
     assert "limit       128,000 tokens (assumed: no model recorded" in unknown
-    assert "summarizer  nosuch/model: request " in unknown and "window is unknown" in unknown
+    assert "summarizer  nosuch/model: request " in unknown and "fit unknown (its window" in unknown
 
 
 def test_sessions_lists_the_database(cli) -> None:

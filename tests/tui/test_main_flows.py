@@ -620,7 +620,7 @@ async def test_lines_too_long_for_a_narrow_terminal_end_in_an_ellipsis(
         await compacted(pilot)
         details = app.main.query_one(ContextGauge).render_line(1).text.rstrip()
         status = app.main.query_one(CompactionStatus).render_line(0).text.rstrip()
-    assert details.startswith("used: ") and details.endswith("…"), details
+    assert details.startswith("after compaction: ") and details.endswith("…"), details
     assert status.startswith("done") and status.endswith("…"), status
 
 

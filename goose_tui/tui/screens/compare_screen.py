@@ -42,6 +42,7 @@ from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
+from goose_tui.terminal import shorten
 from goose_tui.tui.messages import WorkerErrorsUp
 from goose_tui.tui.screens.retention_screen import too_big_text, too_big_to_analyse
 from goose_tui.tui.widgets.compaction_status import compact_key, no_session_hint
@@ -49,6 +50,7 @@ from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 PREVIOUS = "previous"
 NARROW_COLUMNS = 120  # below this A and B are stacked
+SPEC_CELL = 24  # a side's spec in the sides table (a replay path or a prompts folder is long)
 STATUS_STYLE = {"same": "", "changed": "yellow", "only_left": "red", "only_right": "green"}
 
 
@@ -333,7 +335,10 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
         yield GooseFooter()
 
     def on_resize(self) -> None:
-        self.set_class(self.size.width < NARROW_COLUMNS, "-narrow")
+        # NARROW_COLUMNS for two sides; a third side needs half as much again to keep the
+        # sides table beside the field table.
+        narrow = self.size.width < NARROW_COLUMNS * max(len(self.sides), 2) // 2
+        self.set_class(narrow, "-narrow")
 
     @staticmethod
     def _label(side: SummarySide | CompareChoice) -> str:
@@ -410,6 +415,8 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
         self.comparison = c
         sides = self._sides
         for label, *values in side_rows(c.sides):
+            if label == "spec":  # the title line names each side in full
+                values = [shorten(value, SPEC_CELL) for value in values]
             sides.add_row(label, *(Text(inert(value)) for value in values))
         self._rows = fields_by_name(c, skip_empty=False)
         letters = [side_letter(n) for n in range(1, len(c.sides))]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
@@ -43,7 +43,14 @@ def main_screen_intro(app: App[Any]) -> str:
 def binding_lines(screen: Screen[object]) -> list[str]:
     """One line per action the screen offers, with every key that does it."""
     keys: dict[str, list[str]] = {}  # description -> keys, in the order they are found
-    for active in screen.active_bindings.values():
+
+    def rank(active: ActiveBinding) -> tuple[bool, int]:
+        # goose-tui's own actions (each has an id) before Textual's scrolling and focus keys;
+        # among them the screen's, then the focused widget's, then the app's.
+        where = 0 if active.node is screen else 2 if active.node is screen.app else 1
+        return active.binding.id is None, where
+
+    for active in sorted(screen.active_bindings.values(), key=rank):
         binding: Binding = active.binding
         if not binding.description:
             continue

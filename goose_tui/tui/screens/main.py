@@ -26,6 +26,7 @@ from goose_tui.tui.messages import (
     PaneDrawn,
     SaveRequested,
     TemplateEditRequested,
+    TemplateOriginsChanged,
     WorkerErrorsUp,
 )
 from goose_tui.tui.screens.confirm import confirm_then
@@ -162,6 +163,10 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_pane":
             return self.narrow  # the panes are tabs only then
+        if action == "search":
+            # `/` types into an editor or a field; Textual cannot tell that its key ("slash")
+            # is a character they take, so the footer would offer a search it does not do.
+            return not isinstance(self.focused, TextArea | Input)
         return True
 
     @property
@@ -189,6 +194,8 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
     def _show_pane(self, name: str) -> None:
         for pane in PANES:
             self.query_one(f"#pane-{pane}").set_class(pane == name, "-active")
+        # The tab bar names the pane shown, so that ] and [ go on from it.
+        self.query_one(Tabs).active = f"tab-{name}"
 
     @on(Tabs.TabActivated, "#pane-tabs")
     def _tab_activated(self, event: Tabs.TabActivated) -> None:
@@ -225,6 +232,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         compaction, summary = origins
         self.prompt_pane.template_origin = compaction
         self.query_one("#pane-markdown", Pane).set_title("markdown", summary)
+        self.post_message(TemplateOriginsChanged(compaction, summary))
 
     def watch_templates(self, old: Templates | None, new: Templates | None) -> None:
         """Templates swapped in (the summary already rendered with them, by the app)."""
@@ -471,9 +479,6 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self._show_markdown()
 
     def action_cancel(self) -> None:
-        if isinstance(self.focused, TextArea):
-            self.fields.leave_editor()
-            return
         if self.screen.maximized is not None:
             self.screen.minimize()
             return
@@ -530,7 +535,6 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def action_search(self) -> None:
         self._show_pane("input")
-        self.query_one(Tabs).active = "tab-input"
         search = self.query_one("#search", Input)
         search.display = True
         search.focus()

@@ -8,7 +8,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
+from textual.geometry import Size
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
 from goose_tui.inert import inert, restore
@@ -27,11 +29,16 @@ LABELS: dict[SaveKind, str] = {
 
 class Choice(RadioButton):
     """A radio button whose mark tells chosen from not by its shape (● / ○), not by its
-    colour alone (Textual draws the same ● for both)."""
+    colour alone (Textual draws the same ● for both), and whose label wraps."""
 
     def render(self) -> Content:
         self.BUTTON_INNER = "●" if self.value else "○"
         return super().render()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # As many lines as the label wraps to (app.tcss), as any widget measures its content:
+        # RadioButton's own answer is always one line, which cut the label.
+        return Widget.get_content_height(self, container, viewport, width)
 
 
 class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):

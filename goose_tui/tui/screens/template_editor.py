@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
@@ -67,6 +68,10 @@ class TemplateEditor(Screen[None]):
         Binding("ctrl+o", "open_external", "Open in $EDITOR", id="template.external"),
     ]
 
+    # Which template is in use for this name now, as the pane borders say it (the app sets
+    # it when that changes: a broken file fixed, or loaded again).
+    source: reactive[str] = reactive("", init=False)
+
     def __init__(
         self,
         template: Template,
@@ -96,7 +101,7 @@ class TemplateEditor(Screen[None]):
         self.apply_edit = apply_edit
         self.use_file = use_file
         self._initial = text
-        self._described = described
+        self.set_reactive(TemplateEditor.source, described)
         self._problem = problem  # why the file on disk is not the template in use
         self._file_text = file_text
         self._found = found
@@ -111,7 +116,7 @@ class TemplateEditor(Screen[None]):
         self._preview = (preview, preview_placeholder)
 
     def compose(self) -> ComposeResult:
-        yield Static(Content(inert(self._described)), id="template-source")
+        yield Static(Content(inert(self.source)), id="template-source")
         yield Banner(Content(inert(f"ctrl+s saves to {self.override_path}")), id="template-status")
         with Horizontal(id="template-body"):
             yield TextArea(inert(self._initial), id="template-text", soft_wrap=True)
@@ -143,6 +148,9 @@ class TemplateEditor(Screen[None]):
             viewer.set_text(text)
         else:
             self.query_one(SummaryPreview).set_markdown(str(text))
+
+    def watch_source(self, source: str) -> None:
+        self.query_one("#template-source", Static).update(Content(inert(source)))
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

@@ -211,16 +211,18 @@ class ContextGauge(WorkerErrorsUp, Widget):
             f" {usage.used:,} / {usage.limit:,} tokens  {usage.fraction:.1%}  ",
             (state, "bold reverse" if usage.compaction_due else "bold"),
         )
-        details = f"used: {usage.used_source} · limit {limit_source_text(usage.limit_source)}"
+        details = ""
+        if self.projected is not None:
+            # First: what a compaction leaves is the news, and a narrow terminal cuts the end.
+            after = self.projected / usage.limit if usage.limit else 0.0
+            details = f"after compaction: {self.projected:,} tokens ({after:.1%}) · "
+            if self.replaced is not None and not_smaller(self.replaced, self.projected):
+                details += f"NOT SMALLER than the {self.replaced:,} tokens it replaces · "
+        details += f"used: {usage.used_source} · limit {limit_source_text(usage.limit_source)}"
         if usage.auto_compact_enabled:
             details += f" · threshold {usage.threshold:.0%} (┃)"
         else:  # no marker is drawn: 0, 1 or any value outside (0, 1) turns it off
             details += f" · threshold {usage.threshold:g} (off)"
-        if self.projected is not None:
-            after = self.projected / usage.limit if usage.limit else 0.0
-            details += f" · after compaction: {self.projected:,} tokens ({after:.1%})"
-            if self.replaced is not None and not_smaller(self.replaced, self.projected):
-                details += f" · NOT SMALLER than the {self.replaced:,} tokens it replaces"
         if usage.model:
             # The session's model, whose window this is (the summarizer's is on the status line).
             details += f" · session model {inert(usage.model)}"

@@ -8,6 +8,7 @@ import os
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import TabbedContent, TabPane, Tabs, TextArea
@@ -24,6 +25,10 @@ class FieldsPane(Pane):
     """Set ``notice`` to show the inspector's report; ``locked`` while a compaction runs (its
     summary replaces the editors' texts, so an edit typed meanwhile would be lost)."""
 
+    # Escape leaves an editor (it never types into it); elsewhere in the pane it goes on to the
+    # screen's escape (cancel a compaction), and the footer names what it does here.
+    BINDINGS = [Binding("escape", "leave_editor", "Leave editor", id="fields.leave_editor")]
+
     notice: reactive[Notice] = reactive(NO_SUMMARY, init=False)
     locked: reactive[bool] = reactive(False, init=False)
 
@@ -36,7 +41,7 @@ class FieldsPane(Pane):
             self.extracted = extracted
 
     def __init__(self, inspector: Inspector, *, id: str | None = None) -> None:
-        super().__init__("fields", copy_source=lambda: self.json_editor.text, id=id)
+        super().__init__("fields", copy_source=self._shown_text, id=id)
         self.inspector = inspector
         # The JSON hand edit the user agreed to have replaced by a reply edit (asked once).
         self._replaceable_json: str | None = None
@@ -61,6 +66,13 @@ class FieldsPane(Pane):
     @property
     def reply_editor(self) -> CodeEditor:
         return self.query_one("#reply-editor", CodeEditor)
+
+    def _shown_text(self) -> str:
+        """What `y` copies: the model's reply on its tab, else the summary JSON (the tree's
+        text too)."""
+        if self.query_one(TabbedContent).active == "fields-reply-tab":
+            return self.reply_editor.text
+        return self.json_editor.text
 
     def watch_notice(self, notice: Notice) -> None:
         self.query_one(Banner).show(notice.message, notice.kind)
@@ -107,6 +119,14 @@ class FieldsPane(Pane):
                 "the summary can be edited once the compaction ends (escape cancels it)",
                 markup=False,
             )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_editor":
+            return self.app.focused in (self.json_editor, self.reply_editor)
+        return True
+
+    def action_leave_editor(self) -> None:
+        self.leave_editor()
 
     def leave_editor(self) -> None:
         """Out of the editor (escape never types into it), staying in this pane."""
