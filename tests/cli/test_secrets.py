@@ -4,8 +4,8 @@ tests/llm/test_litellm.py proves the backend's errors are scrubbed. Here the who
 takes: the ``compact`` command (stdout and stderr at the file-descriptor level, every log
 record, the ``-o`` file and the ``--json`` export) against a loopback server answering 401,
 500 or a normal reply, with both provider keys set to distinctive fake values and the server
-echoing them back in its error text, as some providers do; and the app's error modal after a
-failed compaction.
+echoing them back in its error text, as some providers do. The app's error modal after a
+failed compaction: tests/tui/test_save_keys.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import pytest
 
 from tests.conftest import LITELLM_GROUP, keyed_litellm_worker, write_two_message_session
 from tests.loopback import LoopbackServer, Reply
-from tests.tui.conftest import MODEL_CALL_SECONDS, settle, wait_until
 
 OPENAI_KEY = "sk-test-OPENAIFAKE-7f3e9a1c5b2d4e6f8a0b"
 ANTHROPIC_KEY = "sk-ant-test-ANTHROPICFAKE-1a2b3c4d5e6f"
@@ -97,31 +96,6 @@ def test_compact_command_never_prints_or_saves_a_key(
         assert code == 1
         assert f"HTTP {case}" in err and not saved
         assert "***" in err  # the echoed key was replaced, not the whole message lost
-
-
-@pytest.mark.app
-async def test_the_app_error_modal_and_logs_never_show_a_key(
-    keys: None, session: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    from goose_tui.tui.app import GooseTUI
-    from goose_tui.tui.screens.error_modal import ErrorModal
-
-    caplog.set_level(logging.DEBUG)
-    with LoopbackServer([REPLIES["401"]]) as server:
-        app = GooseTUI(session, model=MODEL, api_base=f"{server.url}/v1")
-        async with app.run_test(size=(140, 45)) as pilot:
-            await settle(pilot)
-            await pilot.press("c")
-            # Bounded by the app's litellm worker, which may still be importing litellm.
-            await wait_until(
-                pilot, lambda: isinstance(app.screen, ErrorModal), timeout=MODEL_CALL_SECONDS
-            )
-            modal = app.screen
-            screenshot = app.export_screenshot()
-            notes = [str(n.message) for n in app._notifications]
-    assert server.requests, "the app never called the model"
-    assert "401" in modal.message
-    assert_no_key(modal.error_title, modal.message, screenshot, caplog.text, *notes)
 
 
 @pytest.mark.xdist_group(LITELLM_GROUP)  # it calls litellm in the test process

@@ -1,8 +1,11 @@
 """The app's saves leave out the API keys the process knows, as the CLI's do
-(files.atomic_write_text), and a toast names the file and says so."""
+(files.atomic_write_text), and a toast names the file and says so; a model server that
+echoes a key in its error text gets it shown nowhere: not in the error modal, a toast, the
+screen or any log record."""
 
 from __future__ import annotations
 
+import logging
 import shutil
 from pathlib import Path
 
@@ -10,8 +13,11 @@ import pytest
 
 from goose_tui.redact import KEY_REMOVED
 from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.screens.error_modal import ErrorModal
+from tests.conftest import write_two_message_session
+from tests.loopback import LoopbackServer, Reply
 
-from .conftest import DATA, compacted, settle
+from .conftest import DATA, MODEL_CALL_SECONDS, compacted, settle, wait_until
 
 KEY = "sk-proj-APPECHOFAKE-4c3b2a190817"
 
@@ -40,3 +46,38 @@ async def test_a_save_leaves_the_key_out_and_says_so(
     assert KEY not in text and "APPECHOFAKE" not in text
     assert f"Bearer {KEY_REMOVED}" in text and "ship it" in text
     assert any(note.startswith(f"{saved}: an API key this process uses") for note in notes), notes
+
+
+OPENAI_KEY = "sk-test-OPENAIFAKE-7f3e9a1c5b2d4e6f8a0b"
+ANTHROPIC_KEY = "sk-ant-test-ANTHROPICFAKE-1a2b3c4d5e6f"
+# Pieces long enough to identify a key, in case something printed it cut or wrapped.
+SECRETS = (OPENAI_KEY, ANTHROPIC_KEY, "OPENAIFAKE-7f3e9a1c", "ANTHROPICFAKE-1a2b")
+
+
+async def test_the_app_error_modal_and_logs_never_show_a_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+    session = write_two_message_session(tmp_path / "session.jsonl")
+    caplog.set_level(logging.DEBUG)  # whatever litellm or we log, at any level
+    echoed = Reply.http_error(
+        401, f"Incorrect API key provided: {OPENAI_KEY}.", code="invalid_api_key"
+    )
+    with LoopbackServer([echoed]) as server:
+        app = GooseTUI(session, model="openai/gpt-4o-mini", api_base=f"{server.url}/v1")
+        async with app.run_test(size=(140, 45)) as pilot:
+            await settle(pilot)
+            await pilot.press("c")
+            # Bounded by the app's litellm worker, which may still be importing litellm.
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, ErrorModal), timeout=MODEL_CALL_SECONDS
+            )
+            modal = app.screen
+            screenshot = app.export_screenshot()
+            notes = [str(n.message) for n in app._notifications]
+    assert server.requests, "the app never called the model"
+    assert "401" in modal.message
+    for text in (modal.error_title, modal.message, screenshot, caplog.text, *notes):
+        for secret in SECRETS:
+            assert secret not in text
