@@ -17,7 +17,7 @@ from goose_tui.tui.screens.session_picker import SessionPicker
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from tests.conftest import SAMPLES
 
-from .conftest import settle
+from .conftest import paste, settle
 
 
 async def _palette_names(app: GooseTUI) -> list[str]:
@@ -54,7 +54,7 @@ async def test_palette_lists_every_action_of_the_screen(session_file: Path) -> N
         await pilot.press("ctrl+p")
         await settle(pilot)
         assert isinstance(app.screen, CommandPalette)
-        await pilot.press(*"Timeline (g)")
+        await paste(pilot, "Timeline (g)")
         await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)

@@ -16,7 +16,7 @@ from goose_tui.tui.screens.template_editor import TemplateEditor
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 
-from .conftest import compacted, settle, wait_until
+from .conftest import compacted, paste, settle, wait_until
 
 RE_RENDERED = "edited by hand: read leniently and re-rendered"
 
@@ -30,7 +30,7 @@ async def _json_hand_edit(pilot) -> str:
     json_editor = pilot.app.main.query_one("#json-editor", TextArea)
     await pilot.press("e")
     json_editor.move_cursor((2, 5))
-    await pilot.press(*"HANDEDIT ")
+    await paste(pilot, "HANDEDIT ")
     await settle(pilot)
     assert "HANDEDIT" in pilot.app.inspector.summary.text
     return json_editor.text
@@ -284,7 +284,7 @@ async def test_a_reply_edit_over_a_json_edit_says_so_and_ctrl_z_brings_the_json_
         json_editor = main.query_one("#json-editor", TextArea)
         await pilot.press("e")
         json_editor.move_cursor((2, 5))
-        await pilot.press(*"HANDEDIT ")
+        await paste(pilot, "HANDEDIT ")
         await settle(pilot)
         edited = json_editor.text
         assert "HANDEDIT" in edited and "HANDEDIT" in app.inspector.summary.text

@@ -249,7 +249,7 @@ async def test_raw_reply_edit_reruns_extraction(session_file: Path, reply_file: 
         main = app.main
         await pilot.press("r")
         main.query_one("#reply-editor").select_all()
-        await pilot.press(*"just some words")
+        await paste(pilot, "just some words")
         await settle(pilot)
         banner = str(main.query_one("#fields-banner").render())
         assert banner.startswith("raw-text fallback")
@@ -351,7 +351,9 @@ async def test_search_maximize_copy_and_help(session_file: Path) -> None:
     app = GooseTUI(session_file)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
-        await pilot.press("slash", *"ValueError", "enter")
+        await pilot.press("slash")
+        await paste(pilot, "ValueError")
+        await pilot.press("enter")
         viewer = app.main.query_one("#input-view", TextViewer)
         assert app.focused is viewer
         assert len(viewer.matches) >= 1
@@ -390,7 +392,9 @@ async def test_enter_in_the_search_box_says_what_a_threaded_search_found(
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         viewer = app.main.query_one("#input-view", TextViewer)
-        await pilot.press("slash", *"ValueError", "enter")
+        await pilot.press("slash")
+        await paste(pilot, "ValueError")
+        await pilot.press("enter")
         assert viewer.searching
         assert app._notifications and [n.message for n in app._notifications][-1] == (
             "searching the prompt…"
@@ -424,7 +428,7 @@ async def test_switch_model_from_command_palette(session_file: Path, reply_file:
         await settle(pilot)
         await pilot.press("ctrl+p")
         await pilot.pause()
-        await pilot.press(*"replay a reply")
+        await paste(pilot, "replay a reply")
         # The palette searches its providers in a task of its own: wait for the hit.
         await wait_until(pilot, lambda: "Model: replay a reply file…" in _palette_options(app))
         await pilot.press("enter")

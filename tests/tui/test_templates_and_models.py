@@ -85,7 +85,7 @@ async def test_edit_template_in_app_and_save_override(
         assert "built-in" in str(app.screen.query_one("#template-source").render())
         area = app.screen.query_one("#template-text")
         area.select_all()
-        await pilot.press(*"# Mine {{ next_step }}")
+        await paste(pilot, "# Mine {{ next_step }}")
         await settle(pilot)
         assert app.inspector.templates.summary.source.origin == "edited"
         assert app.main.query_one(SummaryPreview).markdown == "# Mine Write the changelog entry"
@@ -362,7 +362,7 @@ async def test_picker_filters_and_opens(tmp_path: Path, session_file: Path) -> N
         picker = app.screen
         assert picker.__class__.__name__ == "SessionPicker"
         assert len(picker.shown) == 2
-        await pilot.press(*"refactor")
+        await paste(pilot, "refactor")
         assert [info.name or info.description for info in picker.shown] == ["Refactor the CLI"]
         await pilot.press("enter")
         await settle(pilot)
@@ -507,7 +507,8 @@ async def test_leaving_a_template_edit_that_does_not_render_asks_first(
         await pilot.press("T")
         assert isinstance(app.screen, TemplateEditor)
         editor = app.screen
-        await pilot.press("home", *"Mine {% if %}")
+        await pilot.press("home")
+        await paste(pilot, "Mine {% if %}")
         await settle(pilot)
         assert "syntax error" in str(editor.query_one("#template-status").render())
         await pilot.press("escape")
@@ -546,7 +547,8 @@ async def test_leaving_right_after_typing_keeps_a_good_edit(
             await pilot.press("t")
             area = app.screen.query_one("#template-text")
             area.select_all()
-            await pilot.press(*"# Mine {{ next_step }}", "escape")
+            await paste(pilot, "# Mine {{ next_step }")
+            await pilot.press("}", "escape")  # the last key typed, then escape at once
             await settle(pilot)
             assert app.screen is app.main
             assert app.inspector.templates.summary.text == "# Mine {{ next_step }}"
@@ -564,7 +566,8 @@ async def test_saving_an_override_that_does_not_render_says_so(
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         await pilot.press("T")
-        await pilot.press("home", *"Mine {% if %}")
+        await pilot.press("home")
+        await paste(pilot, "Mine {% if %}")
         await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
