@@ -69,7 +69,7 @@ async def test_keys_queued_behind_q_open_nothing_while_the_app_exits(session_fil
     from textual import events
 
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         for key in "qug":  # quit, then the context and timeline screens
             app.post_message(events.Key(key, key))

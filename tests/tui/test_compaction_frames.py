@@ -70,7 +70,7 @@ async def test_c_paints_running_first_then_done_then_the_summary_panes(
     monkeypatch.setattr(summary_preview, "warm_up", recording_warm_up)
     monkeypatch.setattr(Inspector, "compact", recording_compact)
     monkeypatch.setattr(FieldsTree, "show_summary", recording_show)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         app.set_model("offline")  # another count: prepared once only
         await settle(pilot)

@@ -51,7 +51,7 @@ async def test_keys_work_while_tokens_are_counted_and_progress_is_shown(
 
     monkeypatch.setattr(TokenCounter, "count_all", count_all)
     app = GooseTUI(generated_session)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         gauge = app.main.query_one(ContextGauge)
         await wait_until(pilot, reached.is_set)
         await wait_until(pilot, lambda: gauge.progress is not None)
@@ -74,7 +74,7 @@ async def test_model_switch_recounts_nothing_and_opening_builds_few_rows(
     generated_session: Path,
 ) -> None:
     app = GooseTUI(generated_session)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         main = app.main
         view = main.query_one(ConversationView)
@@ -102,7 +102,7 @@ async def test_the_input_pane_shows_the_prompt_from_its_pieces(
     # The prompt is never joined into one string on the app's side: joined, it was a second
     # copy of the session (188 MB for the 53 MB one) and a 0.1 s hold of the GIL.
     app = GooseTUI(generated_session, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         request = app.main.prompt_pane.request
         assert request is not None
@@ -135,7 +135,7 @@ async def test_the_gauge_looks_each_message_up_once(generated_session: Path) -> 
     # Patched before the app starts: patched inside, a count that began first was missed.
     TokenCounter.count, TokenCounter.count_all = recording, recording_all  # type: ignore[method-assign]
     try:
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             TokenCounter.count, TokenCounter.count_all = real_count, real_count_all  # type: ignore[method-assign]
             messages = app.inspector.session.messages
@@ -172,7 +172,7 @@ async def test_the_app_counts_off_the_loop_never_builds_the_encoder_and_sums_the
         return real_total(self, messages, *counts, **stop)
 
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         gauge = app.main.query_one(ContextGauge)
         TokenCounter.total = recording  # type: ignore[method-assign]
         try:

@@ -24,7 +24,7 @@ def _prompt(app: GooseTUI) -> str:
 
 async def test_p_switches_the_profile_and_rerenders_the_input_pane(session_file: Path) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert "format goose-sdk-wheel" in _status(app)
         assert "[user]: The test test_parse_dates" in _prompt(app)
@@ -47,7 +47,7 @@ async def test_p_switches_the_profile_and_rerenders_the_input_pane(session_file:
 
 async def test_the_profile_from_the_command_line_and_the_palette(session_file: Path) -> None:
     app = GooseTUI(session_file, goose_profile="goose-pr-11845")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert "format goose-pr-11845" in _status(app)
         assert '{"role":"user","content":[' in _prompt(app)
@@ -66,7 +66,7 @@ async def test_the_status_line_keeps_the_shown_compactions_format_and_model(
     # A walk-through: after `p`, the status line of a finished compaction named the new
     # format ("done · … format goose-pr-11845") though the summary shown was made in the other.
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)

@@ -40,7 +40,7 @@ async def test_typing_in_the_reply_over_an_unsaved_json_edit_asks_first(
     session_file: Path, reply_file: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         main = app.main
         json_editor = main.query_one("#json-editor", TextArea)
@@ -81,7 +81,7 @@ async def test_a_saved_json_edit_is_not_asked_about(
     session_file: Path, reply_file: Path, tmp_path: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         await _json_hand_edit(pilot)
         app.inspector.save("json", tmp_path / "summary.json", overwrite=False)
@@ -98,7 +98,7 @@ async def test_compacting_again_or_quitting_over_an_unsaved_hand_edit_asks_first
     session_file: Path, reply_file: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         main = app.main
         json_editor = main.query_one("#json-editor", TextArea)
@@ -148,7 +148,7 @@ async def test_a_json_edit_that_does_not_parse_is_undone_at_once_and_saved_only_
     session_file: Path, reply_file: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         json_editor = app.main.query_one("#json-editor", TextArea)
         loaded_banner = _banner(app)
@@ -211,7 +211,7 @@ async def test_escape_leaves_every_editor_without_typing_into_it(
     session_file: Path, reply_file: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         main = app.main
         for key, editor_id in (("e", "#json-editor"), ("r", "#reply-editor")):
@@ -250,7 +250,7 @@ async def test_the_summary_cannot_be_hand_edited_while_a_compaction_runs(
         return await real(self, messages, on_chunk)
 
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         before = app.inspector.edits.json
         monkeypatch.setattr(ReplaySummarizer, "complete", held)
@@ -278,7 +278,7 @@ async def test_a_reply_edit_over_a_json_edit_says_so_and_ctrl_z_brings_the_json_
     # Typing in the reply editor re-read the reply and replaced a hand edit of the summary
     # JSON with no word and no undo.
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         main = app.main
         json_editor = main.query_one("#json-editor", TextArea)

@@ -49,7 +49,7 @@ def _tree_labels(tree: FieldsTree) -> list[str]:
 
 async def test_open_shows_conversation_gauge_and_prompt(session_file: Path) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         main = app.main
         view = main.query_one(ConversationView)
@@ -73,7 +73,7 @@ async def test_open_shows_conversation_gauge_and_prompt(session_file: Path) -> N
 
 async def test_expand_message_shows_full_tool_output(session_file: Path) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         view = app.main.query_one(ConversationView)
         view.focus()
@@ -126,7 +126,7 @@ async def test_a_text_that_is_null_shows_what_the_summarizer_gets(tmp_path: Path
 
 async def test_compact_offline_fills_every_pane(session_file: Path) -> None:
     app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -153,7 +153,7 @@ async def test_compact_replay_shows_analysis_fields_extras_and_markdown(
     session_file: Path, reply_file: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -199,7 +199,7 @@ async def test_the_prompt_is_counted_once_and_its_tokens_shown_before_compacting
 
     monkeypatch.setattr(Worker, "__init__", recording)
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         prompt = app.main.query_one("#input-view", TextViewer).text
         tokens = count_tokens(prompt + SUMMARIZE_REQUEST)
@@ -218,7 +218,7 @@ async def test_json_edit_rerenders_and_invalid_json_keeps_last_render(
     session_file: Path, reply_file: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -242,7 +242,7 @@ async def test_json_edit_rerenders_and_invalid_json_keeps_last_render(
 
 async def test_raw_reply_edit_reruns_extraction(session_file: Path, reply_file: Path) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -260,7 +260,7 @@ async def test_missing_replay_file_opens_error_modal_and_app_keeps_running(
     session_file: Path, tmp_path: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{tmp_path / 'missing.md'}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -277,7 +277,7 @@ async def test_missing_replay_file_opens_error_modal_and_app_keeps_running(
 async def test_enter_closes_the_error_modal(session_file: Path, tmp_path: Path) -> None:
     # A walk-through: enter on the modal did nothing visible; escape was the only way out.
     app = GooseTUI(session_file, model=f"replay:{tmp_path / 'missing.md'}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -291,7 +291,7 @@ async def test_save_writes_new_files_and_never_the_input(
 ) -> None:
     original = session_file.read_bytes()
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -349,7 +349,7 @@ async def test_save_writes_new_files_and_never_the_input(
 
 async def test_search_maximize_copy_and_help(session_file: Path) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("slash")
         await paste(pilot, "ValueError")
@@ -389,7 +389,7 @@ async def test_enter_in_the_search_box_says_what_a_threaded_search_found(
 
     monkeypatch.setattr(text_viewer, "find_matches", held)
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         viewer = app.main.query_one("#input-view", TextViewer)
         await pilot.press("slash")
@@ -424,7 +424,7 @@ async def test_narrow_terminal_shows_panes_as_tabs(session_file: Path) -> None:
 
 async def test_switch_model_from_command_palette(session_file: Path, reply_file: Path) -> None:
     app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+p")
         await pilot.pause()
@@ -467,7 +467,7 @@ async def test_a_streamed_reply_is_drawn_at_most_once_per_tick(
     reply_file = tmp_path / "long-reply.md"
     reply_file.write_text(reply, encoding="utf-8")
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         main = app.main
         viewer = main.query_one("#analysis-view", TextViewer)
@@ -549,7 +549,7 @@ async def test_the_title_counts_load_warnings_without_calling_them_skipped_lines
         (broken, "· 2 load warnings"),
     ):
         app = GooseTUI(path)
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             title = str(app.main.query_one("#session-title", Static).render())
             assert expected in title and "skipped (first" not in title, title
@@ -568,7 +568,7 @@ async def test_a_session_that_cannot_be_opened_leaves_no_loading_screen_behind(
     broken = tmp_path / "not-a-session.jsonl"
     broken.write_text("this is not json\n")
     app = GooseTUI(broken)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, ErrorModal)
         await pilot.press("escape")
@@ -590,7 +590,7 @@ async def test_with_no_session_the_hints_say_how_to_open_one(
     broken = tmp_path / "not-a-session.jsonl"
     broken.write_bytes(content)
     app = GooseTUI(broken)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("escape")  # the error modal
         await settle(pilot)
@@ -632,7 +632,7 @@ async def test_the_gauge_names_the_sessions_model_apart_from_the_summarizer() ->
     # Two "model …" on one screen (the gauge's "model qwen2.5-coder:14b" over the status
     # line's "model offline"): which one compacts? (a review). The gauge's is the session's.
     app = GooseTUI(None)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         details = app.main.query_one(ContextGauge).render_line(1).text
         status = app.main.query_one(CompactionStatus).render_line(0).text

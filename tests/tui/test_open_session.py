@@ -46,7 +46,7 @@ async def test_another_session_asks_over_a_hand_edit_then_opens_without_the_last
     # session compacted with the old session's summary.
     other = _other_session(session_file)
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         main = app.main
         assert main.query_one(ContextGauge).projected is not None

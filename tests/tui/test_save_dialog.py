@@ -39,7 +39,7 @@ async def test_the_save_dialogs_path_follows_the_kind_keeps_what_was_typed_and_e
     session_file: Path, reply_file: Path, tmp_path: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
 
         # The path is not selected on focus: one key must not wipe it.
@@ -128,7 +128,7 @@ async def test_a_save_asks_before_replacing_a_file_and_a_failed_one_says_why(
     existing = session_file.with_name("small_session.summary.json")
     existing.write_text("keep me\n")
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         dialog = await _save_dialog(pilot)
         # A session in a writable folder of the user's keeps its own folder.
@@ -199,7 +199,7 @@ async def test_save_default_is_never_inside_the_package_or_the_samples(
     work.mkdir()
     monkeypatch.chdir(work)
     app = GooseTUI()
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert app.inspector.session is not None
         assert app.inspector.session.source_path.parent == samples_dir()

@@ -35,7 +35,7 @@ async def test_a_save_leaves_the_key_out_and_says_so(
         '```json\n{"user_intent": ["ship it", "authorization: Bearer ' + KEY + '"]}\n```\n'
     )
     app = GooseTUI(session, model=f"replay:{reply}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         await pilot.press("s")
         await pilot.press("enter")  # default: the summary JSON beside the session

@@ -81,7 +81,7 @@ async def test_a_slow_summary_template_renders_off_the_ui_thread(
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
     held = HeldRender(monkeypatch)
     try:
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await compacted(pilot)
             preview = app.main.query_one(SummaryPreview)
             (prompts / "compaction_summary.md").write_text(SLOW_TEMPLATE, encoding="utf-8")
@@ -102,7 +102,7 @@ async def test_a_slow_template_freezes_neither_the_compaction_nor_hand_edits(
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
     held = HeldRender(monkeypatch)
     try:
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             preview = app.main.query_one(SummaryPreview)
             await pilot.press("c")

@@ -28,7 +28,7 @@ async def test_a_broken_override_keeps_its_last_good_text_and_every_message_says
     override = prompts / "compaction_summary.md"
     override.write_text(GOOD, encoding="utf-8")
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         preview = app.main.query_one(SummaryPreview)
         assert preview.markdown.startswith("## GOOD HEADING")
@@ -60,7 +60,7 @@ async def test_an_override_broken_at_start_stays_said_after_a_compaction(
     override = prompts / "compaction_summary.md"
     override.write_text(BROKEN, encoding="utf-8")
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         preview = app.main.query_one(SummaryPreview)
         assert preview.markdown.startswith("# Conversation Summary")  # the built-in's render
@@ -85,7 +85,7 @@ async def test_where_files_cannot_be_watched_the_app_says_so_and_polls(
     override = prompts / "compaction_summary.md"
     override.write_text(GOOD, encoding="utf-8")
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         toasts = [str(n.message) for n in app._notifications]
         assert any("cannot watch the template folders" in t for t in toasts), toasts
@@ -106,7 +106,7 @@ async def test_broken_override_at_start_uses_builtin_and_says_so_in_the_border(
 ) -> None:
     broken = _broken_override(tmp_path / "prompts")
     app = GooseTUI(session_file, prompts_dir=broken.parent)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert app.inspector.templates.compaction.source.origin == "built-in"
         border = str(app.main.query_one("#pane-input", Pane).border_subtitle)
@@ -124,7 +124,7 @@ async def test_an_override_that_is_a_folder_is_reported_as_broken(
     folder = tmp_path / "prompts" / "compaction.md"
     folder.mkdir(parents=True)
     app = GooseTUI(session_file, prompts_dir=folder.parent)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert app.inspector.templates.compaction.source.origin == "built-in"
         border = str(app.main.query_one("#pane-input", Pane).border_subtitle)
@@ -141,7 +141,7 @@ async def test_override_that_appears_broken_falls_back_then_is_used_once_fixed(
     prompts = tmp_path / "prompts"
     prompts.mkdir()
     app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         pane = app.main.query_one("#pane-input", Pane)
         broken = _broken_override(prompts)

@@ -30,7 +30,7 @@ async def test_override_file_change_on_disk_rerenders(
     prompts = tmp_path / "prompts"
     prompts.mkdir()
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -64,7 +64,7 @@ async def test_compaction_template_change_rebuilds_the_prompt(
     prompts = tmp_path / "prompts"
     prompts.mkdir()
     app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         viewer = app.main.query_one("#input-view", TextViewer)
         rewrite(prompts / "compaction.md", "SUMMARIZE THIS\n{{ messages }}")
@@ -76,7 +76,7 @@ async def test_edit_template_in_app_and_save_override(
 ) -> None:
     config = Path(os.environ["XDG_CONFIG_HOME"])
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -110,7 +110,7 @@ async def test_saving_over_an_override_that_changed_on_disk_asks_about_that(
     # override?" and replaced the file another program had written meanwhile.
     target = Path(os.environ["XDG_CONFIG_HOME"]) / "goose" / "prompts" / "compaction.md"
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
 
         async def edit_and_save(text: str) -> ConfirmScreen:
@@ -158,7 +158,7 @@ async def test_saving_where_an_override_appeared_since_the_editor_opened_asks_ab
     prompts = tmp_path / "prompts"
     prompts.mkdir()
     app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("t")
         editor = app.screen
@@ -191,7 +191,7 @@ async def test_an_override_that_cannot_be_written_names_it_not_the_temporary_fil
     prompts = tmp_path / "prompts"
     prompts.mkdir()
     app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("t", "ctrl+s", "y")
         target = prompts / "compaction_summary.md"
@@ -211,7 +211,7 @@ async def test_a_summary_template_is_checked_before_there_is_a_summary(
     prompts = tmp_path / "prompts"
     prompts.mkdir()
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("t")
         editor = app.screen
@@ -238,7 +238,7 @@ async def test_a_summary_template_is_checked_before_there_is_a_summary(
 async def test_escape_cancels_a_streaming_compaction(session_file: Path) -> None:
     with LoopbackServer([Reply.stream_then_hang("first words ")]) as server:
         app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await pilot.press("c")
             status = app.main.query_one(CompactionStatus)
@@ -276,7 +276,7 @@ async def test_a_cancelled_compaction_says_the_summary_shown_is_the_previous_one
     reply.write_text(REPLY)
     with LoopbackServer([Reply.hang()]) as server:
         app = GooseTUI(session_file, model=f"replay:{reply}", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await pilot.press("c")
             await settle(pilot)
@@ -291,7 +291,7 @@ async def test_a_cancel_before_any_reply_says_no_reply_came(session_file: Path) 
     # It said "partial reply, not used" over an empty pane (a tmux walk-through).
     with LoopbackServer([Reply.hang()]) as server:
         app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await _cancel_once_the_request_is_out(pilot, server)
             assert (
@@ -309,7 +309,7 @@ async def test_save_while_the_first_compaction_runs_says_it_is_running(
     # A walk-through: s said "no summary yet: press c to compact" while c's compaction ran.
     with LoopbackServer([Reply.hang()]) as server:
         app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await pilot.press("c")
             await wait_until(pilot, lambda: bool(server.requests), timeout=MODEL_CALL_SECONDS)
@@ -326,7 +326,7 @@ async def test_save_while_the_first_compaction_runs_says_it_is_running(
 async def test_model_error_opens_one_modal_and_edits_survive(session_file: Path) -> None:
     with LoopbackServer([Reply.server_error()]) as server:
         app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await pilot.press("c")
             await wait_until(
@@ -357,7 +357,7 @@ def _two_sessions(tmp_path: Path, session_file: Path) -> Path:
 async def test_picker_filters_and_opens(tmp_path: Path, session_file: Path) -> None:
     folder = _two_sessions(tmp_path, session_file)
     app = GooseTUI(folder)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         picker = app.screen
         assert picker.__class__.__name__ == "SessionPicker"
@@ -379,7 +379,7 @@ async def test_the_picker_opens_a_typed_path(tmp_path: Path, session_file: Path)
     elsewhere = tmp_path / "elsewhere.jsonl"
     shutil.copy(folder / "cli.jsonl", elsewhere)
     app = GooseTUI(folder)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         picker = app.screen
         assert isinstance(picker, SessionPicker)
@@ -417,7 +417,7 @@ async def test_keys_reaching_the_picker_before_its_widgets_or_after_it_closed_do
 
     sessions = list_sessions(_two_sessions(tmp_path, session_file))
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         chosen: list[object] = []
         picker = SessionPicker(sessions, "many")
@@ -446,7 +446,7 @@ async def test_a_prompt_template_that_fails_to_render_says_why_in_the_input_pane
     prompts.mkdir()
     (prompts / "compaction.md").write_text("{{ messages | upper }}\n", encoding="utf-8")
     app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         modal = app.screen
         assert isinstance(modal, ErrorModal) and "unknown filter" in modal.message
@@ -483,7 +483,7 @@ async def test_the_api_base_survives_switching_to_another_model_and_back(
     reply.write_text(REPLY)
     with LoopbackServer([Reply.ok(REPLY)]) as server:
         app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             app.set_model("offline")
             app.set_model(f"replay:{reply}")
@@ -502,7 +502,7 @@ async def test_leaving_a_template_edit_that_does_not_render_asks_first(
     # A broken edit was dropped on escape without a word (the panes keep the last good
     # render, and so did the template), and q then quit without asking (a walk-through).
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("T")
         assert isinstance(app.screen, TemplateEditor)
@@ -542,7 +542,7 @@ async def test_leaving_right_after_typing_keeps_a_good_edit(
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await pilot.press("t")
             area = app.screen.query_one("#template-text")
@@ -563,7 +563,7 @@ async def test_saving_an_override_that_does_not_render_says_so(
     # (a walk-through: compact then gave a raw-text fallback).
     config = Path(os.environ["XDG_CONFIG_HOME"])
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("T")
         await pilot.press("home")
