@@ -32,6 +32,10 @@ async def test_override_file_change_on_disk_rerenders(
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        # A compaction template change rebuilds the prompt.
+        viewer = app.main.query_one("#input-view", TextViewer)
+        rewrite(prompts / "compaction.md", "SUMMARIZE THIS\n{{ messages }}")
+        await wait_until(pilot, lambda: viewer.text.startswith("SUMMARIZE THIS\n[user]:"))
         await pilot.press("c")
         await settle(pilot)
         preview = app.main.query_one(SummaryPreview)
@@ -56,19 +60,6 @@ async def test_override_file_change_on_disk_rerenders(
         await wait_until(pilot, lambda: str(banner.render()).startswith("template error"))
         assert f"{override}:" in str(banner.render())
         assert preview.markdown == good
-
-
-async def test_compaction_template_change_rebuilds_the_prompt(
-    session_file: Path, tmp_path: Path
-) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
-    app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        viewer = app.main.query_one("#input-view", TextViewer)
-        rewrite(prompts / "compaction.md", "SUMMARIZE THIS\n{{ messages }}")
-        await wait_until(pilot, lambda: viewer.text.startswith("SUMMARIZE THIS\n[user]:"))
 
 
 async def test_edit_template_in_app_and_save_override(
@@ -287,23 +278,7 @@ async def test_a_cancelled_compaction_says_the_summary_shown_is_the_previous_one
             assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
 
 
-async def test_a_cancel_before_any_reply_says_no_reply_came(session_file: Path) -> None:
-    # It said "partial reply, not used" over an empty pane (a tmux walk-through).
-    with LoopbackServer([Reply.hang()]) as server:
-        app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(120, 40)) as pilot:
-            await settle(pilot)
-            await _cancel_once_the_request_is_out(pilot, server)
-            assert (
-                str(app.main.query_one("#pane-analysis", Pane).border_title)
-                == "analysis · no reply"
-            )
-            # Not "press c to compact", as if nothing had been tried.
-            view = app.main.query_one("#analysis-view", TextViewer)
-            assert view.placeholder == "cancelled before any reply · press c to compact again"
-
-
-async def test_save_while_the_first_compaction_runs_says_it_is_running(
+async def test_save_during_the_first_compaction_says_it_runs_and_a_cancel_says_no_reply_came(
     session_file: Path,
 ) -> None:
     # A walk-through: s said "no summary yet: press c to compact" while c's compaction ran.
@@ -321,6 +296,14 @@ async def test_save_while_the_first_compaction_runs_says_it_is_running(
             await pilot.press("escape")
             status = app.main.query_one(CompactionStatus)
             await wait_until(pilot, lambda: status.state == "cancelled")
+            # Cancelled before any reply: it said "partial reply, not used" over an empty pane.
+            assert (
+                str(app.main.query_one("#pane-analysis", Pane).border_title)
+                == "analysis · no reply"
+            )
+            # Not "press c to compact", as if nothing had been tried.
+            view = app.main.query_one("#analysis-view", TextViewer)
+            assert view.placeholder == "cancelled before any reply · press c to compact again"
 
 
 async def test_model_error_opens_one_modal_and_edits_survive(session_file: Path) -> None:
@@ -496,11 +479,12 @@ async def test_the_api_base_survives_switching_to_another_model_and_back(
             assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
 
 
-async def test_leaving_a_template_edit_that_does_not_render_asks_first(
+async def test_saving_or_leaving_a_template_edit_that_does_not_render_asks_first(
     session_file: Path, reply_file: Path
 ) -> None:
     # A broken edit was dropped on escape without a word (the panes keep the last good
     # render, and so did the template), and q then quit without asking (a walk-through).
+    config = Path(os.environ["XDG_CONFIG_HOME"])
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -511,6 +495,17 @@ async def test_leaving_a_template_edit_that_does_not_render_asks_first(
         await paste(pilot, "Mine {% if %}")
         await settle(pilot)
         assert "syntax error" in str(editor.query_one("#template-status").render())
+        # ctrl+s saved a failing template into Goose's prompts folder with the plain
+        # question (compact then gave a raw-text fallback).
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert (
+            "does not render" in app.screen.question and "Goose reads it too" in app.screen.question
+        )
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not (config / "goose" / "prompts" / "compaction.md").exists()
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
@@ -554,27 +549,3 @@ async def test_leaving_right_after_typing_keeps_a_good_edit(
             assert app.inspector.templates.summary.text == "# Mine {{ next_step }}"
         gc.collect()
     assert not [w for w in caught if "never awaited" in str(w.message)]
-
-
-async def test_saving_an_override_that_does_not_render_says_so(
-    session_file: Path, reply_file: Path
-) -> None:
-    # ctrl+s saved a failing template into Goose's prompts folder with the plain question
-    # (a walk-through: compact then gave a raw-text fallback).
-    config = Path(os.environ["XDG_CONFIG_HOME"])
-    app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("T")
-        await pilot.press("home")
-        await paste(pilot, "Mine {% if %}")
-        await settle(pilot)
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
-        assert (
-            "does not render" in app.screen.question and "Goose reads it too" in app.screen.question
-        )
-        await pilot.press("escape")
-        await settle(pilot)
-        assert not (config / "goose" / "prompts" / "compaction.md").exists()
