@@ -66,13 +66,17 @@ def _drawn(footer: GooseFooter) -> str:
     return footer.render_line(0).text
 
 
-async def test_footer_shows_help_first_and_the_important_keys_when_narrow(
+async def test_the_footer_shows_help_first_and_only_keys_that_fit_whole(
     session_file: Path,
 ) -> None:
-    for width in (200, 100, 80):
+    # At 100 columns the last key was cut at the edge and a character of it showed beside
+    # the palette's key ("^p palettes": a tmux walk-through). Each key is drawn whole, where
+    # the footer says it is, and a click there presses it.
+    for width in (80, 100, 120, 200):
         app = GooseTUI(session_file)
         async with app.run_test(size=(width, 40)) as pilot:
             await settle(pilot)
+            # Help first, and narrow the important keys next.
             footer = app.main.query_one(GooseFooter)
             keys = [k for k in footer.keys if not k.palette]
             assert keys[0].action in ("help", "app.help")
@@ -82,16 +86,6 @@ async def test_footer_shows_help_first_and_the_important_keys_when_narrow(
                 actions = [k.action for k in keys[:4]]
                 # Narrow, the panes are tabs: the key that switches them comes next.
                 assert actions[1:] == ["compact", "next_pane(1)", "save"], actions
-
-
-async def test_the_footer_shows_only_keys_that_fit_whole(session_file: Path) -> None:
-    # At 100 columns the last key was cut at the edge and a character of it showed beside
-    # the palette's key ("^p palettes": a tmux walk-through). Each key is drawn whole, where
-    # the footer says it is, and a click there presses it.
-    for width in (80, 100, 120, 200):
-        app = GooseTUI(session_file)
-        async with app.run_test(size=(width, 40)) as pilot:
-            await settle(pilot)
             for _ in range(3):  # a few focus changes: the keys change with the focus
                 footer = app.main.query_one(GooseFooter)
                 line = _drawn(footer)
@@ -108,9 +102,6 @@ async def test_the_footer_shows_only_keys_that_fit_whole(session_file: Path) -> 
                 assert bound[0].action in ("help", "app.help")
                 await pilot.press("tab")
                 await settle(pilot)
-        app = GooseTUI(session_file)
-        async with app.run_test(size=(width, 40)) as pilot:
-            await settle(pilot)
             help_key = app.main.query_one(GooseFooter).keys[0]
             await pilot.click(GooseFooter, offset=(help_key.start + 1, 0))
             await settle(pilot)
