@@ -47,7 +47,9 @@ def _tree_labels(tree: FieldsTree) -> list[str]:
     return labels
 
 
-async def test_open_shows_conversation_gauge_and_prompt(session_file: Path) -> None:
+async def test_open_shows_conversation_gauge_and_prompt_and_enter_expands_a_message(
+    session_file: Path,
+) -> None:
     app = GooseTUI(session_file)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -69,13 +71,7 @@ async def test_open_shows_conversation_gauge_and_prompt(session_file: Path) -> N
         prompt = main.query_one("#input-view", TextViewer).text
         assert "[user]: The test test_parse_dates" in prompt
         assert "Let me run the tests first" not in prompt  # thinking never reaches the model
-
-
-async def test_expand_message_shows_full_tool_output(session_file: Path) -> None:
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        view = app.main.query_one(ConversationView)
+        # Enter on a message expands it: the full tool output.
         view.focus()
         before = view.row_count
         await pilot.press("down", "down", "enter")
@@ -149,26 +145,6 @@ async def test_compact_offline_fills_every_pane(session_file: Path) -> None:
         assert str(main.query_one("#fields-banner").render()).startswith("read ")
 
 
-async def test_compact_replay_shows_analysis_fields_extras_and_markdown(
-    session_file: Path, reply_file: Path
-) -> None:
-    app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
-        main = app.main
-        analysis = main.query_one("#analysis-view", TextViewer).text
-        assert "user wants the failing date test fixed" in analysis
-        labels = _tree_labels(main.query_one(FieldsTree))
-        assert "reviewer (extra)" in labels
-        assert "src/dates.py" in labels
-        markdown = main.query_one(SummaryPreview).markdown
-        assert "### src/dates.py" in markdown
-        assert "Write the changelog entry" in markdown
-        assert main.query_one("#reply-editor").text.startswith("<analysis>")
-
-
 async def test_the_prompt_is_counted_once_and_its_tokens_shown_before_compacting(
     session_file: Path, reply_file: Path, monkeypatch
 ) -> None:
@@ -227,7 +203,7 @@ async def test_json_edit_rerenders_and_invalid_json_keeps_last_render(
         editor = main.query_one("#json-editor")
         assert app.focused is editor
         editor.select_all()
-        await pilot.press(*'{"user_intent": ["Ship v2"], "next_step": 7}')
+        await paste(pilot, '{"user_intent": ["Ship v2"], "next_step": 7}')
         await settle(pilot)
         markdown = main.query_one(SummaryPreview).markdown
         assert "Ship v2" in markdown and "\n7" in markdown  # read leniently: 7 → "7"
@@ -240,13 +216,24 @@ async def test_json_edit_rerenders_and_invalid_json_keeps_last_render(
         assert main.query_one(SummaryPreview).markdown == good
 
 
-async def test_raw_reply_edit_reruns_extraction(session_file: Path, reply_file: Path) -> None:
+async def test_compact_replay_shows_every_pane_and_a_raw_reply_edit_reruns_extraction(
+    session_file: Path, reply_file: Path
+) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
         main = app.main
+        analysis = main.query_one("#analysis-view", TextViewer).text
+        assert "user wants the failing date test fixed" in analysis
+        labels = _tree_labels(main.query_one(FieldsTree))
+        assert "reviewer (extra)" in labels
+        assert "src/dates.py" in labels
+        markdown = main.query_one(SummaryPreview).markdown
+        assert "### src/dates.py" in markdown
+        assert "Write the changelog entry" in markdown
+        assert main.query_one("#reply-editor").text.startswith("<analysis>")
         await pilot.press("r")
         main.query_one("#reply-editor").select_all()
         await paste(pilot, "just some words")
@@ -256,12 +243,18 @@ async def test_raw_reply_edit_reruns_extraction(session_file: Path, reply_file: 
         assert main.query_one(SummaryPreview).markdown == "just some words"
 
 
-async def test_missing_replay_file_opens_error_modal_and_app_keeps_running(
+async def test_missing_replay_file_opens_an_error_modal_enter_closes_and_the_app_runs_on(
     session_file: Path, tmp_path: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{tmp_path / 'missing.md'}")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        # Enter closes it: it did nothing visible, escape was the only way out.
+        await pilot.press("enter")
+        assert app.screen is app.main
         await pilot.press("c")
         await settle(pilot)
         assert isinstance(app.screen, ErrorModal)
@@ -272,18 +265,6 @@ async def test_missing_replay_file_opens_error_modal_and_app_keeps_running(
         assert app.screen is app.main
         assert app.main.query_one(CompactionStatus).state == "failed"
         assert app.is_running
-
-
-async def test_enter_closes_the_error_modal(session_file: Path, tmp_path: Path) -> None:
-    # A walk-through: enter on the modal did nothing visible; escape was the only way out.
-    app = GooseTUI(session_file, model=f"replay:{tmp_path / 'missing.md'}")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
-        assert isinstance(app.screen, ErrorModal)
-        await pilot.press("enter")
-        assert app.screen is app.main
 
 
 async def test_save_writes_new_files_and_never_the_input(
