@@ -46,7 +46,7 @@ async def test_retention_lists_exactly_the_omitted_error_and_enter_jumps_to_it(
         i for i in extract_items(load_session(session_file).messages) if i.text == KNOWN_ERROR
     )
     app = GooseTUI(session_file, model=f"replay:{reply}")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compact(pilot)
         await pilot.press("l")
         await settle(pilot)
@@ -72,7 +72,7 @@ async def test_retention_says_compact_first_then_follows_a_hand_edit_of_the_summ
     session_file: Path,
 ) -> None:
     app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("l")  # before any summary
         await settle(pilot)  # the toast is a message the app handles after the key
@@ -112,7 +112,7 @@ async def test_retention_says_compact_first_then_follows_a_hand_edit_of_the_summ
 
 async def test_retention_on_the_bundled_sample_offline() -> None:
     app = GooseTUI(bundled_sample(), model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compact(pilot)
         await pilot.press("l")
         await settle(pilot)
@@ -135,7 +135,7 @@ async def test_lost_screen_finds_a_decomposed_session_in_its_offline_summary(
 
     session = write_session(tmp_path / "mac.jsonl", decomposed_session())
     app = GooseTUI(session, model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compact(pilot)
         await pilot.press("l")
         await settle(pilot)
@@ -189,7 +189,7 @@ async def test_timeline_on_the_bundled_sample_marks_the_threshold_and_jumps() ->
     from goose_tui.tui.widgets.timeline_plot import TimelinePlot
 
     app = GooseTUI(bundled_sample())
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("g")
         await settle(pilot)
@@ -233,7 +233,7 @@ async def test_timeline_lists_the_sessions_compaction_with_before_and_after(
     messages = load_session(path).messages
     counter = TokenCounter()
     app = GooseTUI(path)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("g")
         await settle(pilot)
@@ -302,7 +302,7 @@ async def test_compare_with_another_summary_template(tmp_path: Path) -> None:
         "# Conversation Summary\n{% for e in errors_and_fixes %}- {{ e }}\n{% endfor %}\n"
     )
     app = GooseTUI(bundled_sample(), model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compact(pilot)
         await _open_compare(pilot, None, str(short))  # the default spec: the current model
         screen = app.screen
@@ -339,7 +339,7 @@ async def test_compare_with_a_replay_shows_added_and_removed_items(
     session_file: Path, reply_file: Path
 ) -> None:
     app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compact(pilot)
         await _open_compare(pilot, f"replay:{reply_file}")
         screen = app.screen
@@ -361,7 +361,7 @@ async def test_compare_with_a_replay_shows_added_and_removed_items(
 
 async def test_compare_with_the_summary_before_the_last_edit(session_file: Path) -> None:
     app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compact(pilot)
         await pilot.press("e")
         editor = app.main.query_one("#json-editor")
@@ -427,7 +427,7 @@ async def test_a_compare_that_fails_or_whose_new_side_is_too_big_says_why_on_its
     reply = tmp_path / "big.txt"
     reply.write_text(json.dumps({"user_intent": ["word " * 2_000]}), encoding="utf-8")
     app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compact(pilot)
         await _open_compare(pilot, "offline", str(failing))
         assert isinstance(app.screen, ErrorModal)
@@ -469,7 +469,7 @@ async def test_the_compare_dialog_refuses_what_it_cannot_start_with(tmp_path: Pa
     broken.mkdir()
     (broken / "compaction.md").write_text("{% for m in messages %}\n", encoding="utf-8")
     app = GooseTUI(bundled_sample(), model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compare_setup(pilot)
         setup = app.screen
         assert isinstance(setup, CompareSetup)
