@@ -27,7 +27,7 @@ async def _palette_names(app: GooseTUI) -> list[str]:
 
 async def test_palette_lists_every_action_of_the_screen(session_file: Path) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         names = await _palette_names(app)
         for expected in (
@@ -128,7 +128,7 @@ async def test_a_focus_change_redraws_the_footer_with_the_focused_widgets_keys(
 
 async def test_help_lists_keys_as_people_read_them(session_file: Path) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         lines = binding_lines(app.main)
         text = "\n".join(lines)
@@ -244,7 +244,7 @@ async def test_help_on_another_screen_says_what_that_screen_shows(session_file: 
     from textual.widgets import Static
 
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("question_mark")
         await settle(pilot)
