@@ -151,10 +151,10 @@ async def test_open_another_session_without_restarting(tmp_path: Path) -> None:
     second.parent.mkdir()
     shutil.copy(SAMPLES / "long_session.jsonl", second)
     app = GooseTUI(second)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
     app = GooseTUI(first)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert app.inspector.session is not None and app.inspector.session.source_path == first
         assert [i.path for i in load_recent()][:2] == [first.resolve(), second.resolve()]
@@ -205,13 +205,13 @@ async def test_the_picker_says_when_a_folder_has_no_sessions_or_none_match(
 
     (tmp_path / "notes.txt").write_text("not a session\n")
     app = GooseTUI(tmp_path)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, SessionPicker)
         title = str(app.screen.query_one("#picker-title").render())
         assert title.startswith(f"No sessions in {tmp_path}"), title
     app = GooseTUI(SAMPLES)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, SessionPicker) and app.screen.shown
         await pilot.press(*"zzzq")
@@ -227,7 +227,7 @@ async def test_the_picker_says_which_session_files_it_left_out(tmp_path: Path) -
     (tmp_path / "sessions.db").write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
     (tmp_path / "short.jsonl").write_bytes((SAMPLES / "short.jsonl").read_bytes())
     app = GooseTUI(tmp_path)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, SessionPicker)
         toasts = [str(n.message) for n in app._notifications]
