@@ -66,7 +66,7 @@ async def test_the_status_line_keeps_the_shown_compactions_format_and_model(
     # A walk-through: after `p`, the status line of a finished compaction named the new
     # format ("done · … format goose-pr-11845") though the summary shown was made in the other.
     app = GooseTUI(session_file)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
