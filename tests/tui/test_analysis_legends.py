@@ -14,7 +14,7 @@ from .conftest import compacted, settle
 
 async def test_the_retention_list_says_what_missing_and_its_words_mean() -> None:
     app = GooseTUI(None)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         await pilot.press("l")
         await settle(pilot)
@@ -31,7 +31,7 @@ async def test_the_retention_list_says_what_missing_and_its_words_mean() -> None
 
 async def test_the_timeline_explains_its_w_13k_line() -> None:
     app = GooseTUI(None)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("g")
         await settle(pilot)

@@ -46,7 +46,7 @@ async def test_retention_lists_exactly_the_omitted_error_and_enter_jumps_to_it(
         i for i in extract_items(load_session(session_file).messages) if i.text == KNOWN_ERROR
     )
     app = GooseTUI(session_file, model=f"replay:{reply}")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compact(pilot)
         await pilot.press("l")
         await settle(pilot)
@@ -68,9 +68,16 @@ async def test_retention_lists_exactly_the_omitted_error_and_enter_jumps_to_it(
         assert app.focused is view
 
 
-async def test_retention_follows_a_hand_edit_of_the_summary(session_file: Path) -> None:
+async def test_retention_says_compact_first_then_follows_a_hand_edit_of_the_summary(
+    session_file: Path,
+) -> None:
     app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("l")  # before any summary
+        await settle(pilot)  # the toast is a message the app handles after the key
+        assert app.screen is app.main
+        assert any("compact first" in str(n.message) for n in app._notifications)
         await _compact(pilot)
         await pilot.press("l")
         await settle(pilot)
@@ -105,7 +112,7 @@ async def test_retention_follows_a_hand_edit_of_the_summary(session_file: Path) 
 
 async def test_retention_on_the_bundled_sample_offline() -> None:
     app = GooseTUI(bundled_sample(), model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compact(pilot)
         await pilot.press("l")
         await settle(pilot)
@@ -128,7 +135,7 @@ async def test_lost_screen_finds_a_decomposed_session_in_its_offline_summary(
 
     session = write_session(tmp_path / "mac.jsonl", decomposed_session())
     app = GooseTUI(session, model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compact(pilot)
         await pilot.press("l")
         await settle(pilot)
@@ -138,16 +145,6 @@ async def test_lost_screen_finds_a_decomposed_session_in_its_offline_summary(
         await settle(pilot)
         probes = app.screen.query_one(ProbesPanel).report
         assert probes is not None and probes.overall == 1.0
-
-
-async def test_retention_before_any_summary_says_so(session_file: Path) -> None:
-    app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot)
-        await pilot.press("l")
-        await settle(pilot)  # the toast is a message the app handles after the key
-        assert app.screen is app.main
-        assert any("compact first" in str(n.message) for n in app._notifications)
 
 
 # --- timeline -----------------------------------------------------------------------------
@@ -192,7 +189,7 @@ async def test_timeline_on_the_bundled_sample_marks_the_threshold_and_jumps() ->
     from goose_tui.tui.widgets.timeline_plot import TimelinePlot
 
     app = GooseTUI(bundled_sample())
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("g")
         await settle(pilot)
@@ -236,7 +233,7 @@ async def test_timeline_lists_the_sessions_compaction_with_before_and_after(
     messages = load_session(path).messages
     counter = TokenCounter()
     app = GooseTUI(path)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("g")
         await settle(pilot)
@@ -305,7 +302,7 @@ async def test_compare_with_another_summary_template(tmp_path: Path) -> None:
         "# Conversation Summary\n{% for e in errors_and_fixes %}- {{ e }}\n{% endfor %}\n"
     )
     app = GooseTUI(bundled_sample(), model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compact(pilot)
         await _open_compare(pilot, None, str(short))  # the default spec: the current model
         screen = app.screen
@@ -342,7 +339,7 @@ async def test_compare_with_a_replay_shows_added_and_removed_items(
     session_file: Path, reply_file: Path
 ) -> None:
     app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compact(pilot)
         await _open_compare(pilot, f"replay:{reply_file}")
         screen = app.screen
@@ -364,7 +361,7 @@ async def test_compare_with_a_replay_shows_added_and_removed_items(
 
 async def test_compare_with_the_summary_before_the_last_edit(session_file: Path) -> None:
     app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compact(pilot)
         await pilot.press("e")
         editor = app.main.query_one("#json-editor")
@@ -381,73 +378,6 @@ async def test_compare_with_the_summary_before_the_last_edit(session_file: Path)
         intent = next(f for f in c.diffs[0].fields if f.field == "user_intent")
         assert intent.added == ["Ship v2"] and intent.removed
         assert c.sides[1].retention.found < c.sides[0].retention.found
-
-
-async def test_compare_failure_uses_the_error_modal_and_its_screen_says_why(
-    session_file: Path, tmp_path: Path
-) -> None:
-    # A comparison that fails once started (a model that cannot be made is refused by the
-    # dialog: test_compare_refuses_a_model_or_prompts_folder_it_cannot_start_with). Its
-    # screen read "failed" over empty panes once the error modal was closed.
-    from goose_tui.tui.screens.compare_screen import CompareScreen
-    from goose_tui.tui.screens.error_modal import ErrorModal
-
-    failing = tmp_path / "failing"
-    failing.mkdir()  # compiles, fails to render: found only once the comparison runs
-    (failing / "compaction.md").write_text("{{ messages | upper }}\n", encoding="utf-8")
-    reason = f"{failing / 'compaction.md'}:1: unknown filter: filter upper is unknown"
-    app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
-        await _compact(pilot)
-        await _open_compare(pilot, "offline", str(failing))
-        assert isinstance(app.screen, ErrorModal)
-        assert app.screen.error_title == "Compaction failed"
-        # The message, not "TemplateError: …" (a walk-through): the title says what failed.
-        assert app.screen.message == reason
-        await pilot.press("escape")
-        await settle(pilot)
-        assert isinstance(app.screen, CompareScreen)
-        state = str(app.screen.query_one("#compare-state").render())
-        assert state == f"failed: {reason} · esc: back"
-        assert app.is_running
-
-
-async def test_compare_refuses_a_new_side_too_big_to_check(
-    session_file: Path, tmp_path: Path, monkeypatch
-) -> None:
-    # The current summary was size-checked before the dialog, the one compacted for B was
-    # not: a huge B froze the screen in retention and the diffs (bcb0f69's cap).
-    from goose_tui.tui.screens import retention_screen
-    from goose_tui.tui.screens.compare_screen import CompareScreen
-
-    reply = tmp_path / "big.txt"
-    reply.write_text(json.dumps({"user_intent": ["word " * 2_000]}), encoding="utf-8")
-    app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
-        await _compact(pilot)
-        monkeypatch.setattr(retention_screen, "ANALYSIS_CHARS", len(app.inspector.summary.text))
-        await _open_compare(pilot, f"replay:{reply}")
-        screen = app.screen
-        assert isinstance(screen, CompareScreen) and screen.comparison is None
-        state = str(screen.query_one("#compare-state").render())
-        assert state.startswith("B's summary is ") and "too big to check in the app" in state
-        assert "run `goose-tui compare` on it" in state and state.endswith("esc: back")
-        assert app.is_running
-
-
-async def test_compare_dialog_enter_moves_to_the_empty_folder_field_first() -> None:
-    from goose_tui.tui.screens.compare_screen import CompareScreen, CompareSetup
-
-    app = GooseTUI(bundled_sample(), model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
-        await _compare_setup(pilot)
-        assert app.focused is not None and app.focused.id == "compare-spec"
-        await pilot.press("enter")
-        assert isinstance(app.screen, CompareSetup)  # not answered yet
-        assert app.focused is not None and app.focused.id == "compare-dir"
-        await pilot.press("enter")  # an empty folder is fine once you are there
-        await settle(pilot)
-        assert isinstance(app.screen, CompareScreen)
 
 
 async def test_compare_at_80x24_stacks_a_and_b_so_both_numbers_show() -> None:
@@ -480,27 +410,58 @@ async def test_compare_at_80x24_stacks_a_and_b_so_both_numbers_show() -> None:
         assert right.region.y >= left.region.bottom
 
 
-async def test_compare_refuses_a_prompts_folder_that_does_not_exist(tmp_path: Path) -> None:
-    # It compared with the current templates under a header naming the missing folder (the
-    # CLI's compare refuses it: "not a folder").
-    from goose_tui.tui.screens.compare_screen import CompareSetup
-
-    app = GooseTUI(bundled_sample(), model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
-        await _compare_setup(pilot)
-        app.screen.query_one("#compare-dir", Input).value = str(tmp_path / "no-such-folder")
-        await pilot.press("enter")
-        await settle(pilot)
-        assert isinstance(app.screen, CompareSetup)  # still asking
-        assert any("not a folder" in n.message for n in app._notifications)
-
-
-async def test_compare_refuses_a_model_or_prompts_folder_it_cannot_start_with(
-    tmp_path: Path,
+async def test_a_compare_that_fails_or_whose_new_side_is_too_big_says_why_on_its_screen(
+    session_file: Path, tmp_path: Path, monkeypatch
 ) -> None:
-    # A walk-through: replay:/nonexistent/file.txt opened the compare screen, whose worker
-    # failed at once: the error modal, and under it an empty "failed" screen needing a
-    # second esc. The dialog now refuses it, says why and keeps what was typed to mend.
+    # A comparison that fails once started (a model that cannot be made is refused by the
+    # dialog: test_the_compare_dialog_refuses_what_it_cannot_start_with). Its screen read
+    # "failed" over empty panes once the error modal was closed.
+    from goose_tui.tui.screens import retention_screen
+    from goose_tui.tui.screens.compare_screen import CompareScreen
+    from goose_tui.tui.screens.error_modal import ErrorModal
+
+    failing = tmp_path / "failing"
+    failing.mkdir()  # compiles, fails to render: found only once the comparison runs
+    (failing / "compaction.md").write_text("{{ messages | upper }}\n", encoding="utf-8")
+    reason = f"{failing / 'compaction.md'}:1: unknown filter: filter upper is unknown"
+    reply = tmp_path / "big.txt"
+    reply.write_text(json.dumps({"user_intent": ["word " * 2_000]}), encoding="utf-8")
+    app = GooseTUI(session_file, model="offline")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _compact(pilot)
+        await _open_compare(pilot, "offline", str(failing))
+        assert isinstance(app.screen, ErrorModal)
+        assert app.screen.error_title == "Compaction failed"
+        # The message, not "TemplateError: …": the title says what failed.
+        assert app.screen.message == reason
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, CompareScreen)
+        state = str(app.screen.query_one("#compare-state").render())
+        assert state == f"failed: {reason} · esc: back"
+        assert app.is_running
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.main
+
+        # The current summary was size-checked before the dialog, the one compacted for B
+        # was not: a huge B froze the screen in retention and the diffs.
+        monkeypatch.setattr(retention_screen, "ANALYSIS_CHARS", len(app.inspector.summary.text))
+        await _open_compare(pilot, f"replay:{reply}")
+        screen = app.screen
+        assert isinstance(screen, CompareScreen) and screen.comparison is None
+        state = str(screen.query_one("#compare-state").render())
+        assert state.startswith("B's summary is ") and "too big to check in the app" in state
+        assert "run `goose-tui compare` on it" in state and state.endswith("esc: back")
+        assert app.is_running
+
+
+async def test_the_compare_dialog_refuses_what_it_cannot_start_with(tmp_path: Path) -> None:
+    # replay:/nonexistent/file.txt opened the compare screen, whose worker failed at once:
+    # the error modal, and under it an empty "failed" screen needing a second esc. The
+    # dialog now refuses it, says why and keeps what was typed to mend. A prompts folder that
+    # does not exist was compared with the current templates under a header naming it (the
+    # CLI's compare refuses it: "not a folder"). Enter moves to the empty folder field first.
     from goose_tui.tui.screens.compare_screen import CompareScreen, CompareSetup
     from goose_tui.tui.screens.error_modal import ErrorModal
 
@@ -508,27 +469,48 @@ async def test_compare_refuses_a_model_or_prompts_folder_it_cannot_start_with(
     broken.mkdir()
     (broken / "compaction.md").write_text("{% for m in messages %}\n", encoding="utf-8")
     app = GooseTUI(bundled_sample(), model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _compare_setup(pilot)
+        setup = app.screen
+        assert isinstance(setup, CompareSetup)
+        assert app.focused is not None and app.focused.id == "compare-spec"
+        spec_field = setup.query_one("#compare-spec", Input)
+        dir_field = setup.query_one("#compare-dir", Input)
+        default_spec = spec_field.value
+
+        dir_field.value = str(tmp_path / "no-such-folder")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is setup  # still asking
+        assert any("not a folder" in n.message for n in app._notifications)
+
         cases = [
             ("replay:/nonexistent/file.txt", "", "/nonexistent/file.txt: no such reply file"),
             ("replay:", "", "replay: needs a file"),
             ("offline", str(broken), "compaction.md"),
         ]
         for spec, folder, reason in cases:
-            setup = app.screen
-            assert isinstance(setup, CompareSetup)
-            setup.query_one("#compare-spec", Input).value = spec
-            setup.query_one("#compare-dir", Input).value = folder
-            setup.query_one("#compare-dir", Input).focus()
+            assert app.screen is setup
+            spec_field.value = spec
+            dir_field.value = folder
+            dir_field.focus()
             await pilot.press("enter")
             await settle(pilot)
             assert app.screen is setup, spec  # still asking
             assert any(reason in n.message for n in app._notifications), spec
             expected = "compare-dir" if folder else "compare-spec"
             assert app.focused is not None and app.focused.id == expected
-            assert setup.query_one("#compare-spec", Input).value == spec
+            assert spec_field.value == spec
         assert not any(isinstance(s, CompareScreen | ErrorModal) for s in app.screen_stack)
+
+        spec_field.value, dir_field.value = default_spec, ""
+        spec_field.focus()
+        await pilot.press("enter")
+        assert isinstance(app.screen, CompareSetup)  # not answered yet
+        assert app.focused is not None and app.focused.id == "compare-dir"
+        await pilot.press("enter")  # an empty folder is fine once you are there
+        await settle(pilot)
+        assert isinstance(app.screen, CompareScreen)
 
 
 async def test_the_timeline_header_names_the_count_the_gauge_shows() -> None:

@@ -1,6 +1,7 @@
 """The command's exit status when the app ends: 0 after a quit, 1 after an error that ended
 the app (the README's "exit 1 when something fails"). The app runs headless, through the
-real entry point (``goose_tui.cli.main``)."""
+real entry point (``goose_tui.cli.main``). Keys queued behind ``q`` open nothing while the
+app exits."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ import pytest
 import goose_tui.tui.app as app_module
 from goose_tui import cli
 from goose_tui.samples import bundled_sample
+from goose_tui.tui.app import GooseTUI
+
+from .conftest import settle
 
 
 class _EndingApp(app_module.GooseTUI):
@@ -56,3 +60,18 @@ def test_a_prompts_dir_that_is_no_folder_is_refused_before_the_app_opens(
     monkeypatch.setattr(app_module, "run_app", run_app)
     assert cli.main(["--prompts-dir", str(prompts), str(bundled_sample())]) == 2
     assert capsys.readouterr().err == f"goose-tui: --prompts-dir {prompts}: not a folder\n"
+
+
+async def test_keys_queued_behind_q_open_nothing_while_the_app_exits(session_file: Path) -> None:
+    # tmux: `send-keys question_mark` typed q-u-e-s-…: `q` quit, `u` then pushed the context
+    # screen into the exiting app, whose mount failed and printed a traceback on exit. Keys
+    # that arrive together (a paste, fast typing) are queued behind `q` the same way.
+    from textual import events
+
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for key in "qug":  # quit, then the context and timeline screens
+            app.post_message(events.Key(key, key))
+        await pilot.pause(0.5)
+    assert app.return_code == 0 and not app._exit_renderables

@@ -15,7 +15,7 @@ DB = ROOT / "tests" / "fixtures" / "goose" / "sessions-v13.db"
 
 async def test_a_in_the_timeline_audits_gooses_compaction_then_c_compacts_it_again() -> None:
     app = GooseTUI(DB, session_id="20251009_1")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert len(app.inspector.session.messages) == 10
         await pilot.press("g")

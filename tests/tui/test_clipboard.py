@@ -41,7 +41,7 @@ async def test_copy_goes_through_xclip_when_there_is_one(
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     assert clipboard_tools()[0][0] == "xclip"
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _copy_input_pane(app, pilot)
         assert sink.read_text(encoding="utf-8") == app.inspector.prompt.text
         notes = [n.message for n in app._notifications]
@@ -61,7 +61,7 @@ async def test_without_a_tool_the_toast_says_so_and_w_saves_to_a_file(
     session_file: Path, tmp_path: Path, no_clipboard_tool: None
 ) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _copy_input_pane(app, pilot)
         notes = [n.message for n in app._notifications]
         assert any("could not be confirmed" in n and "Press W" in n for n in notes)
@@ -83,7 +83,7 @@ async def test_w_over_the_open_session_is_refused_before_asking_to_replace_it(
 
     before = session_file.read_bytes()
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _copy_input_pane(app, pilot)
         await pilot.press("W")
         await settle(pilot)
@@ -103,7 +103,7 @@ async def test_w_saves_an_error_copied_from_its_dialog(
     from goose_tui.tui.screens.error_modal import ErrorModal
 
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         app.show_error("Compaction failed", "the model answered 500")
         await settle(pilot)

@@ -73,7 +73,7 @@ async def test_e_on_a_big_summary_wraps_it_in_a_thread_and_keys_meanwhile_are_no
     monkeypatch.setattr(WrappedDocument, "wrap", recording_wrap)
     reply = _big_reply(tmp_path, SYNC_WRAP_LINES + 1000)
     app = GooseTUI(Path("sample_sessions/short.jsonl"), model=f"replay:{reply}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)

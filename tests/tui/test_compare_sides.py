@@ -23,7 +23,7 @@ async def test_three_sides_from_the_dialog(tmp_path: Path) -> None:
         "# Conversation Summary\n{% for e in errors_and_fixes %}- {{ e }}\n{% endfor %}\n"
     )
     app = GooseTUI(bundled_sample(), model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         await pilot.press("v")
         await settle(pilot)
@@ -74,7 +74,7 @@ async def test_three_sides_from_the_dialog(tmp_path: Path) -> None:
 
 async def test_previous_is_compared_alone() -> None:
     app = GooseTUI(bundled_sample(), model="offline")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         await pilot.press("v")
         await settle(pilot)

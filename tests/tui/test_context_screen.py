@@ -22,7 +22,7 @@ async def test_u_shows_the_breakdown_and_enter_marks_the_category() -> None:
     expected = context_breakdown(session)
     tool_output = expected.category("tool_output")
     app = GooseTUI(bundled_sample())
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("u")
         await settle(pilot)
@@ -52,7 +52,7 @@ async def test_u_shows_the_breakdown_and_enter_marks_the_category() -> None:
 
 async def test_clicking_the_gauge_opens_the_breakdown() -> None:
     app = GooseTUI(bundled_sample())
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.click("#gauge")
         await settle(pilot)
@@ -82,7 +82,7 @@ async def test_the_conversation_list_shows_each_message_as_the_breakdown_does(
     expected = context_breakdown(load_session(path))
     assert expected.category("system_prompt").recorded == recorded_system_prompt
     app = GooseTUI(path)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         view = app.main.query_one(ConversationView)
         for heavy in expected.heaviest:

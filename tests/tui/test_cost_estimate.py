@@ -13,7 +13,7 @@ from .conftest import settle
 
 async def test_the_status_line_shows_the_estimate_before_compacting(session_file: Path) -> None:
     app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         status = app.main.query_one(CompactionStatus)
         assert "est." not in str(status.render())

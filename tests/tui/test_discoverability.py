@@ -17,7 +17,7 @@ from goose_tui.tui.screens.session_picker import SessionPicker
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from tests.conftest import SAMPLES
 
-from .conftest import settle
+from .conftest import paste, settle
 
 
 async def _palette_names(app: GooseTUI) -> list[str]:
@@ -27,7 +27,7 @@ async def _palette_names(app: GooseTUI) -> list[str]:
 
 async def test_palette_lists_every_action_of_the_screen(session_file: Path) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         names = await _palette_names(app)
         for expected in (
@@ -54,7 +54,7 @@ async def test_palette_lists_every_action_of_the_screen(session_file: Path) -> N
         await pilot.press("ctrl+p")
         await settle(pilot)
         assert isinstance(app.screen, CommandPalette)
-        await pilot.press(*"Timeline (g)")
+        await paste(pilot, "Timeline (g)")
         await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)
@@ -66,13 +66,17 @@ def _drawn(footer: GooseFooter) -> str:
     return footer.render_line(0).text
 
 
-async def test_footer_shows_help_first_and_the_important_keys_when_narrow(
+async def test_the_footer_shows_help_first_and_only_keys_that_fit_whole(
     session_file: Path,
 ) -> None:
-    for width in (200, 100, 80):
+    # At 100 columns the last key was cut at the edge and a character of it showed beside
+    # the palette's key ("^p palettes": a tmux walk-through). Each key is drawn whole, where
+    # the footer says it is, and a click there presses it.
+    for width in (80, 100, 120, 200):
         app = GooseTUI(session_file)
         async with app.run_test(size=(width, 40)) as pilot:
             await settle(pilot)
+            # Help first, and narrow the important keys next.
             footer = app.main.query_one(GooseFooter)
             keys = [k for k in footer.keys if not k.palette]
             assert keys[0].action in ("help", "app.help")
@@ -82,16 +86,6 @@ async def test_footer_shows_help_first_and_the_important_keys_when_narrow(
                 actions = [k.action for k in keys[:4]]
                 # Narrow, the panes are tabs: the key that switches them comes next.
                 assert actions[1:] == ["compact", "next_pane(1)", "save"], actions
-
-
-async def test_the_footer_shows_only_keys_that_fit_whole(session_file: Path) -> None:
-    # At 100 columns the last key was cut at the edge and a character of it showed beside
-    # the palette's key ("^p palettes": a tmux walk-through). Each key is drawn whole, where
-    # the footer says it is, and a click there presses it.
-    for width in (80, 100, 120, 200):
-        app = GooseTUI(session_file)
-        async with app.run_test(size=(width, 40)) as pilot:
-            await settle(pilot)
             for _ in range(3):  # a few focus changes: the keys change with the focus
                 footer = app.main.query_one(GooseFooter)
                 line = _drawn(footer)
@@ -108,9 +102,6 @@ async def test_the_footer_shows_only_keys_that_fit_whole(session_file: Path) -> 
                 assert bound[0].action in ("help", "app.help")
                 await pilot.press("tab")
                 await settle(pilot)
-        app = GooseTUI(session_file)
-        async with app.run_test(size=(width, 40)) as pilot:
-            await settle(pilot)
             help_key = app.main.query_one(GooseFooter).keys[0]
             await pilot.click(GooseFooter, offset=(help_key.start + 1, 0))
             await settle(pilot)
@@ -137,7 +128,7 @@ async def test_a_focus_change_redraws_the_footer_with_the_focused_widgets_keys(
 
 async def test_help_lists_keys_as_people_read_them(session_file: Path) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         lines = binding_lines(app.main)
         text = "\n".join(lines)
@@ -160,10 +151,10 @@ async def test_open_another_session_without_restarting(tmp_path: Path) -> None:
     second.parent.mkdir()
     shutil.copy(SAMPLES / "long_session.jsonl", second)
     app = GooseTUI(second)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
     app = GooseTUI(first)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert app.inspector.session is not None and app.inspector.session.source_path == first
         assert [i.path for i in load_recent()][:2] == [first.resolve(), second.resolve()]
@@ -214,13 +205,13 @@ async def test_the_picker_says_when_a_folder_has_no_sessions_or_none_match(
 
     (tmp_path / "notes.txt").write_text("not a session\n")
     app = GooseTUI(tmp_path)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, SessionPicker)
         title = str(app.screen.query_one("#picker-title").render())
         assert title.startswith(f"No sessions in {tmp_path}"), title
     app = GooseTUI(SAMPLES)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, SessionPicker) and app.screen.shown
         await pilot.press(*"zzzq")
@@ -236,7 +227,7 @@ async def test_the_picker_says_which_session_files_it_left_out(tmp_path: Path) -
     (tmp_path / "sessions.db").write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
     (tmp_path / "short.jsonl").write_bytes((SAMPLES / "short.jsonl").read_bytes())
     app = GooseTUI(tmp_path)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, SessionPicker)
         toasts = [str(n.message) for n in app._notifications]
@@ -253,7 +244,7 @@ async def test_help_on_another_screen_says_what_that_screen_shows(session_file: 
     from textual.widgets import Static
 
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("question_mark")
         await settle(pilot)

@@ -15,7 +15,7 @@ FOCUS = "the date parser"
 
 async def test_focus_is_shown_in_the_input_pane_and_sent(session_file: Path) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         main = app.main
         plain = app.inspector.prompt.text

@@ -25,8 +25,8 @@ SESSION_ID = "20251009_1"
 
 
 async def _add_to(pilot: Pilot, db: Path) -> None:
-    """Compact (offline), edit the summary JSON by hand, then s, the sessions.db kind,
-    ``db`` as its path, enter."""
+    """Compact (offline), edit the summary JSON by hand, then s, the sessions.db kind (its
+    path field then holds the open session's database), ``db`` as its path, enter."""
     await compacted(pilot)
     await pilot.press("e", "end", "enter", "space")
     await settle(pilot)
@@ -35,6 +35,8 @@ async def _add_to(pilot: Pilot, db: Path) -> None:
     await settle(pilot)
     pilot.app.screen.query_one("#save-goose-db", RadioButton).value = True
     await settle(pilot)
+    path = pilot.app.screen.query_one("#save-path", Input).value
+    assert path.endswith("sessions.db"), path  # the path field holds Goose's database
     await pilot.press("ctrl+u")
     await paste(pilot, str(db))
     await pilot.press("enter")
@@ -51,7 +53,7 @@ async def test_the_session_is_added_after_a_yes_and_no_existing_row_changes(
     db = _goose_db(tmp_path)
     before = _rows(db)
     app = GooseTUI(db, session_id=SESSION_ID)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _add_to(pilot, db)
         question = app.screen
         assert isinstance(question, ConfirmScreen), app.screen
@@ -88,7 +90,7 @@ async def test_no_at_the_question_writes_nothing(tmp_path: Path) -> None:
     db = _goose_db(tmp_path)
     before = _rows(db)
     app = GooseTUI(db, session_id=SESSION_ID)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _add_to(pilot, db)
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("escape")
@@ -102,7 +104,7 @@ async def test_a_schema_version_not_covered_is_refused_before_asking(tmp_path: P
     before = db.read_bytes()
     (tmp_path / "open").mkdir()
     app = GooseTUI(_goose_db(tmp_path / "open"), session_id=SESSION_ID)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _add_to(pilot, db)
         assert isinstance(app.screen, ErrorModal), app.screen
         assert "schema version 5" in app.screen.message
@@ -120,7 +122,7 @@ async def test_a_goose_writing_meanwhile_is_waited_for_then_said(
     # Another writer inside an open transaction, as Goose's add_message holds one.
     goose = sqlite3.connect(db, isolation_level=None)
     try:
-        async with app.run_test(size=(160, 45)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await _add_to(pilot, db)
             goose.execute("BEGIN IMMEDIATE")
             before = _rows(db)
@@ -134,16 +136,3 @@ async def test_a_goose_writing_meanwhile_is_waited_for_then_said(
     finally:
         goose.close()
     assert [s.id for s in list_sqlite(db)].count(SESSION_ID) == 1
-
-
-async def test_the_path_field_holds_gooses_database(tmp_path: Path) -> None:
-    db = _goose_db(tmp_path)
-    app = GooseTUI(db, session_id=SESSION_ID)
-    async with app.run_test(size=(160, 45)) as pilot:
-        await compacted(pilot)
-        await pilot.press("s")
-        await settle(pilot)
-        app.screen.query_one("#save-goose-db", RadioButton).value = True
-        await settle(pilot)
-        path = app.screen.query_one("#save-path", Input).value
-        assert path.endswith("sessions.db"), path

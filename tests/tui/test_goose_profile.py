@@ -24,7 +24,7 @@ def _prompt(app: GooseTUI) -> str:
 
 async def test_p_switches_the_profile_and_rerenders_the_input_pane(session_file: Path) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert "format goose-sdk-wheel" in _status(app)
         assert "[user]: The test test_parse_dates" in _prompt(app)
@@ -47,7 +47,7 @@ async def test_p_switches_the_profile_and_rerenders_the_input_pane(session_file:
 
 async def test_the_profile_from_the_command_line_and_the_palette(session_file: Path) -> None:
     app = GooseTUI(session_file, goose_profile="goose-pr-11845")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert "format goose-pr-11845" in _status(app)
         assert '{"role":"user","content":[' in _prompt(app)

@@ -48,7 +48,7 @@ async def main():
     out = {}
     with LoopbackServer([Reply.ok(reply)]) as server:
         app = GooseTUI(session, model="openai/test-model", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             out["imported_before_c"] = litellm_ready()
             await pilot.press("c")

@@ -47,9 +47,11 @@ def _tree_labels(tree: FieldsTree) -> list[str]:
     return labels
 
 
-async def test_open_shows_conversation_gauge_and_prompt(session_file: Path) -> None:
+async def test_open_shows_conversation_gauge_and_prompt_and_enter_expands_a_message(
+    session_file: Path,
+) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         main = app.main
         view = main.query_one(ConversationView)
@@ -69,13 +71,7 @@ async def test_open_shows_conversation_gauge_and_prompt(session_file: Path) -> N
         prompt = main.query_one("#input-view", TextViewer).text
         assert "[user]: The test test_parse_dates" in prompt
         assert "Let me run the tests first" not in prompt  # thinking never reaches the model
-
-
-async def test_expand_message_shows_full_tool_output(session_file: Path) -> None:
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        view = app.main.query_one(ConversationView)
+        # Enter on a message expands it: the full tool output.
         view.focus()
         before = view.row_count
         await pilot.press("down", "down", "enter")
@@ -126,7 +122,7 @@ async def test_a_text_that_is_null_shows_what_the_summarizer_gets(tmp_path: Path
 
 async def test_compact_offline_fills_every_pane(session_file: Path) -> None:
     app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -147,26 +143,6 @@ async def test_compact_offline_fills_every_pane(session_file: Path) -> None:
         gauge = main.query_one(ContextGauge)
         assert gauge.projected is not None and 0 < gauge.projected
         assert str(main.query_one("#fields-banner").render()).startswith("read ")
-
-
-async def test_compact_replay_shows_analysis_fields_extras_and_markdown(
-    session_file: Path, reply_file: Path
-) -> None:
-    app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
-        main = app.main
-        analysis = main.query_one("#analysis-view", TextViewer).text
-        assert "user wants the failing date test fixed" in analysis
-        labels = _tree_labels(main.query_one(FieldsTree))
-        assert "reviewer (extra)" in labels
-        assert "src/dates.py" in labels
-        markdown = main.query_one(SummaryPreview).markdown
-        assert "### src/dates.py" in markdown
-        assert "Write the changelog entry" in markdown
-        assert main.query_one("#reply-editor").text.startswith("<analysis>")
 
 
 async def test_the_prompt_is_counted_once_and_its_tokens_shown_before_compacting(
@@ -199,7 +175,7 @@ async def test_the_prompt_is_counted_once_and_its_tokens_shown_before_compacting
 
     monkeypatch.setattr(Worker, "__init__", recording)
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         prompt = app.main.query_one("#input-view", TextViewer).text
         tokens = count_tokens(prompt + SUMMARIZE_REQUEST)
@@ -218,7 +194,7 @@ async def test_json_edit_rerenders_and_invalid_json_keeps_last_render(
     session_file: Path, reply_file: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -227,7 +203,7 @@ async def test_json_edit_rerenders_and_invalid_json_keeps_last_render(
         editor = main.query_one("#json-editor")
         assert app.focused is editor
         editor.select_all()
-        await pilot.press(*'{"user_intent": ["Ship v2"], "next_step": 7}')
+        await paste(pilot, '{"user_intent": ["Ship v2"], "next_step": 7}')
         await settle(pilot)
         markdown = main.query_one(SummaryPreview).markdown
         assert "Ship v2" in markdown and "\n7" in markdown  # read leniently: 7 → "7"
@@ -240,28 +216,45 @@ async def test_json_edit_rerenders_and_invalid_json_keeps_last_render(
         assert main.query_one(SummaryPreview).markdown == good
 
 
-async def test_raw_reply_edit_reruns_extraction(session_file: Path, reply_file: Path) -> None:
+async def test_compact_replay_shows_every_pane_and_a_raw_reply_edit_reruns_extraction(
+    session_file: Path, reply_file: Path
+) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
         main = app.main
+        analysis = main.query_one("#analysis-view", TextViewer).text
+        assert "user wants the failing date test fixed" in analysis
+        labels = _tree_labels(main.query_one(FieldsTree))
+        assert "reviewer (extra)" in labels
+        assert "src/dates.py" in labels
+        markdown = main.query_one(SummaryPreview).markdown
+        assert "### src/dates.py" in markdown
+        assert "Write the changelog entry" in markdown
+        assert main.query_one("#reply-editor").text.startswith("<analysis>")
         await pilot.press("r")
         main.query_one("#reply-editor").select_all()
-        await pilot.press(*"just some words")
+        await paste(pilot, "just some words")
         await settle(pilot)
         banner = str(main.query_one("#fields-banner").render())
         assert banner.startswith("raw-text fallback")
         assert main.query_one(SummaryPreview).markdown == "just some words"
 
 
-async def test_missing_replay_file_opens_error_modal_and_app_keeps_running(
+async def test_missing_replay_file_opens_an_error_modal_enter_closes_and_the_app_runs_on(
     session_file: Path, tmp_path: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{tmp_path / 'missing.md'}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        # Enter closes it: it did nothing visible, escape was the only way out.
+        await pilot.press("enter")
+        assert app.screen is app.main
         await pilot.press("c")
         await settle(pilot)
         assert isinstance(app.screen, ErrorModal)
@@ -274,24 +267,12 @@ async def test_missing_replay_file_opens_error_modal_and_app_keeps_running(
         assert app.is_running
 
 
-async def test_enter_closes_the_error_modal(session_file: Path, tmp_path: Path) -> None:
-    # A walk-through: enter on the modal did nothing visible; escape was the only way out.
-    app = GooseTUI(session_file, model=f"replay:{tmp_path / 'missing.md'}")
-    async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
-        assert isinstance(app.screen, ErrorModal)
-        await pilot.press("enter")
-        assert app.screen is app.main
-
-
 async def test_save_writes_new_files_and_never_the_input(
     session_file: Path, reply_file: Path
 ) -> None:
     original = session_file.read_bytes()
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -349,9 +330,11 @@ async def test_save_writes_new_files_and_never_the_input(
 
 async def test_search_maximize_copy_and_help(session_file: Path) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await pilot.press("slash", *"ValueError", "enter")
+        await pilot.press("slash")
+        await paste(pilot, "ValueError")
+        await pilot.press("enter")
         viewer = app.main.query_one("#input-view", TextViewer)
         assert app.focused is viewer
         assert len(viewer.matches) >= 1
@@ -387,10 +370,12 @@ async def test_enter_in_the_search_box_says_what_a_threaded_search_found(
 
     monkeypatch.setattr(text_viewer, "find_matches", held)
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         viewer = app.main.query_one("#input-view", TextViewer)
-        await pilot.press("slash", *"ValueError", "enter")
+        await pilot.press("slash")
+        await paste(pilot, "ValueError")
+        await pilot.press("enter")
         assert viewer.searching
         assert app._notifications and [n.message for n in app._notifications][-1] == (
             "searching the prompt…"
@@ -420,11 +405,11 @@ async def test_narrow_terminal_shows_panes_as_tabs(session_file: Path) -> None:
 
 async def test_switch_model_from_command_palette(session_file: Path, reply_file: Path) -> None:
     app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+p")
         await pilot.pause()
-        await pilot.press(*"replay a reply")
+        await paste(pilot, "replay a reply")
         # The palette searches its providers in a task of its own: wait for the hit.
         await wait_until(pilot, lambda: "Model: replay a reply file…" in _palette_options(app))
         await pilot.press("enter")
@@ -463,7 +448,7 @@ async def test_a_streamed_reply_is_drawn_at_most_once_per_tick(
     reply_file = tmp_path / "long-reply.md"
     reply_file.write_text(reply, encoding="utf-8")
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         main = app.main
         viewer = main.query_one("#analysis-view", TextViewer)
@@ -545,7 +530,7 @@ async def test_the_title_counts_load_warnings_without_calling_them_skipped_lines
         (broken, "· 2 load warnings"),
     ):
         app = GooseTUI(path)
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             title = str(app.main.query_one("#session-title", Static).render())
             assert expected in title and "skipped (first" not in title, title
@@ -564,7 +549,7 @@ async def test_a_session_that_cannot_be_opened_leaves_no_loading_screen_behind(
     broken = tmp_path / "not-a-session.jsonl"
     broken.write_text("this is not json\n")
     app = GooseTUI(broken)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, ErrorModal)
         await pilot.press("escape")
@@ -586,7 +571,7 @@ async def test_with_no_session_the_hints_say_how_to_open_one(
     broken = tmp_path / "not-a-session.jsonl"
     broken.write_bytes(content)
     app = GooseTUI(broken)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("escape")  # the error modal
         await settle(pilot)
@@ -628,7 +613,7 @@ async def test_the_gauge_names_the_sessions_model_apart_from_the_summarizer() ->
     # Two "model …" on one screen (the gauge's "model qwen2.5-coder:14b" over the status
     # line's "model offline"): which one compacts? (a review). The gauge's is the session's.
     app = GooseTUI(None)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         details = app.main.query_one(ContextGauge).render_line(1).text
         status = app.main.query_one(CompactionStatus).render_line(0).text

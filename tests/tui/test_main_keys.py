@@ -33,7 +33,7 @@ async def _palette_lines(app: GooseTUI, pilot, query: str) -> list[str]:
 
 async def test_the_palette_shows_brackets_in_a_description_as_text(session_file: Path) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         lines = await _palette_lines(app, pilot, "goose-sdk-wheel")
     assert any("[role]: lines: released Goose" in line for line in lines), lines
@@ -41,7 +41,7 @@ async def test_the_palette_shows_brackets_in_a_description_as_text(session_file:
 
 async def test_probe_in_the_palette_finds_the_lost_screen(session_file: Path) -> None:
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         lines = await _palette_lines(app, pilot, "probe")
     assert any(line.startswith("Lost? (l)") for line in lines), lines

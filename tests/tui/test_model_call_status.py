@@ -17,7 +17,7 @@ async def test_a_running_call_shows_the_time_it_has_left(session_file: Path) -> 
         app = GooseTUI(
             session_file, model="openai/test-model", api_base=f"{server.url}/v1", timeout=90
         )
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await pilot.press("c")
             await wait_until(pilot, lambda: bool(server.requests), timeout=MODEL_CALL_SECONDS)
@@ -32,7 +32,7 @@ async def test_a_refused_connection_does_not_say_tokens_were_sent(session_file: 
     app = GooseTUI(
         session_file, model="openai/test-model", api_base=f"http://127.0.0.1:{closed_port()}/v1"
     )
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await wait_until(

@@ -16,7 +16,7 @@ V13 = Path(__file__).parents[1] / "fixtures" / "goose" / "sessions-v13.db"
 
 async def test_hidden_messages_and_items_are_shown_marked_not_sent() -> None:
     app = GooseTUI(V13, session_id="20251009_1")
-    async with app.run_test(size=(200, 60)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         view = app.main.query_one(ConversationView)
         rows = [view.row_text(i) for i in range(view.row_count)]
@@ -38,13 +38,13 @@ async def test_hidden_messages_and_items_are_shown_marked_not_sent() -> None:
 
 async def test_picker_lists_what_goose_session_list_shows() -> None:
     app = GooseTUI(V13)
-    async with app.run_test(size=(200, 60)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         picker = app.screen
         assert type(picker).__name__ == "SessionPicker"
         assert [s.id for s in picker.sessions] == ["20251009_1", "20251009_2"]
     app = GooseTUI(V13, all_sessions=True)
-    async with app.run_test(size=(200, 60)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert len(app.screen.sessions) == 5
 

@@ -17,7 +17,7 @@ async def test_x_writes_the_report_of_the_current_state(
     session_file: Path, reply_file: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("x")  # nothing to report yet: it says how to get a summary
         await settle(pilot)

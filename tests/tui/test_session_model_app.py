@@ -19,7 +19,7 @@ async def test_model_session_takes_the_recorded_model(tmp_path: Path) -> None:
     session = tmp_path / "long_session.jsonl"
     shutil.copy(SAMPLES / "long_session.jsonl", session)
     app = GooseTUI(session, model="session")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert app.inspector.model.name == "ollama/qwen2.5-coder:14b"
         assert app.inspector.model.in_worker_process
@@ -29,7 +29,7 @@ async def test_the_palette_offers_it_first_and_a_session_without_one_says_so(
     session_file: Path,
 ) -> None:
     app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         provider = ModelCommands(app.screen)
         assert provider._entries()[0][0] == "Model: the session's own"

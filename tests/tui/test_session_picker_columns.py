@@ -1,5 +1,6 @@
 """The session picker's columns: a recent row's file does not push its date off a 120-column
-screen, and with --all-sessions each row says its type, as `goose-tui sessions` does."""
+screen, with --all-sessions each row says its type, as `goose-tui sessions` does, and
+sessions of one name are told apart."""
 
 from __future__ import annotations
 
@@ -54,3 +55,34 @@ async def test_the_picker_shows_each_sessions_type_with_all_sessions() -> None:
         await settle(pilot)
         headers = [str(c.label) for c in app.screen.query_one(DataTable).columns.values()]
     assert "type" not in headers, headers
+
+
+async def test_the_picker_tells_sessions_of_one_name_apart() -> None:
+    # A walk-through: a folder with short.jsonl and the short.compacted.jsonl saved beside it
+    # listed two rows "Makefile uses pinned hugo", with nothing to tell which was which;
+    # `goose-tui sessions` shows their ids.
+    from datetime import UTC, datetime
+
+    from textual.app import App
+    from textual.widgets import DataTable
+
+    from goose_tui.session.models import SessionInfo
+    from goose_tui.tui.screens.session_picker import SessionPicker
+
+    when = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
+    sessions = [
+        SessionInfo(id=stem, name="Makefile uses pinned hugo", updated_at=when, path=Path(stem))
+        for stem in ("short.compacted", "short")
+    ]
+
+    class PickerApp(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(SessionPicker(sessions, "a folder"))
+
+    app = PickerApp()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(DataTable)
+        rows = [" ".join(map(str, table.get_row_at(i))) for i in range(table.row_count)]
+        assert len(rows) == 2 and rows[0] != rows[1]
+        assert "short.compacted" in rows[0] and "short" in rows[1]

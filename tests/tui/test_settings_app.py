@@ -20,7 +20,7 @@ async def test_theme_and_keymap_from_settings_and_the_picked_theme_is_saved(
     config_path().write_text('theme = "nord"\n\n[keymap]\n"main.compact" = "C"\n')
     settings, _ = load_settings()
     app = GooseTUI(session_file, theme=settings.theme, keymap=settings.keymap)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert app.theme == "nord"
         await pilot.press("c")  # rebound: c no longer compacts
@@ -38,7 +38,7 @@ async def test_theme_and_keymap_from_settings_and_the_picked_theme_is_saved(
 async def test_a_settings_problem_is_shown_once_the_app_is_up(session_file: Path) -> None:
     problem = f"{config_path()}: not valid TOML: [x] (line 1)"
     app = GooseTUI(session_file, settings_problems=[problem])
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         [toast] = [n for n in app._notifications if n.title == settings_title(1)]
         message = f"in {config_path()}:\n• not valid TOML: [x] (line 1)"
@@ -53,7 +53,7 @@ async def test_a_keymap_id_no_binding_has_is_named_once_the_app_is_up(
     # theme is named. The ids of screens not opened yet (the timeline's) are known too.
     keymap = {"bogus.binding": "z", "main.compact": "C", "timeline.zoom": "Z", "main.compcat": "q"}
     app = GooseTUI(session_file, keymap=keymap)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         [toast] = [n for n in app._notifications if n.title == settings_title(1)]
         assert toast.message == (
@@ -78,7 +78,7 @@ async def test_a_keymap_value_that_is_no_key_is_named_and_the_default_kept(
         "main.context": "hyper+x",
     }
     app = GooseTUI(session_file, keymap=keymap)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         [toast] = [n for n in app._notifications if n.title == settings_title(1)]
         assert toast.message == (
@@ -123,7 +123,7 @@ async def test_an_unknown_theme_is_a_settings_problem_with_the_closest_theme(
     session_file: Path,
 ) -> None:
     app = GooseTUI(session_file, theme="nordd")
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         [toast] = [n for n in app._notifications if n.title == settings_title(1)]
         assert (

@@ -11,7 +11,7 @@ from .conftest import paste, settle
 
 async def _compacted(path):
     app = GooseTUI(path)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -44,7 +44,7 @@ async def test_after_compaction_follows_a_hand_edit_of_the_summary() -> None:
     from goose_tui.tokens import TokenCounter
 
     app = GooseTUI(SAMPLES / "long_session.jsonl")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -70,7 +70,7 @@ async def test_the_gauge_draws_no_threshold_marker_it_names_when_auto_compaction
     # while no ┃ was drawn (there is none to draw when auto compaction is off).
     for threshold, shown in ((0.0, "threshold 0 (off)"), (0.5, "threshold 50% (┃)")):
         app = GooseTUI(SAMPLES / "short.jsonl", threshold=threshold)
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             text = str(app.main.query_one(ContextGauge).render())
             assert shown in text, text

@@ -25,7 +25,7 @@ async def test_the_editor_opens_what_is_on_disk_now_and_saving_keeps_it(
     override = prompts / "compaction_summary.md"
     override.write_text(GOOD, encoding="utf-8")
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         # Changed in another editor, and the editor opened before anything else runs (as
         # `t` pressed before the app hears of the change): it reads the file itself.
@@ -48,7 +48,7 @@ async def test_a_change_on_disk_under_an_unedited_editor_is_said_and_ctrl_r_load
     override = prompts / "compaction_summary.md"
     override.write_text(GOOD, encoding="utf-8")
     app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("t")
         editor = app.screen
@@ -69,7 +69,7 @@ async def test_a_change_on_disk_under_an_edit_is_said_and_offered_not_forced(
     override = prompts / "compaction_summary.md"
     override.write_text(GOOD, encoding="utf-8")
     app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("t")
         editor = app.screen
@@ -104,7 +104,7 @@ async def test_an_edit_left_in_the_app_reopens_against_the_file_as_it_was_read(
     override = prompts / "compaction_summary.md"
     override.write_text(GOOD, encoding="utf-8")
     app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("t")
         editor = app.screen

@@ -36,7 +36,7 @@ async def test_E_edits_the_override_in_editor_and_the_panes_show_it(
     override = prompts / "compaction_summary.md"
     override.write_text("## GOOD HEADING\n{{ next_step }}\n", encoding="utf-8")
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
         await pilot.press("E")
         await settle(pilot)
@@ -50,7 +50,7 @@ async def test_E_without_an_override_asks_then_makes_it_from_the_template_in_use
 ) -> None:
     override = prompts / "compaction_summary.md"
     app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("E")
         await settle(pilot)
@@ -113,7 +113,7 @@ async def test_ctrl_o_in_the_template_editor_edits_the_file_and_loads_it_back(
     override = prompts / "compaction.md"
     override.write_text("SUMMARIZE\n{{ messages }}\n", encoding="utf-8")
     app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("T")
         template_editor = app.screen

@@ -30,8 +30,12 @@ async def test_override_file_change_on_disk_rerenders(
     prompts = tmp_path / "prompts"
     prompts.mkdir()
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        # A compaction template change rebuilds the prompt.
+        viewer = app.main.query_one("#input-view", TextViewer)
+        rewrite(prompts / "compaction.md", "SUMMARIZE THIS\n{{ messages }}")
+        await wait_until(pilot, lambda: viewer.text.startswith("SUMMARIZE THIS\n[user]:"))
         await pilot.press("c")
         await settle(pilot)
         preview = app.main.query_one(SummaryPreview)
@@ -58,25 +62,12 @@ async def test_override_file_change_on_disk_rerenders(
         assert preview.markdown == good
 
 
-async def test_compaction_template_change_rebuilds_the_prompt(
-    session_file: Path, tmp_path: Path
-) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
-    app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        viewer = app.main.query_one("#input-view", TextViewer)
-        rewrite(prompts / "compaction.md", "SUMMARIZE THIS\n{{ messages }}")
-        await wait_until(pilot, lambda: viewer.text.startswith("SUMMARIZE THIS\n[user]:"))
-
-
 async def test_edit_template_in_app_and_save_override(
     session_file: Path, reply_file: Path, tmp_path: Path
 ) -> None:
     config = Path(os.environ["XDG_CONFIG_HOME"])
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -85,7 +76,7 @@ async def test_edit_template_in_app_and_save_override(
         assert "built-in" in str(app.screen.query_one("#template-source").render())
         area = app.screen.query_one("#template-text")
         area.select_all()
-        await pilot.press(*"# Mine {{ next_step }}")
+        await paste(pilot, "# Mine {{ next_step }}")
         await settle(pilot)
         assert app.inspector.templates.summary.source.origin == "edited"
         assert app.main.query_one(SummaryPreview).markdown == "# Mine Write the changelog entry"
@@ -110,7 +101,7 @@ async def test_saving_over_an_override_that_changed_on_disk_asks_about_that(
     # override?" and replaced the file another program had written meanwhile.
     target = Path(os.environ["XDG_CONFIG_HOME"]) / "goose" / "prompts" / "compaction.md"
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
 
         async def edit_and_save(text: str) -> ConfirmScreen:
@@ -158,7 +149,7 @@ async def test_saving_where_an_override_appeared_since_the_editor_opened_asks_ab
     prompts = tmp_path / "prompts"
     prompts.mkdir()
     app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("t")
         editor = app.screen
@@ -191,7 +182,7 @@ async def test_an_override_that_cannot_be_written_names_it_not_the_temporary_fil
     prompts = tmp_path / "prompts"
     prompts.mkdir()
     app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("t", "ctrl+s", "y")
         target = prompts / "compaction_summary.md"
@@ -211,7 +202,7 @@ async def test_a_summary_template_is_checked_before_there_is_a_summary(
     prompts = tmp_path / "prompts"
     prompts.mkdir()
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("t")
         editor = app.screen
@@ -238,7 +229,7 @@ async def test_a_summary_template_is_checked_before_there_is_a_summary(
 async def test_escape_cancels_a_streaming_compaction(session_file: Path) -> None:
     with LoopbackServer([Reply.stream_then_hang("first words ")]) as server:
         app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await pilot.press("c")
             status = app.main.query_one(CompactionStatus)
@@ -276,7 +267,7 @@ async def test_a_cancelled_compaction_says_the_summary_shown_is_the_previous_one
     reply.write_text(REPLY)
     with LoopbackServer([Reply.hang()]) as server:
         app = GooseTUI(session_file, model=f"replay:{reply}", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await pilot.press("c")
             await settle(pilot)
@@ -287,29 +278,13 @@ async def test_a_cancelled_compaction_says_the_summary_shown_is_the_previous_one
             assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
 
 
-async def test_a_cancel_before_any_reply_says_no_reply_came(session_file: Path) -> None:
-    # It said "partial reply, not used" over an empty pane (a tmux walk-through).
-    with LoopbackServer([Reply.hang()]) as server:
-        app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(200, 50)) as pilot:
-            await settle(pilot)
-            await _cancel_once_the_request_is_out(pilot, server)
-            assert (
-                str(app.main.query_one("#pane-analysis", Pane).border_title)
-                == "analysis · no reply"
-            )
-            # Not "press c to compact", as if nothing had been tried.
-            view = app.main.query_one("#analysis-view", TextViewer)
-            assert view.placeholder == "cancelled before any reply · press c to compact again"
-
-
-async def test_save_while_the_first_compaction_runs_says_it_is_running(
+async def test_save_during_the_first_compaction_says_it_runs_and_a_cancel_says_no_reply_came(
     session_file: Path,
 ) -> None:
     # A walk-through: s said "no summary yet: press c to compact" while c's compaction ran.
     with LoopbackServer([Reply.hang()]) as server:
         app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await pilot.press("c")
             await wait_until(pilot, lambda: bool(server.requests), timeout=MODEL_CALL_SECONDS)
@@ -321,12 +296,20 @@ async def test_save_while_the_first_compaction_runs_says_it_is_running(
             await pilot.press("escape")
             status = app.main.query_one(CompactionStatus)
             await wait_until(pilot, lambda: status.state == "cancelled")
+            # Cancelled before any reply: it said "partial reply, not used" over an empty pane.
+            assert (
+                str(app.main.query_one("#pane-analysis", Pane).border_title)
+                == "analysis · no reply"
+            )
+            # Not "press c to compact", as if nothing had been tried.
+            view = app.main.query_one("#analysis-view", TextViewer)
+            assert view.placeholder == "cancelled before any reply · press c to compact again"
 
 
 async def test_model_error_opens_one_modal_and_edits_survive(session_file: Path) -> None:
     with LoopbackServer([Reply.server_error()]) as server:
         app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await pilot.press("c")
             await wait_until(
@@ -357,12 +340,12 @@ def _two_sessions(tmp_path: Path, session_file: Path) -> Path:
 async def test_picker_filters_and_opens(tmp_path: Path, session_file: Path) -> None:
     folder = _two_sessions(tmp_path, session_file)
     app = GooseTUI(folder)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         picker = app.screen
         assert picker.__class__.__name__ == "SessionPicker"
         assert len(picker.shown) == 2
-        await pilot.press(*"refactor")
+        await paste(pilot, "refactor")
         assert [info.name or info.description for info in picker.shown] == ["Refactor the CLI"]
         await pilot.press("enter")
         await settle(pilot)
@@ -379,7 +362,7 @@ async def test_the_picker_opens_a_typed_path(tmp_path: Path, session_file: Path)
     elsewhere = tmp_path / "elsewhere.jsonl"
     shutil.copy(folder / "cli.jsonl", elsewhere)
     app = GooseTUI(folder)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         picker = app.screen
         assert isinstance(picker, SessionPicker)
@@ -417,7 +400,7 @@ async def test_keys_reaching_the_picker_before_its_widgets_or_after_it_closed_do
 
     sessions = list_sessions(_two_sessions(tmp_path, session_file))
     app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         chosen: list[object] = []
         picker = SessionPicker(sessions, "many")
@@ -446,7 +429,7 @@ async def test_a_prompt_template_that_fails_to_render_says_why_in_the_input_pane
     prompts.mkdir()
     (prompts / "compaction.md").write_text("{{ messages | upper }}\n", encoding="utf-8")
     app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         modal = app.screen
         assert isinstance(modal, ErrorModal) and "unknown filter" in modal.message
@@ -483,7 +466,7 @@ async def test_the_api_base_survives_switching_to_another_model_and_back(
     reply.write_text(REPLY)
     with LoopbackServer([Reply.ok(REPLY)]) as server:
         app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             app.set_model("offline")
             app.set_model(f"replay:{reply}")
@@ -496,20 +479,33 @@ async def test_the_api_base_survives_switching_to_another_model_and_back(
             assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
 
 
-async def test_leaving_a_template_edit_that_does_not_render_asks_first(
+async def test_saving_or_leaving_a_template_edit_that_does_not_render_asks_first(
     session_file: Path, reply_file: Path
 ) -> None:
     # A broken edit was dropped on escape without a word (the panes keep the last good
     # render, and so did the template), and q then quit without asking (a walk-through).
+    config = Path(os.environ["XDG_CONFIG_HOME"])
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("T")
         assert isinstance(app.screen, TemplateEditor)
         editor = app.screen
-        await pilot.press("home", *"Mine {% if %}")
+        await pilot.press("home")
+        await paste(pilot, "Mine {% if %}")
         await settle(pilot)
         assert "syntax error" in str(editor.query_one("#template-status").render())
+        # ctrl+s saved a failing template into Goose's prompts folder with the plain
+        # question (compact then gave a raw-text fallback).
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert (
+            "does not render" in app.screen.question and "Goose reads it too" in app.screen.question
+        )
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not (config / "goose" / "prompts" / "compaction.md").exists()
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
@@ -541,37 +537,15 @@ async def test_leaving_right_after_typing_keeps_a_good_edit(
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await pilot.press("t")
             area = app.screen.query_one("#template-text")
             area.select_all()
-            await pilot.press(*"# Mine {{ next_step }}", "escape")
+            await paste(pilot, "# Mine {{ next_step }")
+            await pilot.press("}", "escape")  # the last key typed, then escape at once
             await settle(pilot)
             assert app.screen is app.main
             assert app.inspector.templates.summary.text == "# Mine {{ next_step }}"
         gc.collect()
     assert not [w for w in caught if "never awaited" in str(w.message)]
-
-
-async def test_saving_an_override_that_does_not_render_says_so(
-    session_file: Path, reply_file: Path
-) -> None:
-    # ctrl+s saved a failing template into Goose's prompts folder with the plain question
-    # (a walk-through: compact then gave a raw-text fallback).
-    config = Path(os.environ["XDG_CONFIG_HOME"])
-    app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        await pilot.press("T")
-        await pilot.press("home", *"Mine {% if %}")
-        await settle(pilot)
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
-        assert (
-            "does not render" in app.screen.question and "Goose reads it too" in app.screen.question
-        )
-        await pilot.press("escape")
-        await settle(pilot)
-        assert not (config / "goose" / "prompts" / "compaction.md").exists()

@@ -12,7 +12,8 @@ The markers around each sequence (``A1``..``B1``) let the test tell the session'
 Textual's own control output (Textual itself clears the screen and sets modes at start-up).
 
 The CLI's ``format``/``parse`` output is data for pipes and files, so it is written byte for
-byte like ``cat`` would (see docs/reliability.md); the last test pins that choice.
+byte like ``cat`` would (see docs/reliability.md); a test pins that choice. File names,
+paths, toasts, inputs, titles and modals show such characters inert too.
 """
 
 from __future__ import annotations
@@ -29,6 +30,15 @@ import time
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input, TextArea
+
+from goose_tui.inert import inert
+from goose_tui.tui.app import GooseTUI
+from goose_tui.tui.screens.confirm import ConfirmScreen
+from goose_tui.tui.screens.error_modal import ErrorModal
+from goose_tui.tui.screens.save_dialog import SaveDialog
+
+from .conftest import compacted, settle
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -246,3 +256,85 @@ def test_cli_format_writes_the_session_bytes_unchanged_to_a_pipe(tmp_path: Path)
     ).stdout
     assert out.decode("utf-8") == format_messages(load_session(session).messages) + "\n"
     assert CLIPBOARD.encode() in out
+
+
+# -- paths, toasts, inputs, titles and modals ----------------------------------------------
+
+PATH_ESCAPES = {
+    "folder": "F\x1b]0;FOLDER-TITLE\x07\u2066",
+    "name": "N\x1b[2J\u202eLSNOJ\u200b",
+    "prompts": "P\x1b]52;c;SEFDS0VE\x07\u2067",
+}
+PATH_FORBIDDEN = [
+    "\x1b]0;FOLDER",
+    "N\x1b[2J",
+    "\x1b]52;c;SEFDS0VE",
+    "\u202e",
+    "\u2066",
+    "\u2067",
+    "\u2068",
+    "\u2069",
+    "\u200b",
+]
+
+
+async def test_paths_toasts_inputs_titles_and_modals_are_inert(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, session_file: Path, reply_file: Path
+) -> None:
+    from textual.drivers.headless_driver import HeadlessDriver
+
+    folder = tmp_path / PATH_ESCAPES["folder"]
+    folder.mkdir()
+    session = folder / f"{PATH_ESCAPES['name']}.jsonl"
+    text = session_file.read_text().replace("Can you fix it?", "Can you fix it? \u202eevil\u2069")
+    session.write_text(text)
+    prompts = tmp_path / PATH_ESCAPES["prompts"]
+    prompts.mkdir()
+    (prompts / "compaction.md").write_text("{% for x in %}\n")  # broken: a toast names it
+    reply = folder / "reply.md"
+    reply.write_text(reply_file.read_text().replace("Add a changelog", "Add a\u2068 changelog"))
+
+    frames: list[str] = []
+    monkeypatch.setattr(HeadlessDriver, "write", lambda self, data: frames.append(data))
+    monkeypatch.setattr(HeadlessDriver, "is_headless", property(lambda self: False))
+    app = GooseTUI(session, model=f"replay:{reply}", prompts_dir=prompts)
+    app.NOTIFICATION_TIMEOUT = 3600  # every toast is still there to look at in the end
+    async with app.run_test(size=(200, 50)) as pilot:
+        await compacted(pilot)
+        await pilot.press("e", "escape")  # the JSON editor shown, with the reply's U+2068
+        await settle(pilot)
+        assert "Add a\\u2068 changelog" in app.main.query_one("#json-editor", TextArea).text
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, SaveDialog)
+        value = app.screen.query_one("#save-path", Input).value
+        assert "<U+202E>" in value and "\u202e" not in value and "\x1b" not in value
+        await pilot.press("enter")  # saved: a toast names the file
+        await settle(pilot)
+        saved = folder / f"{PATH_ESCAPES['name']}.summary.json"
+        assert saved.is_file()  # the real name, not the one shown
+        await pilot.press("s")
+        await settle(pilot)
+        await pilot.press("enter")  # it exists now: the question names it
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        app.screen.query_one("#save-path", Input).value = inert(str(session))
+        await pilot.press("enter")  # the input itself: the error modal names it
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        await pilot.press("escape")
+        await settle(pilot)
+        # The toasts still up, as handed to Textual ("saved …", the broken override).
+        toasts = [(n.title, n.message, n.markup) for n in app._notifications]
+    output = "".join(frames)
+    assert "<U+202E>" in output and "FOLDER-TITLE" in output and "Replace it?" in output
+    assert any(message.startswith("saved ") for _, message, _ in toasts)
+    for title, message, markup in toasts:
+        assert not markup and inert(title) == title and inert(message) == message
+        assert "<U+202E>LSNOJ" in message or "<U+2067>" in message
+    for sequence in PATH_FORBIDDEN:
+        assert sequence not in output, repr(sequence)

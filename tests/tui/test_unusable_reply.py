@@ -26,7 +26,7 @@ async def test_a_reply_that_is_no_summary_opens_the_error_modal(
     reply_file = tmp_path / "reply.txt"
     reply_file.write_text(reply, encoding="utf-8")
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await wait_until(pilot, lambda: isinstance(app.screen, ErrorModal), timeout=30)
@@ -43,7 +43,7 @@ async def test_an_empty_reply_over_http_opens_the_error_modal(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-123")
     with LoopbackServer([Reply.ok("")]) as server:
         app = GooseTUI(session_file, model="openai/test-model", api_base=f"{server.url}/v1")
-        async with app.run_test(size=(200, 50)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await pilot.press("c")
             await wait_until(
