@@ -111,7 +111,7 @@ async def compacted(pilot: Pilot) -> None:
 MODEL_CALL_SECONDS = 180.0
 
 
-async def wait_until(pilot: Pilot, condition, timeout: float = 10.0) -> None:
+async def wait_until(pilot: Pilot, condition, timeout: float = 60.0) -> None:
     """Poll ``condition`` until it holds. The timeout only bounds a test that would hang; on
     failure the message shows the screen as text and the toasts, so a stress run says why."""
     import time
