@@ -96,7 +96,7 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
         settings = Settings.model_validate(data)
     except ValidationError as exc:
         for error in exc.errors():
-            problems.append(f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}")
+            problems.append(wrong_type(error["loc"], error["input"]))
         bad = {error["loc"][0] for error in exc.errors() if error["loc"]}
         settings = Settings.model_validate({k: v for k, v in data.items() if k not in bad})
     if settings.threshold is not None and (problem := threshold_problem(settings.threshold)):
@@ -107,6 +107,40 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
         settings.timeout = None
     # One line a problem, each naming the file: the app lists them a line each.
     return settings, "\n".join(f"{path}: {problem}" for problem in problems) or None
+
+
+# What each setting takes, in the words of the file's reader, and what applies without it.
+_TAKES: dict[str, tuple[str, str]] = {
+    "theme": ("text (a theme's name, in quotes)", "the default theme applies"),
+    "model": ('text (a model such as "openai/gpt-4o-mini", in quotes)', "ignored"),
+    "api_base": ("text (a URL, in quotes)", "ignored"),
+    "threshold": ("a number (a fraction of the window, such as 0.8)", "the default applies"),
+    "goose_profile": ("text (a Goose version's name, in quotes)", "the default applies"),
+    "timeout": ("a number of seconds", "the default applies"),
+    "keymap": ("a table ([keymap], binding id = keys)", "ignored"),
+    "keymap.": ('text (keys such as "ctrl+q", in quotes)', "the keymap is ignored"),
+}
+
+
+def _toml_key(part: str | int) -> str:
+    text = str(part)
+    return text if re.fullmatch(r"[A-Za-z0-9_-]+", text) else json.dumps(text)
+
+
+def _toml_value(value: object) -> str:
+    try:
+        return json.dumps(value)  # TOML's strings, numbers and booleans read the same
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def wrong_type(loc: tuple[str | int, ...], value: object) -> str:
+    """``timeout = "abc" is not a number of seconds; the default applies``: a value its
+    setting cannot take, named as the file has it."""
+    field = f"{loc[0]}." if len(loc) > 1 else str(loc[0]) if loc else ""
+    takes, instead = _TAKES.get(field, ("what the setting takes", "ignored"))
+    key = ".".join(_toml_key(part) for part in loc)
+    return f"{key} = {_toml_value(value)} is not {takes}; {instead}"
 
 
 def closest_name(name: str, known: Iterable[str]) -> str | None:

@@ -104,10 +104,13 @@ def test_a_bad_setting_is_ignored_alone(tmp_path: Path) -> None:
     settings, problem = load_settings(path)
     assert (settings.theme, settings.threshold, settings.model) == ("nord", None, None)
     assert problem is not None and problem.startswith(f"{path}: ")
-    assert "threshold: Input should be a valid number" in problem
-    assert "model: Input should be a valid string" in problem
+    assert 'threshold = "high" is not a number' in problem
+    assert "model = 3 is not text" in problem
     path.write_text("threshold = true\n")
-    assert load_settings(path)[1] == f"{path}: threshold: Input should be a valid number"
+    assert load_settings(path)[1] == (
+        f"{path}: threshold = true is not a number (a fraction of the window, such as 0.8);"
+        " the default applies"
+    )
     for off in ("1", "0"):  # auto compaction off, as in Goose and as --threshold takes it
         path.write_text(f"threshold = {off}\n")
         assert load_settings(path) == (load_settings(path)[0], None)
