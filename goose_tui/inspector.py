@@ -808,7 +808,7 @@ class Inspector:
             summary=self.summary.text,
             summary_by=self.summary_label(),
             goose_profile=self.goose_profile,
-            templates=list(self.template_origins()),
+            templates=self.template_origins(),
             focus=self.focus_text,
             compare_with=compare_with,
         )

@@ -71,7 +71,7 @@ class InspectionReport(BaseModel):
     session: SessionFacts
     summary_by: str  # "summary by MODEL", or "summary edited by hand"
     goose_profile: str
-    templates: list[str]  # which compaction.md and compaction_summary.md were used
+    templates: tuple[str, str]  # which compaction.md and compaction_summary.md were used
     focus: str
     system_prompt: str
     user_request: str
@@ -97,7 +97,7 @@ def build_report(
     summary: str,
     summary_by: str,
     goose_profile: str,
-    templates: list[str],
+    templates: tuple[str, str],
     focus: str = "",
     compare_with: SummarySide | None = None,
 ) -> InspectionReport:
@@ -144,7 +144,8 @@ def _facts(report: InspectionReport) -> list[tuple[str, str]]:
         ("session's model", s.recorded_model or "(not recorded)"),
         ("summary", report.summary_by),
         ("Goose format", report.goose_profile),
-        *(("template", t) for t in report.templates),
+        ("compaction prompt", report.templates[0]),
+        ("summary template", report.templates[1]),
     ]
     if report.focus:
         facts.append(("focus", report.focus))
