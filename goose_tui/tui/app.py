@@ -125,6 +125,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "goose-tui"
     COMMANDS = App.COMMANDS | {ActionCommands, ModelCommands}
+    # A maximised pane keeps the footer: it says what the keys do there (escape, `f`).
+    ALLOW_IN_MAXIMIZED_VIEW = "GooseFooter"
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("f1", "help", "Help", id="app.help_f1", show=False),

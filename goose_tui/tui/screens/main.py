@@ -60,6 +60,9 @@ PANE_BINDINGS = (
 
 
 class MainScreen(WorkerErrorsUp, Screen[None]):
+    # Escape goes through the bindings: in an editor it leaves the editor first (the fields
+    # pane's binding), and the screen's own escape restores a maximised pane.
+    ESCAPE_TO_MINIMIZE = False
     BINDINGS = [
         COMPACT_BINDING,
         *PANE_BINDINGS,
@@ -564,11 +567,13 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def action_edit_json(self) -> None:
         self._show_pane("fields")
-        self.fields.edit("json")
+        # As tabs only one pane shows anyway: the editor gets the gauge's and conversation's
+        # rows too. Side by side it stays beside the summary it re-renders.
+        self.fields.edit("json", maximize=self.narrow)
 
     def action_edit_reply(self) -> None:
         self._show_pane("fields")
-        self.fields.edit("reply")
+        self.fields.edit("reply", maximize=self.narrow)
 
     def action_ask_focus(self) -> None:
         from goose_tui.tui.screens.input_prompt import InputPrompt

@@ -41,6 +41,7 @@ class FieldsPane(Pane):
             self.extracted = extracted
 
     def __init__(self, inspector: Inspector, *, id: str | None = None) -> None:
+        self._maximized_to_edit = False  # by `edit`, so leaving the editor gives it back
         super().__init__("fields", copy_source=self._shown_text, id=id)
         self.inspector = inspector
         # The JSON hand edit the user agreed to have replaced by a reply edit (asked once).
@@ -109,10 +110,14 @@ class FieldsPane(Pane):
         else:
             editor.load_text(self.inspector.loaded.json)
 
-    def edit(self, tab: str) -> None:
-        """Show and focus the JSON editor ("json") or the reply editor ("reply")."""
+    def edit(self, tab: str, *, maximize: bool = False) -> None:
+        """Show and focus the JSON editor ("json") or the reply editor ("reply"); with
+        ``maximize`` the pane takes the screen until the editor is left."""
         self.query_one(TabbedContent).active = f"fields-{tab}-tab"
         editor = self.json_editor if tab == "json" else self.reply_editor
+        if maximize and self.screen.maximized is None:
+            self.screen.maximize(self, container=False)
+            self._maximized_to_edit = True
         editor.focus()
         if self.locked:
             self.notify(
@@ -129,8 +134,12 @@ class FieldsPane(Pane):
         self.leave_editor()
 
     def leave_editor(self) -> None:
-        """Out of the editor (escape never types into it), staying in this pane."""
+        """Out of the editor (escape never types into it), staying in this pane; the layout
+        comes back if the editor took the screen (a maximise the user chose stays)."""
         self.query_one(TabbedContent).query_one(Tabs).focus()
+        if self._maximized_to_edit and self.screen.maximized is self:
+            self.screen.minimize()
+        self._maximized_to_edit = False
 
     # -- hand edits ------------------------------------------------------------------------
 
