@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -37,6 +38,7 @@ from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
 from goose_tui.tui.widgets.compaction_status import compact_key, no_session_hint
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.probes_panel import ProbesPanel, score_bar
+from goose_tui.tui.widgets.row_detail import RowDetail
 
 TEXT_WIDTH = 200  # an item is one table row; the whole text is one enter away
 STATUS_STYLE = {"missing": "bold red", "normalized": "yellow", "exact": "green"}
@@ -112,6 +114,7 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
         )
         self._hint = Static(Content("checking the summary…"), id="retention-hint")
         self._items = DataTable[object](id="retention-items", cursor_type="row", zebra_stripes=True)
+        self._detail = RowDetail(id="retention-detail")
         self._tabs = TabbedContent(id="retention-tabs", initial="tab-retention")
         self._probes = ProbesPanel(
             messages, summary, model, api_base, working_dir, id="probes-panel"
@@ -124,6 +127,7 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
                 yield self._scores
                 yield self._hint
                 yield self._items
+                yield self._detail
             with TabPane(f"Probes: {SCORE_NAME}", id="tab-probes"):
                 yield self._probes
         yield GooseFooter()
@@ -184,8 +188,27 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
             else "the history has no checkable items"
         )
         self._hint.update(Content(hint))
+        self._show_detail(table.cursor_row)
         if self._rows:
             table.focus()
+
+    def on_resize(self) -> None:
+        self._show_detail(self._items.cursor_row)
+
+    @on(DataTable.RowHighlighted, "#retention-items")
+    def _item_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.cursor_row)
+
+    def _show_detail(self, row: int) -> None:
+        if not 0 <= row < len(self._rows):
+            self._detail.hide()
+            return
+        text, table = self._rows[row].text, self._items
+        # The text is the last column: cut by TEXT_WIDTH, or by the screen's edge.
+        before = sum(c.get_render_width(table) for c in table.ordered_columns[:-1])
+        room = table.scrollable_content_region.width - before - 2 * table.cell_padding
+        cut = shorten(text, TEXT_WIDTH) != text or cell_len(inert(text)) > room
+        self._detail.show([("text", text)], cut=cut)
 
     @on(DataTable.RowSelected, "#retention-items")
     def _item_selected(self, event: DataTable.RowSelected) -> None:

@@ -35,6 +35,7 @@ from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
 from goose_tui.terminal import shorten
 from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
+from goose_tui.tui.widgets.row_detail import RowDetail
 
 CELL = 40
 
@@ -87,6 +88,7 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
         yield Static(Content("probes run when this tab is shown"), id="probe-hint")
         yield DataTable(id="probe-kinds", cursor_type="none", zebra_stripes=True)
         yield DataTable(id="probe-items", cursor_type="row", zebra_stripes=True)
+        yield RowDetail(id="probe-detail")
 
     def on_mount(self) -> None:
         kinds = self.query_one("#probe-kinds", DataTable)
@@ -188,6 +190,25 @@ class ProbesPanel(WorkerErrorsUp, Vertical):
             )
         if items.row_count:
             items.move_cursor(row=min(row, items.row_count - 1))
+        self._show_detail(items.cursor_row)
+
+    @on(DataTable.RowHighlighted, "#probe-items")
+    def _probe_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._show_detail(event.cursor_row)
+
+    def _show_detail(self, row: int) -> None:
+        detail = self.query_one("#probe-detail", RowDetail)
+        if self.report is None or not 0 <= row < len(self.report.results):
+            detail.hide()
+            return
+        result, width = self.report.results[row], self._text_width()
+        fields = [
+            ("question", result.probe.question),
+            ("expected", result.probe.expected),
+            ("answered", result.answer or "(not in the summary)"),
+        ]
+        detail.show(fields, cut=any(shorten(text, width) != text for _, text in fields))
 
     def on_resize(self) -> None:
         self._fill_items()
