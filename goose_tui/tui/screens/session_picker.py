@@ -21,12 +21,20 @@ from goose_tui.terminal import one_line
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 
-def _row(info: SessionInfo, recent: bool = False, with_type: bool = False) -> tuple[Text, ...]:
+def _name(info: SessionInfo) -> str:
+    return one_line(info.name or info.description or info.id)
+
+
+def _row(
+    info: SessionInfo, recent: bool = False, with_type: bool = False, tag: str = ""
+) -> tuple[Text, ...]:
+    """``tag``: what tells this session from another of the same name, before the name (a
+    narrow screen cuts the id and file columns, and the name's end)."""
     updated = info.updated_at.strftime("%Y-%m-%d %H:%M") if info.updated_at else "—"
     if recent and info.updated_at:  # the recent list keeps when it was opened, not updated
         updated = f"opened {updated}"
     tokens = f"{info.total_tokens:,}" if info.total_tokens is not None else "—"
-    name = one_line(info.name or info.description or info.id)
+    name = f"{tag} · {_name(info)}" if tag else _name(info)
     # With --all-sessions the type says why a row is not in `goose session list`.
     kind = (Text(one_line(info.session_type or "—")),) if with_type else ()
     return (
@@ -46,6 +54,40 @@ def _row(info: SessionInfo, recent: bool = False, with_type: bool = False) -> tu
 
 
 _PATH_ENDINGS = (".jsonl", ".json", ".db")
+
+
+def _unique_tails(values: Sequence[str]) -> list[str]:
+    """The shortest ends (six characters at least) that still tell ``values`` apart."""
+    k = next(
+        (
+            k
+            for k in range(6, max(map(len, values)))
+            if len({v[-k:] for v in values}) == len(values)
+        ),
+        None,
+    )
+    return [v if k is None or len(v) <= k else f"…{v[-k:]}" for v in values]
+
+
+def name_tags(shown: Sequence[SessionInfo]) -> list[str]:
+    """For each session whose name another shown one has: its id's end, or when the ids are
+    the same (one file copied to two folders) its folder's; "" for the others."""
+    groups: dict[str, list[int]] = {}
+    for index, info in enumerate(shown):
+        groups.setdefault(_name(info), []).append(index)
+    tags = [""] * len(shown)
+    for indices in groups.values():
+        if len(indices) < 2:
+            continue
+        for values in (
+            [one_line(shown[i].id) for i in indices],
+            [one_line(str(shown[i].path.parent)) for i in indices],
+        ):
+            if len(set(values)) == len(values):
+                for i, tail in zip(indices, _unique_tails(values), strict=True):
+                    tags[i] = tail
+                break
+    return tags
 
 
 def lists_sessions(path: Path) -> bool:
@@ -125,8 +167,10 @@ class SessionPicker(Screen[SessionInfo | Path | None]):
         table.clear()
         self.shown = [info for info in self.sessions if matches(info, query)]
         recent_ids = {id(info) for info in self.recent}
+        tags = name_tags(self.shown)
         for index, info in enumerate(self.shown):
-            row = _row(info, recent=id(info) in recent_ids, with_type=self.with_type)
+            recent = id(info) in recent_ids
+            row = _row(info, recent=recent, with_type=self.with_type, tag=tags[index])
             table.add_row(*row, key=str(index))
 
     def _title(self, query: str = "") -> str:
