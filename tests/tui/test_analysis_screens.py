@@ -88,7 +88,7 @@ async def test_retention_says_compact_first_then_follows_a_hand_edit_of_the_summ
         editor.select_all()
         await paste(pilot, '{"user_intent": ["pytest -q"]}')
         await settle(pilot)
-        await pilot.click("#conversation")  # leave the editor, where l would be typed
+        await pilot.press("escape")  # leave the editor, where l would be typed
         await pilot.press("l")
         await settle(pilot)
         screen = app.screen
@@ -368,7 +368,7 @@ async def test_compare_with_the_summary_before_the_last_edit(session_file: Path)
         editor.select_all()
         await paste(pilot, '{"user_intent": ["Ship v2"]}')
         await settle(pilot)
-        await pilot.click("#conversation")
+        await pilot.press("escape")  # leave the editor (it has the screen below 200 columns)
         await _open_compare(pilot, "previous")
         c = app.screen.comparison
         assert (c.sides[0].label, c.sides[1].label) == (
