@@ -116,51 +116,6 @@ async def test_sectioned_render_matches_rendering_the_whole_text_at_once() -> No
         assert len(new_keys) == 1 and "intro, edited" in next(iter(new_keys))[0]
 
 
-async def test_a_big_summary_is_rendered_in_a_thread_with_the_same_lines() -> None:
-    # The summary of a 53 MB session (1.8 MB of Markdown) held the event loop 4-5 s in
-    # Rich; more than SYNC_RENDER_CHARS of it is now rendered in a thread, the pane saying
-    # "rendering the summary…" meanwhile, and the lines are those of rendering it in place.
-    import threading
-
-    from goose_tui.tui.widgets import summary_preview
-    from goose_tui.tui.widgets.summary_preview import RENDERING, SYNC_RENDER_CHARS
-
-    body = "".join(f"## Part {n}\n\n- item `{n}` with **bold** text\n\n" for n in range(800))
-    assert len(body) > SYNC_RENDER_CHARS
-    app = PreviewApp()
-    async with app.run_test(size=(90, 30)) as pilot:
-        view = app.query_one(MarkdownLines)
-        threads: set[str] = set()
-        real_render = summary_preview._Renderer.render
-
-        def render(self, section: str, width: int):  # type: ignore[no-untyped-def]
-            threads.add(threading.current_thread().name)
-            return real_render(self, section, width)
-
-        summary_preview._Renderer.render = render  # type: ignore[method-assign]
-        try:
-            view.set_markdown(body)
-            assert view.rendering and view.lines == []
-            assert RENDERING in view.render_line(0).text
-            await wait_until(pilot, lambda: not view.rendering)
-        finally:
-            summary_preview._Renderer.render = real_render  # type: ignore[method-assign]
-        assert threading.main_thread().name not in threads
-        threaded = [strip.text for strip in view.lines]
-        # The same text in place, small enough per call: section by section, on the loop.
-        view._cache.clear()
-        monkey = pytest.MonkeyPatch()
-        monkey.setattr(summary_preview, "SYNC_RENDER_CHARS", len(body) + 1)
-        try:
-            view.set_markdown(body + " ")  # a new text, rendered on the loop
-            view.set_markdown(body)
-        finally:
-            monkey.undo()
-        assert not view.rendering
-        assert [strip.text for strip in view.lines] == threaded
-        assert "Part 799" in "".join(threaded)
-
-
 async def test_a_late_render_of_an_older_summary_is_dropped() -> None:
     from goose_tui.tui.widgets.summary_preview import SYNC_RENDER_CHARS
 
@@ -175,39 +130,93 @@ async def test_a_late_render_of_an_older_summary_is_dropped() -> None:
         assert "New" in text and "old words" not in text and not view.rendering
 
 
-async def test_a_big_summary_settles_at_the_width_it_is_drawn_in() -> None:
-    # Rendering a big summary in a thread cleared the pane, so its scroll bar went and the
-    # width grew by the bar's; the long result brought the bar back, the width shrank, and
-    # it rendered again: forever, at 100% CPU, the lines drawn clipped (tmux, 53 MB session).
-    from goose_tui.tui.widgets.summary_preview import SECTION_CACHE, SYNC_RENDER_CHARS
+async def test_a_big_summary_renders_in_a_thread_head_first_settles_and_keeps_segments() -> None:
+    # One big summary, rendered once, shows each facet of rendering it in a thread:
+    # - The summary of a 53 MB session (1.8 MB of Markdown) held the event loop 4-5 s in
+    #   Rich; more than SYNC_RENDER_CHARS of it is rendered in a thread, the pane saying
+    #   "rendering the summary…" meanwhile, and the lines are those of rendering it in place.
+    # - It said "rendering the summary…" for ~5 s; its first sections are on screen as soon
+    #   as they are rendered, the rest follows.
+    # - Rendering it in a thread cleared the pane, so its scroll bar went and the width grew
+    #   by the bar's; the long result brought the bar back, the width shrank, and it rendered
+    #   again: forever, at 100% CPU, the lines drawn clipped (tmux, 53 MB session).
+    # - Each Textual Strip carries seven caches: the 58,000 lines of the 53 MB session's
+    #   summary held ~400,000 FIFOCache objects (app_big_session.py: +300 MB after the
+    #   compaction). The lines are kept as Rich segments and a Strip is made for those drawn.
+    from textual.strip import Strip
+
+    from goose_tui.tui.widgets import summary_preview
+    from goose_tui.tui.widgets.summary_preview import RENDERING, SECTION_CACHE, SYNC_RENDER_CHARS
 
     body = "".join(
-        f"## Part {n}\n\n- item `{n}` with words enough to wrap at forty columns\n\n"
+        f"## Part {n}\n\n- item `{n}` with **bold** words enough to wrap at forty columns\n\n"
         for n in range(SECTION_CACHE * 8)
     )
+    last = f"Part {SECTION_CACHE * 8 - 1}"
     assert len(body) > SYNC_RENDER_CHARS
+    threads: set[str] = set()
+    gate = threading.Event()
+    real_render = summary_preview._Renderer.render
+
+    def held(self, section: str, width: int):  # type: ignore[no-untyped-def]
+        threads.add(threading.current_thread().name)
+        if "Part 300" in section:
+            gate.wait(10)  # the thread stops here until the head was seen
+        return real_render(self, section, width)
+
     app = PreviewApp()
     async with app.run_test(size=(50, 20)) as pilot:
         view = app.query_one(MarkdownLines)
-        view.set_markdown(body)
-        await wait_until(pilot, lambda: not view.rendering)
+        summary_preview._Renderer.render = held  # type: ignore[method-assign]
+        try:
+            view.set_markdown(body)
+            assert view.rendering and view.lines == []
+            assert RENDERING in view.render_line(0).text
+            await wait_until(pilot, lambda: view.lines_count > 0)
+            assert view.rendering  # the rest is still on its way
+            assert "Part 0" in view.render_line(0).text + view.render_line(1).text
+            assert last not in _plain(view)
+        finally:
+            gate.set()
+        try:
+            await wait_until(pilot, lambda: not view.rendering)
+        finally:
+            summary_preview._Renderer.render = real_render  # type: ignore[method-assign]
+        assert threads and threading.main_thread().name not in threads
+        assert last in _plain(view)
+        # It settles at the width it is drawn in: no render since.
         await pilot.pause(0.3)
         settled = view._generation
         await pilot.pause(1.0)
-        assert view._generation == settled and not view.rendering  # no render since
+        assert view._generation == settled and not view.rendering
         assert view._rendered_width == view._width
         assert all(strip.cell_length == view._width for strip in view.lines[:50])
+        # Kept as segments, a Strip made for a line drawn.
+        await settle(pilot)
+        kept = [*view._rows, *(line for rows, _ in view._cache.values() for line in rows)]
+        assert kept and not any(isinstance(row, Strip) for row in kept)
+        assert len(view.lines) > 1000 and "Part 299" in _plain(view)
+        assert view.render_line(0).cell_length == view._width
+        threaded = [strip.text for strip in view.lines]
+        # The same text in place, small enough per call: section by section, on the loop.
+        view._cache.clear()
+        monkey = pytest.MonkeyPatch()
+        monkey.setattr(summary_preview, "SYNC_RENDER_CHARS", len(body) + 1)
+        try:
+            view.set_markdown(body + " ")  # a new text, rendered on the loop
+            view.set_markdown(body)
+        finally:
+            monkey.undo()
+        assert not view.rendering
+        assert [strip.text for strip in view.lines] == threaded
         # A resize renders it again in a thread; the lines at the last width stay meanwhile.
-        from goose_tui.tui.widgets import summary_preview
-
         before, gate = view._width, threading.Event()
-        real_render = summary_preview._Renderer.render
 
-        def held(self, section: str, width: int):  # type: ignore[no-untyped-def]
+        def held_all(self, section: str, width: int):  # type: ignore[no-untyped-def]
             gate.wait(10)
             return real_render(self, section, width)
 
-        summary_preview._Renderer.render = held  # type: ignore[method-assign]
+        summary_preview._Renderer.render = held_all  # type: ignore[method-assign]
         try:
             await pilot.resize_terminal(64, 20)
             await pilot.pause()
@@ -218,55 +227,3 @@ async def test_a_big_summary_settles_at_the_width_it_is_drawn_in() -> None:
             summary_preview._Renderer.render = real_render  # type: ignore[method-assign]
         await wait_until(pilot, lambda: not view.rendering)
         assert view._rendered_width == view._width
-
-
-async def test_the_rendered_summary_is_kept_as_segments_not_strips() -> None:
-    # Each Textual Strip carries seven caches: the 58,000 lines of the 53 MB session's summary
-    # held ~400,000 FIFOCache objects (app_big_session.py: +300 MB after the compaction). The
-    # lines are kept as Rich segments and a Strip is made for the lines drawn.
-    from textual.strip import Strip
-
-    body = "".join(f"## Part {n}\n\n- item `{n}` with **bold** text\n\n" for n in range(300))
-    app = PreviewApp()
-    async with app.run_test(size=(90, 30)) as pilot:
-        view = app.query_one(MarkdownLines)
-        view.set_markdown(body)
-        await wait_until(pilot, lambda: not view.rendering)
-        await settle(pilot)
-        kept = [*view._rows, *(line for rows, _ in view._cache.values() for line in rows)]
-        assert kept and not any(isinstance(row, Strip) for row in kept)
-        assert len(view.lines) > 1000 and "Part 299" in _plain(view)
-        assert view.render_line(0).cell_length == view._width
-
-
-async def test_a_big_summarys_first_screens_are_shown_while_the_rest_renders() -> None:
-    # The 1.8 MB summary of a 53 MB session said "rendering the summary…" for ~5 s; its first
-    # sections are on screen as soon as they are rendered, the rest follows.
-    from goose_tui.tui.widgets import summary_preview
-    from goose_tui.tui.widgets.summary_preview import SYNC_RENDER_CHARS
-
-    body = "".join(f"## Part {n}\n\n- item `{n}` with **bold** text\n\n" for n in range(900))
-    assert len(body) > SYNC_RENDER_CHARS
-    gate = threading.Event()
-    real_render = summary_preview._Renderer.render
-
-    def held(self, section: str, width: int):  # type: ignore[no-untyped-def]
-        if "Part 300" in section:
-            gate.wait(10)  # the thread stops here until the head was seen
-        return real_render(self, section, width)
-
-    app = PreviewApp()
-    async with app.run_test(size=(90, 30)) as pilot:
-        view = app.query_one(MarkdownLines)
-        summary_preview._Renderer.render = held  # type: ignore[method-assign]
-        try:
-            view.set_markdown(body)
-            await wait_until(pilot, lambda: view.lines_count > 0)
-            assert view.rendering  # the rest is still on its way
-            assert "Part 0" in view.render_line(0).text + view.render_line(1).text
-            assert "Part 899" not in _plain(view)
-        finally:
-            gate.set()
-            summary_preview._Renderer.render = real_render  # type: ignore[method-assign]
-        await wait_until(pilot, lambda: not view.rendering)
-        assert "Part 899" in _plain(view)
