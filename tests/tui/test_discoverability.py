@@ -9,7 +9,8 @@ from pathlib import Path
 from textual.command import CommandPalette
 from textual.widgets import DataTable
 
-from goose_tui.recent import load_recent
+from goose_tui.recent import load_recent, remember
+from goose_tui.session.loader import load_session
 from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.commands import ActionCommands
 from goose_tui.tui.screens.help import HelpScreen, binding_lines
@@ -71,10 +72,16 @@ async def test_the_footer_shows_help_first_and_only_keys_that_fit_whole(
 ) -> None:
     # At 100 columns the last key was cut at the edge and a character of it showed beside
     # the palette's key ("^p palettes": a tmux walk-through). Each key is drawn whole, where
-    # the footer says it is, and a click there presses it.
-    for width in (80, 100, 120, 200):
-        app = GooseTUI(session_file)
-        async with app.run_test(size=(width, 40)) as pilot:
+    # the footer says it is, and a click there presses it. A focus change redraws the
+    # footer with the focused widget's keys. One app, resized to each width.
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await settle(pilot)
+        first_focus = app.focused
+        seen: set[tuple[str, ...]] = set()
+        for width in (80, 100, 120, 200):
+            await pilot.resize_terminal(width, 40)
+            app.set_focus(first_focus)
             await settle(pilot)
             # Help first, and narrow the important keys next.
             footer = app.main.query_one(GooseFooter)
@@ -86,10 +93,12 @@ async def test_the_footer_shows_help_first_and_only_keys_that_fit_whole(
                 actions = [k.action for k in keys[:4]]
                 # Narrow, the panes are tabs: the key that switches them comes next.
                 assert actions[1:] == ["compact", "next_pane(1)", "save"], actions
-            for _ in range(3):  # a few focus changes: the keys change with the focus
+            for _ in range(6 if width == 200 else 3):  # the keys change with the focus
                 footer = app.main.query_one(GooseFooter)
                 line = _drawn(footer)
                 assert len(line) == width
+                seen.add(tuple(k.description for k in footer.keys))
+                assert all(k.description in line for k in footer.keys)
                 bound = [k for k in footer.keys if not k.palette]
                 [palette] = [k for k in footer.keys if k.palette]
                 assert palette.end == width
@@ -106,41 +115,10 @@ async def test_the_footer_shows_help_first_and_only_keys_that_fit_whole(
             await pilot.click(GooseFooter, offset=(help_key.start + 1, 0))
             await settle(pilot)
             assert isinstance(app.screen, HelpScreen)
-
-
-async def test_a_focus_change_redraws_the_footer_with_the_focused_widgets_keys(
-    session_file: Path,
-) -> None:
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        seen: set[tuple[str, ...]] = set()
-        for _ in range(6):
-            await pilot.press("tab")
+            await pilot.press("escape")
             await settle(pilot)
-            footer = app.main.query_one(GooseFooter)
-            descriptions = tuple(k.description for k in footer.keys)
-            seen.add(descriptions)
-            line = _drawn(footer)
-            assert all(k.description in line for k in footer.keys)
+            assert app.screen is app.main
         assert len(seen) > 1  # the keys followed the focus
-
-
-async def test_help_lists_keys_as_people_read_them(session_file: Path) -> None:
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        lines = binding_lines(app.main)
-        text = "\n".join(lines)
-        assert "question_mark" not in text and "slash" not in text
-        assert any(line.split()[-1] == "Help" and line.split()[0] == "?" for line in lines)
-        assert any(line.split()[:1] == ["/"] and "Search prompt" in line for line in lines)
-        # Every key of an action, not the first found: `q` quits as ctrl+q does (a
-        # walk-through found only "^q  Quit" listed).
-        assert any(set(line.split()) == {"q", "/", "^q", "Quit"} for line in lines), text
-        await pilot.press("question_mark")
-        await settle(pilot)
-        assert isinstance(app.screen, HelpScreen)
 
 
 async def test_open_another_session_without_restarting(tmp_path: Path) -> None:
@@ -150,9 +128,9 @@ async def test_open_another_session_without_restarting(tmp_path: Path) -> None:
     second = tmp_path / "b" / "long_session.jsonl"
     second.parent.mkdir()
     shutil.copy(SAMPLES / "long_session.jsonl", second)
-    app = GooseTUI(second)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    # Opened before, as the app records it: loaded, then remembered.
+    earlier = load_session(second, None)
+    remember(second, None, earlier.title, len(earlier.messages), earlier.model_name)
     app = GooseTUI(first)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -246,8 +224,18 @@ async def test_help_on_another_screen_says_what_that_screen_shows(session_file: 
     app = GooseTUI(session_file)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        # Help lists keys as people read them.
+        lines = binding_lines(app.main)
+        text = "\n".join(lines)
+        assert "question_mark" not in text and "slash" not in text
+        assert any(line.split()[-1] == "Help" and line.split()[0] == "?" for line in lines)
+        assert any(line.split()[:1] == ["/"] and "Search prompt" in line for line in lines)
+        # Every key of an action, not the first found: `q` quits as ctrl+q does (a
+        # walk-through found only "^q  Quit" listed).
+        assert any(set(line.split()) == {"q", "/", "^q", "Quit"} for line in lines), text
         await pilot.press("question_mark")
         await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
         main_intro = str(app.screen.query_one("#help-intro", Static).render())
         assert "four panes" in main_intro
         await pilot.press("escape")
