@@ -77,23 +77,6 @@ async def test_typing_in_the_reply_over_an_unsaved_json_edit_asks_first(
         assert app.screen is main and reply_editor.text == "XY" + reply
 
 
-async def test_a_saved_json_edit_is_not_asked_about(
-    session_file: Path, reply_file: Path, tmp_path: Path
-) -> None:
-    app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await compacted(pilot)
-        await _json_hand_edit(pilot)
-        app.inspector.save("json", tmp_path / "summary.json", overwrite=False)
-        reply_editor = app.main.query_one("#reply-editor", TextArea)
-        await pilot.press("escape", "r")
-        reply_editor.move_cursor(reply_editor.document.end)
-        await pilot.press("X")
-        await settle(pilot)
-        assert app.screen is app.main
-        assert reply_editor.text.endswith("X")
-
-
 async def test_compacting_again_or_quitting_over_an_unsaved_hand_edit_asks_first(
     session_file: Path, reply_file: Path
 ) -> None:
@@ -207,8 +190,8 @@ async def test_a_json_edit_that_does_not_parse_is_undone_at_once_and_saved_only_
         assert app.return_code is None
 
 
-async def test_escape_leaves_every_editor_without_typing_into_it(
-    session_file: Path, reply_file: Path
+async def test_escape_leaves_every_editor_and_a_saved_json_edit_is_not_asked_about(
+    session_file: Path, reply_file: Path, tmp_path: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -231,6 +214,16 @@ async def test_escape_leaves_every_editor_without_typing_into_it(
         await settle(pilot)
         assert app.screen is main
         assert app.inspector.templates.summary.source.origin == "built-in"
+        # A saved JSON edit is not asked about when the reply is typed in.
+        await _json_hand_edit(pilot)
+        app.inspector.save("json", tmp_path / "summary.json", overwrite=False)
+        reply_editor = main.query_one("#reply-editor", TextArea)
+        await pilot.press("escape", "r")
+        reply_editor.move_cursor(reply_editor.document.end)
+        await pilot.press("X")
+        await settle(pilot)
+        assert app.screen is main
+        assert reply_editor.text.endswith("X")
 
 
 async def test_the_summary_cannot_be_hand_edited_while_a_compaction_runs(
