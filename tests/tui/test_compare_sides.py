@@ -16,7 +16,7 @@ def _row(table: DataTable, row: int) -> list[str]:
     return [str(cell) for cell in table.get_row_at(row)]
 
 
-async def test_three_sides_from_the_dialog(tmp_path: Path) -> None:
+async def test_three_sides_from_the_dialog_and_previous_alone(tmp_path: Path) -> None:
     short = tmp_path / "short"
     short.mkdir()
     (short / "compaction_summary.md").write_text(
@@ -25,6 +25,20 @@ async def test_three_sides_from_the_dialog(tmp_path: Path) -> None:
     app = GooseTUI(bundled_sample(), model="offline")
     async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
+        # "previous" is compared alone: with another side it is refused.
+        await pilot.press("v")
+        await settle(pilot)
+        setup = app.screen
+        assert isinstance(setup, CompareSetup)
+        await pilot.press("ctrl+n")  # the current model, as a side B
+        await pilot.pause()
+        await paste(pilot, "previous")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is setup and len(setup.chosen) == 1  # refused, still asking
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.main
         await pilot.press("v")
         await settle(pilot)
         setup = app.screen
@@ -70,19 +84,3 @@ async def test_three_sides_from_the_dialog(tmp_path: Path) -> None:
         assert diff.endswith("(A and C render the same)")  # C is A again
         await pilot.press("escape")
         assert app.screen is app.main
-
-
-async def test_previous_is_compared_alone() -> None:
-    app = GooseTUI(bundled_sample(), model="offline")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await compacted(pilot)
-        await pilot.press("v")
-        await settle(pilot)
-        setup = app.screen
-        assert isinstance(setup, CompareSetup)
-        await pilot.press("ctrl+n")  # the current model, as a side B
-        await pilot.pause()
-        await paste(pilot, "previous")
-        await pilot.press("enter")
-        await pilot.pause()
-        assert app.screen is setup and len(setup.chosen) == 1  # refused, still asking
