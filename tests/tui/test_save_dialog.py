@@ -35,12 +35,81 @@ async def _cancel(pilot) -> None:
     assert pilot.app.screen is pilot.app.main
 
 
-async def test_the_save_dialogs_path_follows_the_kind_keeps_what_was_typed_and_enter_writes(
-    session_file: Path, reply_file: Path, tmp_path: Path
+async def test_the_save_dialog_asks_before_replacing_says_why_a_save_failed_and_follows_the_kind(
+    session_file: Path, reply_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # One compacted app: a save asks before replacing a file and a failed one says why; then
+    # the path follows the kind, keeps what was typed, and enter writes.
+    from goose_tui import files
+    from goose_tui.inspector import Inspector
+
+    existing = session_file.with_name("small_session.summary.json")
+    existing.write_text("keep me\n")
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(120, 40)) as pilot:
         await compacted(pilot)
+        dialog = await _save_dialog(pilot)
+        # A session in a writable folder of the user's keeps its own folder.
+        field = dialog.query_one("#save-path", Input)
+        assert Path(field.value).parent == session_file.parent
+        await pilot.press("enter")  # the default target: the file that already exists
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert str(existing) in app.screen.question and "Replace" in app.screen.question
+        await pilot.press("escape")  # no: the file is kept
+        await settle(pilot)
+        assert app.screen is app.main
+        assert existing.read_text() == "keep me\n"
+
+        await _save_dialog(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert '"reviewer": "extra field kept"' in existing.read_text()
+
+        # A failed save names the path and why, not the temporary file (saving to /proc/x.json
+        # said "[Errno 2] No such file or directory: '/proc/.goose-tui-789fe3ead71f.tmp'").
+        def refused(target: Path) -> tuple[int, Path]:
+            tmp = target.with_name(".goose-tui-789fe3ead71f.tmp")
+            raise FileNotFoundError(2, "No such file or directory", str(tmp))
+
+        with monkeypatch.context() as patch:
+            patch.setattr(files, "_temp_beside", refused)
+            dialog = await _save_dialog(pilot)
+            target = session_file.with_name("x.json")
+            dialog.query_one("#save-path", Input).value = inert(str(target))
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, ErrorModal)
+            assert app.screen.message == (
+                f"{target}: cannot write: No such file or directory (no file can be created "
+                f"in {target.parent})"
+            )
+            await pilot.press("escape")
+            await settle(pilot)
+
+        # No question is asked for a name that is free; a file made there before the write
+        # (by another program) is kept, and the app says it did not save.
+        free = session_file.with_name("free.summary.json")
+        real_save = Inspector.save
+
+        def a_file_appears_then_save(self, kind, path, **options):  # type: ignore[no-untyped-def]
+            free.write_text("made meanwhile\n")
+            return real_save(self, kind, path, **options)
+
+        with monkeypatch.context() as patch:
+            patch.setattr(Inspector, "save", a_file_appears_then_save)
+            dialog = await _save_dialog(pilot)
+            dialog.query_one("#save-path", Input).value = str(free)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, ErrorModal))
+            assert "already exists" in app.screen.message
+            assert free.read_text() == "made meanwhile\n"
+            await pilot.press("escape")
+            await settle(pilot)
+        assert app.screen is app.main
 
         # The path is not selected on focus: one key must not wipe it.
         dialog = await _save_dialog(pilot)
@@ -117,77 +186,6 @@ async def test_the_save_dialogs_path_follows_the_kind_keeps_what_was_typed_and_e
         await settle(pilot)
         assert app.screen is app.main
         assert target.exists()
-
-
-async def test_a_save_asks_before_replacing_a_file_and_a_failed_one_says_why(
-    session_file: Path, reply_file: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from goose_tui import files
-    from goose_tui.inspector import Inspector
-
-    existing = session_file.with_name("small_session.summary.json")
-    existing.write_text("keep me\n")
-    app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await compacted(pilot)
-        dialog = await _save_dialog(pilot)
-        # A session in a writable folder of the user's keeps its own folder.
-        field = dialog.query_one("#save-path", Input)
-        assert Path(field.value).parent == session_file.parent
-        await pilot.press("enter")  # the default target: the file that already exists
-        await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
-        assert str(existing) in app.screen.question and "Replace" in app.screen.question
-        await pilot.press("escape")  # no: the file is kept
-        await settle(pilot)
-        assert app.screen is app.main
-        assert existing.read_text() == "keep me\n"
-
-        await _save_dialog(pilot)
-        await pilot.press("enter")
-        await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("y")
-        await settle(pilot)
-        assert '"reviewer": "extra field kept"' in existing.read_text()
-
-        # A failed save names the path and why, not the temporary file (saving to /proc/x.json
-        # said "[Errno 2] No such file or directory: '/proc/.goose-tui-789fe3ead71f.tmp'").
-        def refused(target: Path) -> tuple[int, Path]:
-            tmp = target.with_name(".goose-tui-789fe3ead71f.tmp")
-            raise FileNotFoundError(2, "No such file or directory", str(tmp))
-
-        with monkeypatch.context() as patch:
-            patch.setattr(files, "_temp_beside", refused)
-            dialog = await _save_dialog(pilot)
-            target = session_file.with_name("x.json")
-            dialog.query_one("#save-path", Input).value = inert(str(target))
-            await pilot.press("enter")
-            await settle(pilot)
-            assert isinstance(app.screen, ErrorModal)
-            assert app.screen.message == (
-                f"{target}: cannot write: No such file or directory (no file can be created "
-                f"in {target.parent})"
-            )
-            await pilot.press("escape")
-            await settle(pilot)
-
-        # No question is asked for a name that is free; a file made there before the write
-        # (by another program) is kept, and the app says it did not save.
-        free = session_file.with_name("free.summary.json")
-        real_save = Inspector.save
-
-        def a_file_appears_then_save(self, kind, path, **options):  # type: ignore[no-untyped-def]
-            free.write_text("made meanwhile\n")
-            return real_save(self, kind, path, **options)
-
-        monkeypatch.setattr(Inspector, "save", a_file_appears_then_save)
-        dialog = await _save_dialog(pilot)
-        dialog.query_one("#save-path", Input).value = str(free)
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, ErrorModal))
-        assert "already exists" in app.screen.message
-        assert free.read_text() == "made meanwhile\n"
 
 
 async def test_save_default_is_never_inside_the_package_or_the_samples(
