@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -231,6 +232,32 @@ async def test_cancelling_while_the_request_is_still_being_written_returns_at_on
         assert litellm_worker._worker is not stuck
 
 
+# The worker the app starts, run through a wrapper that looks at its collector: whether a
+# collection ran while litellm's module executed, whether the collector is back on, and whether
+# a collection after the import still walks litellm's objects. It writes what it saw to a file
+# (its stdout is the protocol's) and then serves as the real worker.
+WORKER_LOOKING_AT_ITS_COLLECTOR = r"""
+import gc, sys
+runs = []
+def importing():  # litellm's module is in sys.modules, still being executed
+    spec = getattr(sys.modules.get('litellm'), '__spec__', None)
+    return getattr(spec, '_initializing', False)
+gc.callbacks.append(lambda phase, info: phase == 'start' and runs.append(importing()))
+from goose_tui.llm import litellm_worker
+load_client = litellm_worker.load_client
+
+def load_and_look():
+    load_client()
+    gc.collect()  # one the probe must see
+    litellm = sys.modules['litellm']
+    walked = any(o is vars(litellm) for o in gc.get_objects())
+    with open(sys.argv[1], 'w') as seen:
+        seen.write(f'{sum(runs)} {len(runs) > 0} {gc.isenabled()} {walked}')
+
+litellm_worker.load_client = load_and_look
+litellm_worker.main()
+"""
+
 APP = r"""
 import asyncio, sys
 from goose_tui.llm import litellm_worker
@@ -238,6 +265,7 @@ from goose_tui.llm.base import ChatMessage
 from goose_tui.llm.spec import ModelSpec
 
 async def main():
+    litellm_worker.WORKER_COMMAND = [sys.executable, "-c", sys.argv[2], sys.argv[3]]
     spec = ModelSpec.parse("openai/gpt-4o-mini", api_base=sys.argv[1], in_worker_process=True)
     prompt = [ChatMessage(role="user", content="hi")]
     call = asyncio.ensure_future(spec.summarizer().complete(prompt))
@@ -248,18 +276,32 @@ asyncio.run(main())
 """
 
 
-def test_a_worker_ends_soon_after_its_app_is_killed_mid_request() -> None:
-    # A walk-through: `kill -9` of the app while a request was in flight left the worker
-    # running for the request's whole timeout (121 s), still talking to the model.
+def test_a_worker_imports_litellm_without_collections_and_ends_soon_after_its_app_is_killed(
+    tmp_path: Path,
+) -> None:
+    # One real app process and its real worker, for two facts of the worker (each a fresh
+    # interpreter that imports litellm). `kill -9` of the app while a request is in flight
+    # must not leave the worker running for the request's whole timeout, still talking to
+    # the model. And the worker imports litellm with the collector paused (each collection
+    # during the import walks everything built so far), then keeps what the import built out
+    # of later collections (the first call's collections walked it all), the collector back on.
     import os
     import signal
     import subprocess
 
     from tests.conftest import ROOT
 
+    seen = tmp_path / "collector.txt"
     with LoopbackServer([Reply.hang()]) as server:
         app = subprocess.Popen(
-            [sys.executable, "-c", APP, f"{server.url}/v1"],
+            [
+                sys.executable,
+                "-c",
+                APP,
+                f"{server.url}/v1",
+                WORKER_LOOKING_AT_ITS_COLLECTOR,
+                str(seen),
+            ],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             text=True,
@@ -285,6 +327,9 @@ def test_a_worker_ends_soon_after_its_app_is_killed_mid_request() -> None:
             time.sleep(0.1)
         else:
             raise AssertionError("the worker outlived its app by 30 s")
+    # No collection while litellm's module ran; some ran since; the collector is on; and a
+    # collection after the import no longer walks litellm's module.
+    assert seen.read_text().split() == ["0", "True", "True", "False"]
 
 
 def _state(pid: int) -> str:
