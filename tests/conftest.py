@@ -196,7 +196,8 @@ def own_litellm_worker() -> Iterator[None]:
     """A litellm worker of the caller's own (goose_tui/llm/litellm_worker.py). One worker
     serves all of a process's calls and reads the environment (the API keys) when it starts,
     as the app and the CLI, whose environment does not change, expect; a test that sets keys
-    or starts another kind of worker needs one of its own. The worker of other tests is set
+    or starts another kind of worker needs one of its own (tests/secret_keys.py,
+    ``keyed_worker``, for the fake keys). The worker of other tests is set
     aside, not killed (it has paid litellm's import), and comes back."""
     from goose_tui.llm import litellm_worker
 
@@ -208,16 +209,6 @@ def own_litellm_worker() -> Iterator[None]:
         litellm_worker._close_all()
         with litellm_worker._pool_lock:
             litellm_worker._worker = kept
-
-
-@contextlib.contextmanager
-def keyed_litellm_worker(**keys: str) -> Iterator[None]:
-    """A litellm worker of the caller's own (``own_litellm_worker``) that starts with these
-    API keys in its environment; the environment is restored after."""
-    with pytest.MonkeyPatch.context() as patch, own_litellm_worker():
-        for name, value in keys.items():
-            patch.setenv(name, value)
-        yield
 
 
 @contextlib.contextmanager

@@ -4,9 +4,15 @@ providers do."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 import pytest
 
 from tests.loopback import Reply
+
+if TYPE_CHECKING:
+    from goose_tui.llm.litellm_worker import Worker
 
 OPENAI_KEY = "sk-test-OPENAIFAKE-7f3e9a1c5b2d4e6f8a0b"
 ANTHROPIC_KEY = "sk-ant-test-ANTHROPICFAKE-1a2b3c4d5e6f"
@@ -38,3 +44,36 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """Both provider keys set to the fake ones, for the test."""
     monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
     monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+
+
+@pytest.fixture(scope="session")
+def _keyed_worker_process() -> Iterator[Worker]:
+    """One litellm worker started with both fake keys in its environment (a worker reads them
+    when it starts), for every test that calls a model with them: litellm imports once. The
+    environment of the tests is left as it was."""
+    from goose_tui.llm.litellm_worker import Worker
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+        patch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+        worker = Worker()
+    yield worker
+    worker.close()
+
+
+@pytest.fixture
+def keyed_worker(_keyed_worker_process: Worker) -> Iterator[None]:
+    """For the test, the process's litellm worker is the one with the fake keys; the worker
+    of other tests is set aside, not killed (it has paid litellm's import), and comes back."""
+    from goose_tui.llm import litellm_worker
+
+    with litellm_worker._pool_lock:
+        kept, litellm_worker._worker = litellm_worker._worker, _keyed_worker_process
+    try:
+        yield
+    finally:
+        with litellm_worker._pool_lock:
+            # One the test started, if the keyed worker broke, ends with the test.
+            started, litellm_worker._worker = litellm_worker._worker, kept
+        if started is not None and started is not _keyed_worker_process:
+            started.close()

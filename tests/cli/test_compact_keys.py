@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import keyed_litellm_worker, write_two_message_session
+from tests.conftest import write_two_message_session
 from tests.loopback import LoopbackServer
 from tests.secret_keys import (
-    ANTHROPIC_KEY,
     MODEL,
     OPENAI_KEY,
     REPLIES,
@@ -25,20 +23,13 @@ from tests.secret_keys import (
 )
 
 
-@pytest.fixture(scope="module")
-def keyed_worker() -> Iterator[None]:
-    """The CLI's litellm worker, started with this module's keys in its environment (a
-    worker reads them when it starts: tests/conftest.py, own_litellm_worker)."""
-    with keyed_litellm_worker(OPENAI_API_KEY=OPENAI_KEY, ANTHROPIC_API_KEY=ANTHROPIC_KEY):
-        yield
-
-
 @pytest.fixture
 def session(tmp_path: Path) -> Path:
     return write_two_message_session(tmp_path / "session.jsonl")
 
 
-# One pytest worker for the three cases: the worker they share imports litellm once.
+# One pytest worker for the three cases and tests/llm/test_echoed_keys.py: the litellm worker
+# with the fake keys that they share (tests/secret_keys.py, keyed_worker) imports litellm once.
 @pytest.mark.xdist_group("secrets-keyed-worker")
 @pytest.mark.parametrize("case", list(REPLIES))
 def test_compact_command_never_prints_or_saves_a_key(

@@ -7,18 +7,19 @@ through ``redact.remove_known_keys``."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from goose_tui.files import atomic_write_text
 from goose_tui.redact import KEY_REMOVED, remember_key, remove_known_keys
-from tests.conftest import keyed_litellm_worker, write_two_message_session
+from tests.conftest import write_two_message_session
 from tests.loopback import LoopbackServer, RecordedRequest, Reply
+from tests.secret_keys import OPENAI_KEY
 
-KEY = "sk-proj-ECHOFAKE-9d8c7b6a5f4e3d2c1b0a"
-FRAGMENTS = (KEY, "ECHOFAKE-9d8c7b6a", "echofake-9d8c7b6a")
+# The key of the litellm worker these tests share with tests/cli/test_compact_keys.py.
+KEY = OPENAI_KEY
+FRAGMENTS = (KEY, "OPENAIFAKE-7f3e9a1c", "openaifake-7f3e9a1c")
 MODEL = "openai/gpt-4o-mini"
 
 
@@ -37,18 +38,12 @@ def assert_no_key(*texts: str) -> None:
             assert fragment not in text
 
 
-@pytest.fixture(scope="module")
-def keyed_worker() -> Iterator[None]:
-    with keyed_litellm_worker(OPENAI_API_KEY=KEY):
-        yield
-
-
 @pytest.fixture
 def session(tmp_path: Path) -> Path:
     return write_two_message_session(tmp_path / "session.jsonl")
 
 
-@pytest.mark.xdist_group("echoed-keys-worker")
+@pytest.mark.xdist_group("secrets-keyed-worker")
 def test_a_key_echoed_by_the_server_is_left_out_of_the_summary_and_the_saved_session(
     keyed_worker: None,
     monkeypatch: pytest.MonkeyPatch,
@@ -93,7 +88,7 @@ def test_every_write_leaves_out_the_keys_the_process_knows(
     monkeypatch.setenv("SHORT_TOKEN", "enabled")  # a word, not a key: left alone
     given = "gk-GIVENKEY-0123456789abcdef"
     remember_key(given)
-    text = f"a {KEY} b {KEY.upper()} c {KEY.removeprefix('sk-proj-')} d {given} e enabled"
+    text = f"a {KEY} b {KEY.upper()} c {KEY.removeprefix('sk-test-')} d {given} e enabled"
     told: list[tuple[Path, int]] = []
     target = tmp_path / "out.txt"
     count = atomic_write_text(target, text, on_keys_removed=lambda p, n: told.append((p, n)))
@@ -131,7 +126,7 @@ def test_the_probe_cache_and_goose_db_lose_the_key_too(
     assert cache.get("ab" * 32) == {"text": f"an answer quoting Bearer {KEY_REMOVED}"}
 
 
-@pytest.mark.xdist_group("echoed-keys-worker")
+@pytest.mark.xdist_group("secrets-keyed-worker")
 @pytest.mark.parametrize("json_out", [False, True])
 def test_a_key_echoed_by_the_server_is_left_out_of_stdout(
     keyed_worker: None,
