@@ -106,8 +106,8 @@ def test_count_of_pieces_equals_the_count_of_their_join(seed: int) -> None:
 # tracemalloc counts every thread of its process. In a test worker, other tests' threads
 # (a background import of litellm that an app test started, a server's thread) allocate
 # during the window: a fresh-clone CI run measured 7.2 MB against a bound of 5.7 MB so,
-# where the count alone peaks at 4.3 MB. Each peak is measured in an interpreter of its
-# own, which runs only the code measured.
+# where the count alone peaks at 4.3 MB. The peaks are measured in an interpreter of their
+# own, which runs only the code measured, one measurement after the other.
 _PEAKS = """
 import json, sys, tracemalloc
 from goose_tui import tokens
@@ -123,15 +123,17 @@ def peak_of(count):
     finally:
         tracemalloc.stop()
 
-tokens.encoder()
-found = {}
-if sys.argv[1] == "long-text":
+def long_text():
+    found = {}
     text = _generated_text(99, 40_000) * 15
     found["expected"], found["whole_peak"] = peak_of(lambda: tokens._encode_count(text))
     # Small chunks, so that the text is many more chunks than are in flight at once (two per
     # core): at the default size it is 9, all of them in flight on 5 cores or more.
     found["counted"], found["peak"] = peak_of(lambda: tokens.count_tokens(text, 1 << 14))
-else:
+    return found
+
+def prompt_and_request():
+    found = {}
     head = (_generated_text(7, 40_000) + " \\U0001f600") * 10
     chunk = 1 << 14
     _, found["alone"] = peak_of(lambda: tokens.count_tokens(head, chunk))
@@ -140,13 +142,18 @@ else:
     )
     found["expected"] = tokens._encode_count(head + SUMMARIZE_REQUEST)
     found["head_size"] = sys.getsizeof(head)
-print(json.dumps(found))
+    return found
+
+tokens.encoder()
+print(json.dumps({"long-text": long_text(), "prompt-and-request": prompt_and_request()}))
 """
 
 
-def _in_own_interpreter(script: str, *args: str) -> dict[str, int]:
+@pytest.fixture(scope="module")
+def peaks() -> dict[str, dict[str, int]]:
+    """What ``_PEAKS`` measured, by case."""
     out = subprocess.run(
-        [sys.executable, "-c", script, *args],
+        [sys.executable, "-c", _PEAKS],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -154,13 +161,15 @@ def _in_own_interpreter(script: str, *args: str) -> dict[str, int]:
         check=False,
     )
     assert out.returncode == 0, out.stderr
-    found: dict[str, int] = json.loads(out.stdout)
+    found: dict[str, dict[str, int]] = json.loads(out.stdout)
     return found
 
 
-def test_counting_a_long_text_never_holds_its_whole_token_list() -> None:
+def test_counting_a_long_text_never_holds_its_whole_token_list(
+    peaks: dict[str, dict[str, int]],
+) -> None:
     # 2.2M characters, ~0.6M tokens: as one Python list of ints that is ~33 MB.
-    found = _in_own_interpreter(_PEAKS, "long-text")
+    found = peaks["long-text"]
     peak, whole_peak = found["peak"], found["whole_peak"]
     assert found["counted"] == found["expected"]
     assert whole_peak > 25_000_000  # what the whole text's token list costs
@@ -168,14 +177,16 @@ def test_counting_a_long_text_never_holds_its_whole_token_list() -> None:
     assert peak < whole_peak / 2, f"peak {peak / 1e6:.1f} MB, whole list {whole_peak / 1e6:.1f} MB"
 
 
-def test_counting_the_prompt_and_the_request_never_copies_the_prompt() -> None:
+def test_counting_the_prompt_and_the_request_never_copies_the_prompt(
+    peaks: dict[str, dict[str, int]],
+) -> None:
     # The request is counted as the prompt's pieces and the request's text: a chunk at a
     # time, never a copy of the whole prompt (188 MB for the 53 MB session's).
     # Small chunks (1 << 14): the chunks' token lists in flight at once depend on the
     # threads' timing, and at the default size one list more (~2 MB) passed the margin on a
     # loaded machine (a fresh-clone run: 15.2 MB against 11.6 MB). A copy of the prompt is
     # 5.8 MB whatever the chunk size.
-    found = _in_own_interpreter(_PEAKS, "prompt-and-request")
+    found = peaks["prompt-and-request"]
     peak, alone = found["peak"], found["alone"]
     assert found["counted"] == found["expected"]
     assert peak < alone + found["head_size"] / 4, f"{peak / 1e6:.1f} MB, {alone / 1e6:.1f} MB"
