@@ -5,6 +5,7 @@ the GIL 0.1-0.4 s: the screen froze that long, docs/performance.md run 16)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -14,8 +15,9 @@ from goose_tui.session.loader import load_session
 from goose_tui.tokens import TokenCounter, count_tokens
 from tests.conftest import SAMPLES
 
-# Each test starts the token worker, a process of its own.
-pytestmark = pytest.mark.slow
+# The tests count in a token worker, a process of its own: on one xdist worker, so that the
+# module's tests share one (module_worker).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("token-worker")]
 
 TEXTS = [
     "plain ascii words",
@@ -30,9 +32,9 @@ TEXTS = [
 ]
 
 
-@pytest.fixture
-def own_worker() -> Iterator[None]:
-    """A token worker of this test's own; the process's shared one is set aside, not
+@contextmanager
+def _set_aside() -> Iterator[None]:
+    """While open, a token worker of the caller's own; the one before is set aside, not
     stopped, and comes back."""
     with token_worker._lock:
         kept = token_worker._worker, token_worker._failed
@@ -46,6 +48,21 @@ def own_worker() -> Iterator[None]:
             token_worker._worker, token_worker._failed = kept
 
 
+@pytest.fixture(scope="module")
+def module_worker() -> Iterator[None]:
+    """A token worker of this module's own, started by the first test that counts in it and
+    kept for the others, as the app keeps one for its life."""
+    with _set_aside():
+        yield
+
+
+@pytest.fixture
+def own_worker(module_worker: None) -> Iterator[None]:
+    """A token worker of this test's own (one that kills it)."""
+    with _set_aside():
+        yield
+
+
 def no_encoder_here(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any count made in this process from now on fails the test."""
 
@@ -57,7 +74,7 @@ def no_encoder_here(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_worker_counts_what_this_process_counts(
-    own_worker: None, monkeypatch: pytest.MonkeyPatch
+    module_worker: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     here = [count_tokens(text) for text in TEXTS]
     pieces = Pieces(["[user]: ", TEXTS[1], "\n", TEXTS[3]])
@@ -71,7 +88,7 @@ def test_the_worker_counts_what_this_process_counts(
 
 
 def test_a_sessions_counts_come_from_the_worker_in_one_request(
-    own_worker: None, monkeypatch: pytest.MonkeyPatch
+    module_worker: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     session = load_session(SAMPLES / "long_session.jsonl")
     here = [TokenCounter().count(message) for message in session.messages]
@@ -103,7 +120,7 @@ def test_a_worker_that_dies_leaves_the_counts_to_this_process(own_worker: None) 
         assert token_worker._failed and token_worker._worker is None
 
 
-def test_the_worker_runs_below_the_apps_priority(own_worker: None) -> None:
+def test_the_worker_runs_below_the_apps_priority(module_worker: None) -> None:
     # As the app's litellm worker: encoding a big session is seconds of CPU on every core,
     # and the screen's frames come first.
     import os
