@@ -76,8 +76,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # The xdist group of the modules that import litellm in the test process or call it through
 # the process's shared worker: one import of litellm for all of them.
 LITELLM_GROUP = "litellm"
-# Other groups whose tests import litellm: a shared set of CLI runs, a worker with keys set.
-LITELLM_GROUPS = {LITELLM_GROUP, "http_path", "secrets-keyed-worker"}
+# The group whose tests share a litellm worker started with the fake keys (tests/secret_keys.py).
+LITELLM_GROUPS = {LITELLM_GROUP, "secrets-keyed-worker"}
 # What starting a process goes through, directly or from a test helper.
 SPAWNING_MODULES = {"subprocess", "pty", "tests.cli_child"}
 # goose_tui's litellm client and its worker: a test that names them calls litellm.

@@ -4,6 +4,7 @@ providers do."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -47,7 +48,7 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session")
-def _keyed_worker_process() -> Iterator[Worker]:
+def keyed_worker_process() -> Iterator[Worker]:
     """One litellm worker started with both fake keys in its environment (a worker reads them
     when it starts), for every test that calls a model with them: litellm imports once. The
     environment of the tests is left as it was."""
@@ -61,19 +62,26 @@ def _keyed_worker_process() -> Iterator[Worker]:
     worker.close()
 
 
-@pytest.fixture
-def keyed_worker(_keyed_worker_process: Worker) -> Iterator[None]:
-    """For the test, the process's litellm worker is the one with the fake keys; the worker
-    of other tests is set aside, not killed (it has paid litellm's import), and comes back."""
+@contextlib.contextmanager
+def worker_in_use(worker: Worker) -> Iterator[None]:
+    """While open, the process's litellm worker is ``worker``; the worker of other tests is
+    set aside, not killed (it has paid litellm's import), and comes back."""
     from goose_tui.llm import litellm_worker
 
     with litellm_worker._pool_lock:
-        kept, litellm_worker._worker = litellm_worker._worker, _keyed_worker_process
+        kept, litellm_worker._worker = litellm_worker._worker, worker
     try:
         yield
     finally:
         with litellm_worker._pool_lock:
-            # One the test started, if the keyed worker broke, ends with the test.
+            # One started meanwhile, if ``worker`` broke, ends here.
             started, litellm_worker._worker = litellm_worker._worker, kept
-        if started is not None and started is not _keyed_worker_process:
+        if started is not None and started is not worker:
             started.close()
+
+
+@pytest.fixture
+def keyed_worker(keyed_worker_process: Worker) -> Iterator[None]:
+    """For the test, the process's litellm worker is the one with the fake keys."""
+    with worker_in_use(keyed_worker_process):
+        yield

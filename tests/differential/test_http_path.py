@@ -2,21 +2,23 @@
 
 For each run, one loopback server answers both the goose-sdk reference and
 ``goose-tui compact SESSION --model openai/gpt-4o --api-base URL --prompts-dir DIR --json``
-run as a subprocess (litellm inside). The session is a Goose legacy JSONL written from the
-corpus conversation. Both clients must send the byte-equal request and end in the
-byte-equal summary.
+(``goose_tui.cli.main``, what ``goose-tui`` runs, with litellm in its worker process). The
+session is a Goose legacy JSONL written from the corpus conversation. Both clients must send
+the byte-equal request and end in the byte-equal summary.
 
-A process spends seconds importing litellm (3-4 s of CPU each, a dozen runs), so a module
-fixture starts every server, runs the reference against each, and then one child process
-runs the CLI's entry point (``goose_tui.cli.main``, what ``goose-tui`` runs) once per case,
-each with its own arguments, environment, stdout and stderr (tests/cli_child.py); the tests
+A process spends seconds importing litellm, so a module fixture starts every server, runs the
+reference against each, and then runs the CLI's entry point in this process once per case,
+each with its own arguments, environment, stdout and stderr, its model calls going to the
+litellm worker that the tests with the fake keys share (tests/secret_keys.py); the tests
 check one run each.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -26,19 +28,19 @@ from typing import Any
 import pytest
 
 from goose_tui.compaction.summarize import SUMMARIZE_REQUEST
-from tests.cli_child import run_cli_cases
 from tests.differential.conftest import Script, ScriptedServer, our_messages, run_reference, serve
 from tests.differential.corpus import CASES, Case
+from tests.secret_keys import OPENAI_KEY, worker_in_use
 
 goose = pytest.importorskip(
     "goose", reason="goose-sdk (the reference wheel, module `goose`) is not installed"
 )
-# Under pytest-xdist every test of this module runs on one worker: the `runs` fixture (a
-# dozen CLI processes) then runs once.
-pytestmark = pytest.mark.xdist_group("http_path")
+# Under pytest-xdist every test of this module runs on one worker, with the other tests that
+# share the litellm worker with the fake keys: the `runs` fixture then runs once.
+pytestmark = pytest.mark.xdist_group("secrets-keyed-worker")
 
 REPO = Path(__file__).resolve().parents[2]
-API_KEY = "sk-differential-test-key"
+API_KEY = OPENAI_KEY  # the key of the shared worker
 USAGE = {"prompt_tokens": 4321, "completion_tokens": 87, "total_tokens": 4408}
 SUBSET = (
     "full_schema",
@@ -92,10 +94,6 @@ def _reference(server: ScriptedServer, case: Case) -> Any:
         return exc
 
 
-# Runs each case's CLI in this one process: {name: [argv, XDG_CONFIG_HOME]} on stdin,
-# {name: [exit code, stdout, stderr]} on stdout.
-
-
 def compact_argv(session: Path, server: ScriptedServer, prompts_dir: Path) -> list[str]:
     return [
         "compact",
@@ -110,34 +108,49 @@ def compact_argv(session: Path, server: ScriptedServer, prompts_dir: Path) -> li
     ]
 
 
-def cli_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOSE_", "OPENAI_"))}
-    # Keep any user-level template overrides out of the run; --prompts-dir wins anyway.
-    env["XDG_CONFIG_HOME"] = str(home / "xdg")
-    env["OPENAI_API_KEY"] = API_KEY
-    return env
+def run_cli(argv: list[str], home: Path) -> tuple[int, bytes, bytes]:
+    """The CLI's entry point run here: its exit code and what it wrote, as UTF-8 bytes written
+    strictly (as ``PYTHONIOENCODING=utf-8:strict`` makes a pipe)."""
+    from goose_tui.cli import main
+
+    def stream() -> io.TextIOWrapper:
+        return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", write_through=True)
+
+    out, err = stream(), stream()
+    with pytest.MonkeyPatch.context() as patch:
+        for name in [k for k in os.environ if k.startswith(("GOOSE_", "OPENAI_"))]:
+            patch.delenv(name)
+        # Keep any user-level template overrides out of the run; --prompts-dir wins anyway.
+        patch.setenv("XDG_CONFIG_HOME", str(home / "xdg"))
+        patch.setenv("OPENAI_API_KEY", API_KEY)
+        patch.setattr(sys, "stdout", out)
+        patch.setattr(sys, "stderr", err)
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    return code, out.buffer.getvalue(), err.buffer.getvalue()  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="module")
-def runs(goose_prompts_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+def runs(
+    goose_prompts_dir: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    keyed_worker_process: Any,
+) -> Iterator[dict]:
     results: dict[str, Run] = {}
     with ExitStack() as stack:
-        plan: dict[str, tuple[list[str], dict[str, str]]] = {}
-        started = []
+        stack.enter_context(worker_in_use(keyed_worker_process))
         for name, (case, script) in RUNS.items():
             server = stack.enter_context(serve(script))
             reference = _reference(server, case)
             home = tmp_path_factory.mktemp(name)
             session = write_session(case, home / "session.jsonl")
-            argv = compact_argv(session, server, goose_prompts_dir)
-            plan[name] = (argv, {"XDG_CONFIG_HOME": str(home / "xdg")})
-            started.append((name, case, server, reference))
-        outputs = run_cli_cases(plan, cwd=REPO, env=cli_env(tmp_path_factory.mktemp("driver")))
-        for name, case, server, reference in started:
-            out = outputs[name]
+            code, stdout, stderr = run_cli(compact_argv(session, server, goose_prompts_dir), home)
             requests = list(server.requests)
-            stdout, stderr = out.stdout.decode("utf-8"), out.stderr.decode("utf-8")
-            results[name] = Run(case, reference, requests, out.returncode, stdout, stderr)
+            results[name] = Run(
+                case, reference, requests, code, stdout.decode("utf-8"), stderr.decode("utf-8")
+            )
     yield results
 
 
