@@ -112,7 +112,9 @@ def test_the_report_page_renders_offline_and_sends_nothing(tmp_path: Path, beaco
     asyncio.run(inspector.compact())
     _, page = inspector.save_report(tmp_path / "report.md", overwrite=False)
 
-    dump = run_browser(page, "--dump-dom")
+    # One launch of the browser both dumps the page's DOM and draws it.
+    shot = tmp_path / "report.png"
+    dump = run_browser(page, "--dump-dom", f"--screenshot={shot}", "--window-size=1200,2000")
     assert dump.returncode == 0, dump.stderr[-2000:]
     elements = Elements()
     elements.feed(dump.stdout)
@@ -123,9 +125,6 @@ def test_the_report_page_renders_offline_and_sends_nothing(tmp_path: Path, beaco
         assert count == (len(SECTIONS) if tag == "a" else 0), (tag, count)
     assert "&lt;script src=" in dump.stdout  # the session's HTML, shown as text
 
-    shot = tmp_path / "report.png"
-    done = run_browser(page, f"--screenshot={shot}", "--window-size=1200,2000")
-    assert done.returncode == 0, done.stderr[-2000:]
     width, height = struct.unpack(">II", shot.read_bytes()[16:24])  # the PNG's IHDR
     assert (width, height) == (1200, 2000)
     assert shot.stat().st_size > 20_000  # a drawn page, not a blank one
