@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -149,11 +150,9 @@ print(json.dumps({"long-text": long_text(), "prompt-and-request": prompt_and_req
 """
 
 
-@pytest.fixture(scope="module")
-def peaks() -> dict[str, dict[str, int]]:
-    """What ``_PEAKS`` measured, by case."""
+def _in_own_interpreter(script: str, *args: str) -> dict[str, Any]:
     out = subprocess.run(
-        [sys.executable, "-c", _PEAKS],
+        [sys.executable, "-c", script, *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -161,8 +160,14 @@ def peaks() -> dict[str, dict[str, int]]:
         check=False,
     )
     assert out.returncode == 0, out.stderr
-    found: dict[str, dict[str, int]] = json.loads(out.stdout)
+    found: dict[str, Any] = json.loads(out.stdout)
     return found
+
+
+@pytest.fixture(scope="module")
+def peaks() -> dict[str, dict[str, int]]:
+    """What ``_PEAKS`` measured, by case."""
+    return _in_own_interpreter(_PEAKS)
 
 
 def test_counting_a_long_text_never_holds_its_whole_token_list(
