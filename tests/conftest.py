@@ -148,6 +148,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             or _uses(item, SPAWNING_MODULES)
         ):
             item.add_marker(pytest.mark.slow)
+    # The modules that run the app first, the rest after (each module's order kept): the
+    # workers then end on many short tests rather than one waiting on a long app test.
+    app_modules = {item.path for item in items if item.get_closest_marker("app") is not None}
+    items.sort(key=lambda item: item.path not in app_modules)
 
 
 def _uses(item: pytest.Item, modules: set[str]) -> bool:
