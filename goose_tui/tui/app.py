@@ -637,9 +637,10 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 use_file=use_file,
                 goose_reads=target.parent == user_override_dir(None),
                 preview=inspector.prompt.text if name == COMPACTION else inspector.summary.text,
+                # What the input pane says while it has no prompt (building it, or why not).
                 preview_placeholder="no session open"
                 if inspector.session is None
-                else inspector.prompt.note or "building the prompt…",
+                else str(self.main.prompt_pane.viewer.placeholder),
             )
         )
 

@@ -90,3 +90,24 @@ async def test_before_a_compaction_the_preview_says_how_to_get_a_summary(
         lines = app.screen.query_one(MarkdownLines)
         shown = lines.render_line(0).text
     assert shown.startswith("no summary yet: c on the inspector compacts"), shown
+
+
+async def test_the_prompt_preview_says_why_the_prompt_could_not_be_built(
+    session_file: Path, tmp_path: Path
+) -> None:
+    # The preview said "the prompt could not be built" without the reason the input pane gives.
+    prompts = tmp_path / "bad"
+    prompts.mkdir()
+    (prompts / "compaction.md").write_text("{{ messages | upper }}\n", encoding="utf-8")
+    app = GooseTUI(session_file, prompts_dir=prompts)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape")  # the error modal of the failed build
+        await settle(pilot)
+        said = app.main.query_one("#input-view", TextViewer).placeholder
+        assert "filter upper is unknown" in said
+        await pilot.press("T")
+        await settle(pilot)
+        assert isinstance(app.screen, TemplateEditor)
+        preview = app.screen.query_one("#template-preview TextViewer", TextViewer)
+        assert preview.placeholder == said

@@ -57,14 +57,17 @@ class PromptPane(WorkerErrorsUp, Pane):
     def show_title(self) -> None:
         self.set_title(self.inspector.prompt_title(), self.template_origin)
 
-    def draw(self, prompt: Text | None = None, note: str = "") -> None:
-        """The pane as the inspector has it (after ``prompt`` and its ``note`` if given)."""
+    def draw(self, prompt: Text | None = None, note: str = "", placeholder: str = "") -> None:
+        """The pane as the inspector has it (after ``prompt`` and its ``note`` if given);
+        ``placeholder``, when given, is what an empty pane says instead."""
         if prompt is not None:
             self.inspector.show_prompt(prompt, note)
+        if placeholder:
+            self.viewer.placeholder = placeholder
         self.viewer.set_text(self.inspector.prompt.text)
         self.show_title()
         self.post_message(self.Changed())
-        self.post_message(PaneDrawn("input", self.inspector.prompt.text))
+        self.post_message(PaneDrawn("input", self.inspector.prompt.text, placeholder))
 
     @work(thread=True, exclusive=True, group="prompt", exit_on_error=False)
     def build(self) -> None:
@@ -88,10 +91,8 @@ class PromptPane(WorkerErrorsUp, Pane):
 
         reason = " ".join(failure_text(error).split()) if error is not None else "unknown error"
         self.request = None
-        self.draw("", "the prompt could not be built")
         placeholder = inert(f"the prompt could not be built: {reason}")
-        self.viewer.placeholder = placeholder
-        self.post_message(PaneDrawn("input", "", placeholder))
+        self.draw("", "the prompt could not be built", placeholder)
 
     @work(thread=True, exclusive=True, group="prompt-count", exit_on_error=False)
     def count(self) -> None:
