@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import shutil
 from collections.abc import Iterator
@@ -66,6 +67,27 @@ def reply_file(tmp_path: Path) -> Path:
 # settle() gives up after this many rounds: a timer that posts for ever (a spinner's) must not
 # hang a test, and each round is a few milliseconds once nothing is left to do.
 SETTLE_ROUNDS = 1000
+
+
+@pytest.fixture
+def snap_compare(snap_compare):
+    """pytest-textual-snapshot's ``snap_compare``, with blinking cursors drawn steady before
+    the picture is taken: a cursor blinks off 0.5 s after its widget is focused, so otherwise
+    the picture would depend on how long ``run_before`` took on a busy machine."""
+
+    def compare(app, *, run_before=None, **options):
+        async def steady(pilot: Pilot) -> None:
+            if run_before is not None:
+                result = run_before(pilot)
+                if inspect.isawaitable(result):
+                    await result
+            for widget in pilot.app.screen.query("Input, TextArea"):
+                widget.cursor_blink = False
+            await pilot.pause()
+
+        return snap_compare(app, run_before=steady, **options)
+
+    return compare
 
 
 async def settle(pilot: Pilot) -> None:
