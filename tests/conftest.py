@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import importlib.abc
 import importlib.machinery
@@ -27,11 +28,9 @@ settings.load_profile("goose-tui")
 
 # The collector, tuned for a test process rather than for the app: each worker builds and
 # drops some hundred apps, so millions of objects live long enough to reach the oldest
-# generation, and its ~85 full collections of a heap of ~850k objects were 30% of a
-# worker's CPU (13 of 50 s). Collecting the youngest generation after 50,000 allocations
-# instead of 700 lets most of them die young: the suite's CPU 3 min 36 s -> 3 min 17 s, its
-# time 128 s -> 121 s (2 cores). Only when cycles are freed changes; the app and the CLI
-# processes the tests start keep Python's defaults.
+# generation, and full collections of that heap were a large share of a worker's CPU.
+# Collecting the youngest generation less often lets most of them die young. Only when cycles
+# are freed changes; the app and the CLI processes the tests start keep Python's defaults.
 gc.set_threshold(50_000, 20, 10)
 
 # The fake API keys' fixture, for the tests in several folders that prove keys never leak.
@@ -39,10 +38,10 @@ pytest_plugins = ["tests.secret_keys"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The package compiled once, before the workers start, for the ~180 processes the suite
-    runs (CLI commands, workers, apps in a pty). This machine sets PYTHONDONTWRITEBYTECODE,
-    so each of them compiled the modules it imports again: ~90 ms of a CLI command's 0.34 s.
-    Best effort: a tree that cannot be written to is left as it is."""
+    """The package compiled once, before the workers start, for the processes the suite runs
+    (CLI commands, workers, apps in a pty): where PYTHONDONTWRITEBYTECODE is set, each of them
+    would compile the modules it imports again. Best effort: a tree that cannot be written to
+    is left as it is."""
     if hasattr(config, "workerinput"):  # an xdist worker: the controller did it
         return
     import compileall
@@ -54,8 +53,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """One full collection when the tests are done, then what survives it is kept out of
     later ones (``gc.freeze``). pytest collects five more times as it ends (its check for
-    exceptions raised in finalizers); on a worker's heap of ~3M objects left by its app
-    tests that took 7-8 s after its last test, the whole suite waiting. The first
+    exceptions raised in finalizers), each walking the heap of millions of objects a worker's
+    app tests leave, while the whole suite waits. The first
     collection frees the cycles and runs their finalizers, with pytest's check still
     listening; the later ones then walk only what is new."""
     gc.collect()
@@ -65,9 +64,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto` (pyproject's addopts): one worker per core, plus one.
 
-    The app tests spend about a third of their time waiting on timers (debounce, refresh
-    ticks, a loopback server's reply); a spare worker fills those waits with another test's
-    work. On 2 cores, quiet: 2 workers 142 s, 3 workers 127 s, 4 workers 128 s.
+    The app tests spend part of their time waiting on timers (debounce, refresh ticks, a
+    loopback server's reply); a spare worker fills those waits with another test's work.
     """
     return (os.cpu_count() or 1) + 1
 
@@ -79,11 +77,11 @@ LITELLM_GROUP = "litellm"
 # The group whose tests share a litellm worker started with the fake keys (tests/secret_keys.py).
 LITELLM_GROUPS = {LITELLM_GROUP, "secrets-keyed-worker"}
 # What starting a process goes through, directly or from a test helper.
-SPAWNING_MODULES = {"subprocess", "pty", "tests.cli_child"}
+SPAWNING_MODULES = frozenset({"subprocess", "pty", "tests.cli_child"})
 # goose_tui's litellm client and its worker: a test that names them calls litellm.
-LITELLM_MODULES = {"goose_tui.llm.litellm_backend", "goose_tui.llm.litellm_worker"}
+LITELLM_MODULES = frozenset({"goose_tui.llm.litellm_backend", "goose_tui.llm.litellm_worker"})
 # Textual's App.run_test: a test that calls it runs the app, wherever its file is.
-APP_RUNNERS = {"run_test"}
+APP_RUNNERS = frozenset({"run_test"})
 
 
 def _names(code: types.CodeType) -> Iterable[str]:
@@ -93,7 +91,7 @@ def _names(code: types.CodeType) -> Iterable[str]:
             yield from _names(const)
 
 
-def _reaches(func: object, modules: set[str], seen: set[types.CodeType]) -> bool:
+def _reaches(func: object, modules: frozenset[str], seen: set[types.CodeType]) -> bool:
     """Whether a test (or fixture) function of this suite uses one of ``modules``: it names
     the module, or a function or class of it, or one of the suite's helpers that does. Only
     the suite's own functions are followed; what goose_tui does (its workers) counts where a
@@ -103,26 +101,35 @@ def _reaches(func: object, modules: set[str], seen: set[types.CodeType]) -> bool
     if code is None or code in seen:
         return False
     seen.add(code)
-    namespace = getattr(func, "__globals__", {})
-    if not str(namespace.get("__name__", "")).startswith("tests"):
+    if not str(getattr(func, "__globals__", {}).get("__name__", "")).startswith("tests"):
         return False
-    names = set(_names(code))
+    names, callees = _named(func, modules)
+    return names or any(_reaches(callee, modules, seen) for callee in callees)
+
+
+@functools.cache
+def _named(func: types.FunctionType, modules: frozenset[str]) -> tuple[bool, tuple[object, ...]]:
+    """Whether ``func`` itself names one of ``modules``, and else the functions it names: kept,
+    since every test that calls a shared helper asks again."""
+    namespace = func.__globals__
+    names = set(_names(func.__code__))
     # A function's own imports name the module: `import subprocess`, `from tests.x import f`,
     # or its package and itself: `from goose_tui.llm import litellm_worker`.
     if any(m in names or set(m.rsplit(".", 1)) <= names for m in modules):
-        return True
+        return True, ()
     imported = [sys.modules[n] for n in names if n.startswith("tests.") and n in sys.modules]
+    callees = []
     for name in names:
         value = namespace.get(name)
         for module in imported:
             value = value if value is not None else getattr(module, name, None)
         if inspect.ismodule(value) and value.__name__ in modules:
-            return True
+            return True, ()
         if getattr(value, "__module__", None) in modules:
-            return True
-        if inspect.isfunction(value) and _reaches(value, modules, seen):
-            return True
-    return False
+            return True, ()
+        if inspect.isfunction(value):
+            callees.append(value)
+    return False, tuple(callees)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -154,7 +161,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: item.path not in app_modules)
 
 
-def _uses(item: pytest.Item, modules: set[str]) -> bool:
+def _uses(item: pytest.Item, modules: frozenset[str]) -> bool:
     seen: set[types.CodeType] = set()
     if _reaches(getattr(item, "function", None), modules, seen):
         return True
@@ -186,8 +193,8 @@ def _isolated_goose_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch
 @pytest.fixture(autouse=True)
 def _litellm_import_ends_with_its_test() -> Iterator[None]:
     """A background import of litellm that a test started (prepare_litellm) ends within
-    that test. Left running it went on through the worker's next tests, holding the GIL and
-    the collector paused for 5-14 s, and a memory test measured its allocations."""
+    that test. Left running it would go on through the worker's next tests, holding the GIL
+    with the collector paused, and a memory test would measure its allocations."""
     yield
     backend = sys.modules.get("goose_tui.llm.litellm_backend")
     thread = getattr(backend, "_prepare_thread", None)
