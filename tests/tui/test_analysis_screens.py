@@ -353,7 +353,7 @@ async def test_retention_and_compares_follow_the_summary_and_its_hand_edits(
     # A comparison that fails once started (a model that cannot be made is refused by the
     # dialog: test_retention_compare_and_the_compare_dialog_on_the_bundled_sample_offline).
     # Its screen read "failed" over empty panes once the error modal was closed.
-    from goose_tui.tui.screens import retention_screen
+    from goose_tui.tui.screens import analysis
     from goose_tui.tui.screens.compare_screen import CompareScreen
     from goose_tui.tui.screens.error_modal import ErrorModal
 
@@ -462,7 +462,7 @@ async def test_retention_and_compares_follow_the_summary_and_its_hand_edits(
 
         # The current summary was size-checked before the dialog, the one compacted for B
         # was not: a huge B froze the screen in retention and the diffs.
-        monkeypatch.setattr(retention_screen, "ANALYSIS_CHARS", len(app.inspector.summary.text))
+        monkeypatch.setattr(analysis, "ANALYSIS_CHARS", len(app.inspector.summary.text))
         await _open_compare(pilot, f"replay:{reply}")
         screen = app.screen
         assert isinstance(screen, CompareScreen) and screen.comparison is None

@@ -43,9 +43,13 @@ from goose_tui.inspector import Inspector
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.session.models import Message
 from goose_tui.terminal import shorten
-from goose_tui.tui.messages import WorkerErrorsUp
-from goose_tui.tui.screens.retention_screen import too_big_text, too_big_to_analyse
-from goose_tui.tui.widgets.compaction_status import compact_key, no_session_hint
+from goose_tui.tui.screens.analysis import (
+    AnalysisScreen,
+    right,
+    summary_to_analyse,
+    too_big_text,
+    too_big_to_analyse,
+)
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 
 PREVIOUS = "previous"
@@ -73,7 +77,7 @@ class CompareSetup(ModalScreen[list[CompareChoice] | None]):
 
     DEFAULT_CSS = "CompareSetup { align: center middle; }"
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="compare_setup.cancel"),
+        Binding("escape", "dismiss", "Cancel", id="compare_setup.cancel"),
         Binding("ctrl+n", "add_side", "Add a side", id="compare_setup.add_side"),
     ]
 
@@ -185,9 +189,6 @@ class CompareSetup(ModalScreen[list[CompareChoice] | None]):
         except ValueError as exc:
             return str(exc)
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
 
 def diff_content(diff: str) -> Content:
     """A unified diff with removed lines in the theme's error colour, added lines in its
@@ -247,7 +248,7 @@ def _side_id(index: int) -> str:
     return ("compare-left", "compare-right")[index] if index < 2 else f"compare-{index}"
 
 
-class CompareScreen(WorkerErrorsUp, Screen[None]):
+class CompareScreen(AnalysisScreen):
     HELP = (  # what `?` says this screen shows (screens/help.py)
         "Compare: the current summary (A) beside one or more others (B, C, …), each made by "
         "another model or prompts folder (ctrl+n in the dialog adds a side), or the summary "
@@ -263,7 +264,6 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
     )
 
     DEFAULT_CSS = """
-    CompareScreen #compare-title { height: 1; padding: 0 1; background: $primary-background; }
     CompareScreen #compare-state { height: 1; padding: 0 1; color: $text-muted; }
     CompareScreen #compare-top { height: auto; max-height: 17; }
     CompareScreen #compare-sides { width: 1fr; height: auto; max-height: 17; }
@@ -320,7 +320,7 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
         title = " · ".join(
             f"{side_letter(n)}: {self._label(side)}" for n, side in enumerate(self.sides)
         )
-        yield Static(Content(inert(f"compare · {title}")), id="compare-title")
+        yield self.title_line(f"compare · {title}", "compare-title")
         yield self._state
         with Vertical(id="compare-body"):
             with Horizontal(id="compare-top"):
@@ -427,8 +427,8 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
                 fields.add_row(
                     name,
                     Text(f.status.replace("_", " "), style=STATUS_STYLE[f.status]),
-                    Text(f"+{len(f.added)}", justify="right"),
-                    Text(f"-{len(f.removed)}", justify="right"),
+                    right(f"+{len(f.added)}"),
+                    right(f"-{len(f.removed)}"),
                 )
             else:
                 cells = [
@@ -496,7 +496,7 @@ class CompareScreen(WorkerErrorsUp, Screen[None]):
             self._state.update(Content("cancelled"))
             self.notify("comparison cancelled")
             return
-        self.dismiss(None)
+        super().action_back()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # The error reaches the app's error modal (WorkerErrorsUp); once it is closed, the
@@ -522,15 +522,8 @@ def current_side(inspector: Inspector) -> SummarySide:
 
 
 def open_compare(screen: Screen[None], inspector: Inspector) -> None:
-    session = inspector.session
+    session = summary_to_analyse(screen, inspector, "compare")
     if session is None:
-        screen.notify(no_session_hint(screen.app))
-        return
-    if not inspector.summary.text:
-        key = compact_key(screen.app)
-        screen.notify(f"no summary yet: press {key} to compact first")
-        return
-    if too_big_to_analyse(screen, inspector.summary.text, "compare"):
         return
     messages = session.messages
 

@@ -20,8 +20,8 @@ class ConfirmScreen(ModalScreen[bool]):
     # reflex Enter keeps things as they are; y (or Yes) does it.
     AUTO_FOCUS = "#confirm-no"
     BINDINGS = [
-        Binding("escape", "answer(False)", "Cancel", id="confirm.no"),
-        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("escape", "dismiss(False)", "Cancel", id="confirm.no"),
+        Binding("y", "dismiss(True)", "Yes", id="confirm.yes"),
     ]
 
     def __init__(self, question: str) -> None:
@@ -37,9 +37,6 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "confirm-yes")
-
-    def action_answer(self, answer: bool) -> None:
-        self.dismiss(answer)
 
 
 def confirm_then(app: App[Any], question: str, action: Callable[[], object]) -> None:

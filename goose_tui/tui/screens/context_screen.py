@@ -1,8 +1,4 @@
-"""The gauge's detail: what fills the context, by kind of content, and the heaviest messages.
-
-``enter`` on a category goes back to the conversation with that category's messages
-highlighted (``n`` / ``N`` move between them there); ``enter`` on a message selects it.
-"""
+"""The gauge's detail (what it shows: ``ContextScreen.HELP``)."""
 
 from __future__ import annotations
 
@@ -23,17 +19,13 @@ from goose_tui.analysis.breakdown import (
 from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.session.models import Session
-from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
-from goose_tui.tui.widgets.compaction_status import no_session_hint
+from goose_tui.tui.messages import ShowMessage
+from goose_tui.tui.screens.analysis import AnalysisScreen, open_session, right
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.probes_panel import score_bar
 
 
-def _right(text: str, style: str = "") -> Text:
-    return Text(text, style=style, justify="right")
-
-
-class ContextScreen(WorkerErrorsUp, Screen[None]):
+class ContextScreen(AnalysisScreen):
     HELP = (  # what `?` says this screen shows (screens/help.py)
         "The gauge's detail: what fills the context, by kind of content, and the heaviest "
         "messages.\n\n"
@@ -42,7 +34,6 @@ class ContextScreen(WorkerErrorsUp, Screen[None]):
     )
 
     DEFAULT_CSS = """
-    ContextScreen #context-title { height: 1; padding: 0 1; background: $primary-background; }
     ContextScreen #context-categories { height: auto; max-height: 12; margin: 1 0 0 0; }
     ContextScreen #context-hint { height: auto; padding: 0 1; color: $text-muted; }
     ContextScreen #context-heaviest { height: 1fr; }
@@ -56,7 +47,7 @@ class ContextScreen(WorkerErrorsUp, Screen[None]):
 
     def compose(self) -> ComposeResult:
         title = f"context · {self.session.title} · {len(self.session.messages):,} messages"
-        yield Static(Content(inert(title)), id="context-title")
+        yield self.title_line(title, "context-title")
         yield DataTable(id="context-categories", cursor_type="row", zebra_stripes=True)
         yield Static(Content("counting tokens…"), id="context-hint")
         yield DataTable(id="context-heaviest", cursor_type="row", zebra_stripes=True)
@@ -80,19 +71,19 @@ class ContextScreen(WorkerErrorsUp, Screen[None]):
         table.clear()
         for c in breakdown.categories:
             if not c.recorded:
-                table.add_row(c.label, _right("—"), "", "", "not recorded by this session")
+                table.add_row(c.label, right("—"), "", "", "not recorded by this session")
                 continue
             count = "" if c.category == "framing" else f"{len(c.messages):,}"
             table.add_row(
                 c.label,
-                _right(f"{c.tokens:,}"),
-                _right(share_text(c.share)),
+                right(f"{c.tokens:,}"),
+                right(share_text(c.share)),
                 "" if c.share is None else score_bar(min(c.share, 1.0)),
-                _right(count),
+                right(count),
             )
         table.add_row(
             Text("total in context", style="bold"),
-            _right(f"{breakdown.total:,}", "bold"),
+            right(f"{breakdown.total:,}", "bold"),
             "",
             "",
             "",
@@ -109,10 +100,10 @@ class ContextScreen(WorkerErrorsUp, Screen[None]):
         heavy.clear()
         for h in breakdown.heaviest:
             heavy.add_row(
-                _right(f"#{h.index + 1}"),
+                right(f"#{h.index + 1}"),
                 Text(inert(h.role)),
-                _right(f"{h.tokens:,}"),
-                _right(share_text(h.share)),
+                right(f"{h.tokens:,}"),
+                right(share_text(h.share)),
                 CATEGORY_LABELS[h.category] + (" (hidden)" if h.hidden else ""),
                 Text(inert(h.preview)),
             )
@@ -140,13 +131,7 @@ class ContextScreen(WorkerErrorsUp, Screen[None]):
         if breakdown is not None and 0 <= event.cursor_row < len(breakdown.heaviest):
             self.post_message(ShowMessage(breakdown.heaviest[event.cursor_row].index))
 
-    def action_back(self) -> None:
-        self.dismiss(None)
-
 
 def open_context(screen: Screen[None], inspector: Inspector) -> None:
-    session = inspector.session
-    if session is None:
-        screen.notify(no_session_hint(screen.app))
-        return
-    screen.app.push_screen(ContextScreen(session))
+    if (session := open_session(screen, inspector)) is not None:
+        screen.app.push_screen(ContextScreen(session))

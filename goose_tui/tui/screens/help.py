@@ -64,8 +64,8 @@ def binding_lines(screen: Screen[object]) -> list[str]:
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [
-        Binding("escape", "dismiss_help", "Close help", id="help.close"),
-        Binding("question_mark", "dismiss_help", "Close help", id="help.close2", show=False),
+        Binding("escape", "dismiss", "Close help", id="help.close"),
+        Binding("question_mark", "dismiss", "Close help", id="help.close2", show=False),
     ]
 
     def __init__(self, under: Screen[object]) -> None:
@@ -83,6 +83,3 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(Content(intro), id="help-intro")
                 keys = "\n".join(binding_lines(self.under))
                 yield Static(Content("Keys\n" + keys), id="help-keys")
-
-    def action_dismiss_help(self) -> None:
-        self.dismiss(None)

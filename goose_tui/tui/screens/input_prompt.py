@@ -13,7 +13,7 @@ from goose_tui.inert import inert, restore
 
 
 class InputPrompt(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
+    BINDINGS = [Binding("escape", "dismiss", "Cancel", id="prompt.cancel")]
 
     def __init__(
         self, question: str, value: str = "", *, note: str = "", allow_empty: bool = False
@@ -34,6 +34,3 @@ class InputPrompt(ModalScreen[str | None]):
         event.stop()
         value = restore(event.value.strip())
         self.dismiss(value if value or self.allow_empty else None)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -1,11 +1,7 @@
-"""What was lost: the retention report of the current summary against the history it
-replaces, and (the Probes tab, ``p``) whether the agent could still act from it.
-
-Scores per category on top, the items below (missing first); enter on an item goes back to
-the conversation with its source message selected. The items of a history are pulled out
-once per session; each opening only re-checks them against the current summary, so the
-report always follows the latest hand edit.
-"""
+"""What was lost (``RetentionScreen.HELP``): the retention report of the current summary
+against the history it replaces, and the probes in a tab. The items of a history are pulled
+out once per session; each opening only re-checks them against the current summary, so the
+report always follows the latest hand edit."""
 
 from __future__ import annotations
 
@@ -34,8 +30,8 @@ from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.session.models import Message
 from goose_tui.terminal import shorten
-from goose_tui.tui.messages import ShowMessage, WorkerErrorsUp
-from goose_tui.tui.widgets.compaction_status import compact_key, no_session_hint
+from goose_tui.tui.messages import ShowMessage
+from goose_tui.tui.screens.analysis import AnalysisScreen, right, summary_to_analyse
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.probes_panel import ProbesPanel, score_bar
 from goose_tui.tui.widgets.row_detail import RowDetail
@@ -54,11 +50,7 @@ def history_items(messages: Sequence[Message]) -> list[RetentionItem]:
     return _items_cache[1]
 
 
-def _right(text: str, style: str = "") -> Text:
-    return Text(text, style=style, justify="right")
-
-
-class RetentionScreen(WorkerErrorsUp, Screen[None]):
+class RetentionScreen(AnalysisScreen):
     """``summary`` is checked against ``messages``; ``label`` says where the summary came
     from (a model, or a hand edit)."""
 
@@ -74,7 +66,6 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
     )
 
     DEFAULT_CSS = """
-    RetentionScreen #retention-title { height: 1; padding: 0 1; background: $primary-background; }
     RetentionScreen #retention-scores { height: auto; max-height: 9; margin: 1 0 0 0; }
     RetentionScreen #retention-hint { height: auto; max-height: 3; padding: 0 1;
                                       color: $text-muted; }
@@ -121,7 +112,7 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
         )
 
     def compose(self) -> ComposeResult:
-        yield Static(Content(inert(f"what was lost · {self.label}")), id="retention-title")
+        yield self.title_line(f"what was lost · {self.label}", "retention-title")
         with self._tabs:
             with TabPane(f"Retention: {EVIDENCE_NAME}", id="tab-retention"):
                 yield self._scores
@@ -149,16 +140,16 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
         for c in report.categories:
             scores.add_row(
                 CATEGORY_LABELS[c.category],
-                _right(str(c.found)),
-                _right(str(c.total)),
-                _right(format_score(c.score)),
+                right(str(c.found)),
+                right(str(c.total)),
+                right(format_score(c.score)),
                 score_bar(c.score),
             )
         scores.add_row(
             Text(EVIDENCE_NAME, style="bold"),
-            _right(str(report.found)),
-            _right(str(report.total)),
-            _right(format_score(report.overall), "bold"),
+            right(str(report.found)),
+            right(str(report.total)),
+            right(format_score(report.overall), "bold"),
             score_bar(report.overall),
         )
         self._fill_items()
@@ -174,7 +165,7 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
         for item in self._rows:
             overlap = "" if item.word_overlap is None else f"{item.word_overlap:.0%}"
             table.add_row(
-                Text(f"#{item.message_index + 1}", justify="right"),
+                right(f"#{item.message_index + 1}"),
                 CATEGORY_LABELS[item.category],
                 Text(item.status, style=STATUS_STYLE[item.status]),
                 overlap,
@@ -230,9 +221,6 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
 
         copy_text(self.app, "\n".join(lines), f"{len(lines)} missing items")
 
-    def action_back(self) -> None:
-        self.dismiss(None)
-
     def action_switch_tab(self) -> None:
         tabs = self._tabs
         tabs.active = "tab-retention" if tabs.active == "tab-probes" else "tab-probes"
@@ -243,48 +231,15 @@ class RetentionScreen(WorkerErrorsUp, Screen[None]):
             self._probes.start()
 
 
-# The longest summary the app checks: indexing one (normalizing, its words) holds the GIL in
-# long C calls and takes many bytes of memory a character, too much for a summary of tens of MB.
-ANALYSIS_CHARS = 4_000_000
-
-
-def too_big_text(summary: str, what: str, how: str) -> str | None:
-    """Why ``summary`` (``what``: "the summary") is too long to check here and ``how`` to
-    check it on the command line, or None when it is not (no screen waits on that)."""
-    if len(summary) <= ANALYSIS_CHARS:
-        return None
-    return (
-        f"{what} is {len(summary):,} characters, too big to check in the app (at most "
-        f"{ANALYSIS_CHARS:,}): {how}"
-    )
-
-
-def too_big_to_analyse(screen: Screen[None], summary: str, command: str) -> bool:
-    """Whether ``summary`` is too long to check here; if so the screen says so, and which
-    command checks it."""
-    text = too_big_text(summary, "the summary", f"save it (s) and run `goose-tui {command}` on it")
-    if text is None:
-        return False
-    screen.notify(text, title="summary too big", severity="warning", markup=False)
-    return True
-
-
 def open_retention(screen: Screen[None], inspector: Inspector) -> None:
     """Open the report for the inspector's current summary (the last good render)."""
-    session, summary = inspector.session, inspector.summary.text
+    session = summary_to_analyse(screen, inspector, "retention --summary FILE")
     if session is None:
-        screen.notify(no_session_hint(screen.app))
-        return
-    if not summary:
-        key = compact_key(screen.app)
-        screen.notify(f"no summary yet: press {key} to compact first")
-        return
-    if too_big_to_analyse(screen, summary, "retention --summary FILE"):
         return
     screen.app.push_screen(
         RetentionScreen(
             session.messages,
-            summary,
+            inspector.summary.text,
             inspector.summary_label(),
             model=inspector.model.name,
             api_base=inspector.model.api_base,

@@ -42,7 +42,7 @@ class Choice(RadioButton):
 
 
 class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="save.cancel")]
+    BINDINGS = [Binding("escape", "dismiss", "Cancel", id="save.cancel")]
 
     def __init__(self, defaults: dict[SaveKind, Path], kind: SaveKind = "json") -> None:
         super().__init__()
@@ -90,6 +90,3 @@ class SaveDialog(ModalScreen[tuple[SaveKind, Path] | None]):
 
     def _note(self, text: str) -> None:
         self.query_one("#save-note", Static).update(Content(inert(text)))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -123,7 +123,7 @@ class SessionPicker(Screen[SessionInfo | Path | None]):
     )
 
     BINDINGS = [
-        Binding("escape", "cancel", "Quit picker", id="picker.cancel"),
+        Binding("escape", "dismiss", "Quit picker", id="picker.cancel"),
         Binding("enter", "choose", "Open session", id="picker.choose", priority=True),
         Binding("down", "cursor(1)", "Next", id="picker.down", show=False, priority=True),
         Binding("up", "cursor(-1)", "Previous", id="picker.up", show=False, priority=True),
@@ -230,6 +230,3 @@ class SessionPicker(Screen[SessionInfo | Path | None]):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_choose()
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 
 from goose_tui.inert import inert
+from goose_tui.tui.screens.analysis import AnalysisScreen
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
 
-class TemplateDiffScreen(Screen[None]):
+class TemplateDiffScreen(AnalysisScreen):
     HELP = (  # what `?` says this screen shows (screens/help.py)
         "The two templates in use (prompt and summary), each as a unified diff against "
         "goose-tui's built-in copy and against Goose's own as released: - lines are theirs, "
@@ -33,9 +33,6 @@ class TemplateDiffScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(TextViewer).focus()
-
-    def action_back(self) -> None:
-        self.dismiss(None)
 
     def action_copy_diff(self) -> None:
         from goose_tui.tui.clipboard import copy_text

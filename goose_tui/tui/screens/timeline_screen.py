@@ -1,10 +1,5 @@
-"""The timeline: how the context grew message by message, where compaction would trigger
-(the chosen threshold, 0.8, 0.9, window − 13k) and the compactions already in the session.
-
-left/right move along the plot; the line under it shows the message at the cursor; enter
-goes back to the conversation with that message selected. Selecting a trigger or a
-compaction in the tables below puts the cursor on its message.
-"""
+"""The timeline: how the context grew message by message (what it shows:
+``TimelineScreen.HELP``)."""
 
 from __future__ import annotations
 
@@ -22,8 +17,8 @@ from goose_tui.inert import inert
 from goose_tui.inspector import Inspector
 from goose_tui.session.models import Message, Session, content_type
 from goose_tui.tokens import limit_source_text
-from goose_tui.tui.messages import AuditCompaction, ShowMessage, WorkerErrorsUp
-from goose_tui.tui.widgets.compaction_status import no_session_hint
+from goose_tui.tui.messages import AuditCompaction, ShowMessage
+from goose_tui.tui.screens.analysis import AnalysisScreen, open_session, right
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.timeline_plot import TimelinePlot
 
@@ -40,7 +35,7 @@ def message_preview(message: Message, width: int = PREVIEW) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-class TimelineScreen(WorkerErrorsUp, Screen[None]):
+class TimelineScreen(AnalysisScreen):
     HELP = (  # what `?` says this screen shows (screens/help.py)
         "The timeline: how the context grew message by message, where compaction would "
         "trigger (the chosen threshold, 0.8, 0.9, the window less 13k) and the compactions "
@@ -51,7 +46,6 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
     )
 
     DEFAULT_CSS = """
-    TimelineScreen #timeline-title { height: 1; padding: 0 1; background: $primary-background; }
     TimelineScreen #timeline-summary { height: auto; padding: 0 1; }
     TimelineScreen #timeline-plot { height: 1fr; min-height: 8; margin: 1 0 0 0; }
     TimelineScreen #timeline-point { height: 2; padding: 0 1; background: $boost; }
@@ -85,7 +79,7 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
 
     def compose(self) -> ComposeResult:
         title = f"timeline · {self.session.title} · {len(self.session.messages):,} messages"
-        yield Static(Content(inert(title)), id="timeline-title")
+        yield self.title_line(title, "timeline-title")
         yield self._summary
         yield self._plot
         yield self._point
@@ -135,18 +129,18 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
             first = "never" if trigger.first_index is None else f"#{trigger.first_index + 1}"
             triggers.add_row(
                 trigger.label,
-                Text(f"{trigger.fraction:.3f}", justify="right"),
-                Text(f"{trigger.tokens:,.0f}", justify="right"),
+                right(f"{trigger.fraction:.3f}"),
+                right(f"{trigger.tokens:,.0f}"),
                 first,
-                Text(str(len(trigger.crossings)), justify="right"),
+                right(str(len(trigger.crossings))),
             )
         events = self._events
         for e in t.events:
             events.add_row(
-                Text(f"#{e.index + 1}", justify="right"),
+                right(f"#{e.index + 1}"),
                 e.kind.replace("_", " "),
-                Text(f"{e.tokens_before:,}", justify="right"),
-                Text(f"{e.tokens_after:,}", justify="right"),
+                right(f"{e.tokens_before:,}"),
+                right(f"{e.tokens_after:,}"),
                 Text(inert(e.preview)),
             )
         if not t.events:
@@ -216,14 +210,9 @@ class TimelineScreen(WorkerErrorsUp, Screen[None]):
         binding_text = "peak" if plot.zoomed else "window"
         self.notify(f"plot scaled to the {binding_text}")
 
-    def action_back(self) -> None:
-        self.dismiss(None)
-
 
 def open_timeline(screen: Screen[None], inspector: Inspector) -> None:
-    session = inspector.session
-    if session is None:
-        screen.notify(no_session_hint(screen.app))
+    if (session := open_session(screen, inspector)) is None:
         return
     screen.app.push_screen(
         TimelineScreen(
