@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import RenderableType
 from textual import on, work
@@ -58,7 +59,7 @@ from goose_tui.tui.messages import (
     WorkerErrorsUp,
     WorkerFailed,
 )
-from goose_tui.tui.screens.confirm import ConfirmScreen, confirm_then
+from goose_tui.tui.screens.confirm import confirm_then
 from goose_tui.tui.screens.error_modal import ErrorModal
 from goose_tui.tui.screens.help import HelpScreen
 from goose_tui.tui.screens.input_prompt import InputPrompt
@@ -205,6 +206,11 @@ class GooseTUI(WorkerErrorsUp, App[None]):
     def inspector(self) -> Inspector:
         return self._inspector
 
+    @property
+    def editors(self) -> list[TemplateEditor]:
+        """The template editors open (one per template at most, under other screens too)."""
+        return [screen for screen in self.screen_stack if isinstance(screen, TemplateEditor)]
+
     # -- opening ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
@@ -295,18 +301,14 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
         source = str(path or default_sessions_dir())
         unreadable: list[str] = []
-        if with_recent:
-            recent = load_recent()
-            try:
-                sessions = list_sessions(
-                    path, all_sessions=self.all_sessions, unreadable=unreadable
-                )
-            except SessionLoadError:  # no Goose data dir here: the recent ones still help
-                sessions = []
-            self.call_from_thread(self._pick, sessions, source, recent, unreadable)
-            return
-        sessions = list_sessions(path, all_sessions=self.all_sessions, unreadable=unreadable)
-        self.call_from_thread(self._pick, sessions, source, None, unreadable)
+        recent = load_recent() if with_recent else None
+        try:
+            sessions = list_sessions(path, all_sessions=self.all_sessions, unreadable=unreadable)
+        except SessionLoadError:
+            if recent is None:
+                raise
+            sessions = []  # no Goose data dir here: the recent ones still help
+        self.call_from_thread(self._pick, sessions, source, recent, unreadable)
 
     def action_open_session(self) -> None:
         """The picker again (without restarting): recent sessions first, then the folder or
@@ -399,16 +401,15 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
     @on(PaneDrawn)
     def _pane_drawn(self, message: PaneDrawn) -> None:
-        for screen in self.screen_stack:
-            if isinstance(screen, TemplateEditor) and screen.pane == message.pane:
-                screen.show_preview(message.text, message.placeholder)
+        for editor in self.editors:
+            if editor.pane == message.pane:
+                editor.show_preview(message.text, message.placeholder)
 
     @on(TemplateOriginsChanged)
     def _template_origins_changed(self, message: TemplateOriginsChanged) -> None:
-        for screen in self.screen_stack:
-            if isinstance(screen, TemplateEditor):
-                compaction = screen.template.source.name == COMPACTION
-                screen.source = message.compaction if compaction else message.summary
+        for editor in self.editors:
+            compaction = editor.template.source.name == COMPACTION
+            editor.source = message.compaction if compaction else message.summary
 
     @on(GooseProfileRequested)
     def _profile_requested(self, message: GooseProfileRequested) -> None:
@@ -421,9 +422,11 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         elif message.kind == "offline":
             self.set_model("offline")
         elif message.kind == "replay":
-            self.ask_replay_file()
+            self.ask_model(InputPrompt("Reply file to replay:"), REPLAY_PREFIX)
         else:
-            self.ask_litellm_model()
+            note = "Keys are read from the environment by litellm; --api-base applies."
+            model = self.inspector.model.name
+            self.ask_model(InputPrompt("litellm model string:", model, note=note))
 
     @on(AuditCompaction)
     def _audit_compaction(self, message: AuditCompaction) -> None:
@@ -487,20 +490,14 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         self.main.model_name = spec.name  # the status bar; the gauge counts again
         self.notify(f"model: {spec.name}")
 
-    def ask_replay_file(self) -> None:
+    def ask_model(self, prompt: InputPrompt, prefix: str = "") -> None:
+        """Switch to the model ``prompt`` is answered with (after ``prefix``); the api base
+        is kept, as by any switch."""
+
         def answered(value: str | None) -> None:
             if value:
-                self.set_model(f"{REPLAY_PREFIX}{value}")  # keeps the api base, as any switch
+                self.set_model(prefix + value)
 
-        self.push_screen(InputPrompt("Reply file to replay:"), answered)
-
-    def ask_litellm_model(self) -> None:
-        def answered(value: str | None) -> None:
-            if value:
-                self.set_model(value)
-
-        note = "Keys are read from the environment by litellm; --api-base applies."
-        prompt = InputPrompt("litellm model string:", self.inspector.model.name, note=note)
         self.push_screen(prompt, answered)
 
     # -- templates -------------------------------------------------------------------------
@@ -538,9 +535,8 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             return
         self._mtimes = mtimes
         self.reload_templates()
-        for screen in self.screen_stack:
-            if isinstance(screen, TemplateEditor):
-                screen.file_changed()
+        for editor in self.editors:
+            editor.file_changed()
 
     def reload_templates(
         self,
@@ -672,17 +668,15 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                     return
             self._run_editor(target)
             self.use_template_file(name)
-            for screen in self.screen_stack:
-                if isinstance(screen, TemplateEditor):
-                    if screen.template.source.name == name and screen.override_path == target:
-                        screen.load_file(use=False)  # the file is the template in use now
-                    else:
-                        screen.file_changed()
+            for editor in self.editors:
+                if editor.template.source.name == name and editor.override_path == target:
+                    editor.load_file(use=False)  # the file is the template in use now
+                else:
+                    editor.file_changed()
 
         questions = []
-        editing = [s for s in self.screen_stack if isinstance(s, TemplateEditor)]
         if current.source.origin == "edited" or any(
-            s.template.source.name == name and s.unapplied() for s in editing
+            s.template.source.name == name and s.unapplied() for s in self.editors
         ):
             questions.append(f"The edit of {name} made in the app (not saved) is dropped.")
         if not target.exists():
@@ -770,11 +764,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 return
             session_kind = kind in saving.SESSION_FORMATS
 
-            def write(replace: bool | None = True) -> None:
-                if not replace:
-                    if not session_kind:
-                        self.notify(f"not saved: {target} kept as it was", markup=False)
-                    return
+            def write() -> None:
                 try:
                     written = inspector.save(
                         kind, checked, overwrite=exists, on_keys_removed=self._keys_removed
@@ -799,18 +789,22 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             files = saving.report_paths(checked) if kind == "report" else (checked,)
             there = [p for p in files if p.exists() or (not session_kind and p.is_symlink())]
             exists = bool(there)
-            if exists:
-                named = " and ".join(str(p) for p in there)
-                question = (
-                    f"{checked} exists. Replace it with the compacted session?"
-                    if session_kind
-                    else f"{named} already exists.\n\nReplace it?"
-                    if len(there) == 1
-                    else f"{named} already exist.\n\nReplace them?"
-                )
-                self.push_screen(ConfirmScreen(question), write)
-            else:
+            if not exists:
                 write()
+                return
+            named = " and ".join(str(p) for p in there)
+            question = (
+                f"{checked} exists. Replace it with the compacted session?"
+                if session_kind
+                else f"{named} already exists.\n\nReplace it?"
+                if len(there) == 1
+                else f"{named} already exist.\n\nReplace them?"
+            )
+
+            def kept() -> None:
+                self.notify(f"not saved: {target} kept as it was", markup=False)
+
+            confirm_then(self, question, write, None if session_kind else kept)
 
         defaults = {kind: saving.default_target(session, kind) for kind in saving.SAVE_KINDS}
         self.push_screen(SaveDialog(defaults, initial), answered)
@@ -869,9 +863,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 return
             target = Path(value).expanduser()
 
-            def write(replace: bool | None = True) -> None:
-                if not replace:
-                    return
+            def write() -> None:
                 try:
                     # Not over a file made since the question (or since no question).
                     written = self.inspector.save_text(
@@ -890,7 +882,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
                 return
             exists = target.exists() or target.is_symlink()
             if exists:
-                self.push_screen(ConfirmScreen(f"{target} already exists.\n\nReplace it?"), write)
+                confirm_then(self, f"{target} already exists.\n\nReplace it?", write)
             else:
                 write()
 
@@ -910,9 +902,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
 
     def unsaved_edits(self) -> list[str]:
         edits = self.inspector.unsaved_edits()
-        for screen in self.screen_stack:
-            if isinstance(screen, TemplateEditor) and screen.unapplied():
-                edits.append(f"the edit of {screen.template.source.name} that does not render")
+        for editor in self.editors:
+            if editor.unapplied():
+                edits.append(f"the edit of {editor.template.source.name} that does not render")
         return edits
 
     async def run_action(
@@ -954,39 +946,10 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             self.push_screen(HelpScreen(self.screen))
 
 
-def run_app(
-    session_path: Path | None,
-    *,
-    session_id: str | None = None,
-    all_sessions: bool = False,
-    model: str = "offline",
-    api_base: str | None = None,
-    timeout: float | None = None,
-    prompts_dir: Path | None = None,
-    threshold: float | None = None,
-    context_limit: int | None = None,
-    theme: str | None = None,
-    keymap: dict[str, str] | None = None,
-    goose_profile: GooseProfile = DEFAULT_PROFILE,
-    settings_problems: Sequence[str] = (),
-) -> int:
-    """Run the app until it ends; its return code: 1 when an error ended it (Textual
-    printed the traceback), else 0."""
-    app = GooseTUI(
-        session_path,
-        session_id=session_id,
-        all_sessions=all_sessions,
-        model=model,
-        api_base=api_base,
-        timeout=timeout,
-        prompts_dir=prompts_dir,
-        threshold=threshold,
-        context_limit=context_limit,
-        theme=theme,
-        keymap=keymap,
-        goose_profile=goose_profile,
-        settings_problems=settings_problems,
-    )
+def run_app(session_path: Path | None, **options: Any) -> int:
+    """Run ``GooseTUI(session_path, **options)`` until it ends; its return code: 1 when an
+    error ended it (Textual printed the traceback), else 0."""
+    app = GooseTUI(session_path, **options)
     app.run()
     ignored, notes = app.settings_notes()  # the toast is gone with the app's screen
     if ignored:

@@ -147,7 +147,7 @@ async def test_search_finds_what_it_finds_in_the_joined_text(
 
 
 def test_the_search_note_counts_in_words_a_reader_expects() -> None:
-    from goose_tui.tui.screens.main import matches_note
+    from goose_tui.tui.widgets.prompt_pane import matches_note
 
     assert matches_note(0) == "no match"
     assert matches_note(1) == "1 match (n / N to move)"

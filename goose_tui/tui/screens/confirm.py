@@ -39,14 +39,21 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(event.button.id == "confirm-yes")
 
 
-def confirm_then(app: App[Any], question: str, action: Callable[[], object]) -> None:
-    """Ask ``question`` and run ``action`` on yes; nothing while a question is already up (a
-    key pressed twice asks once)."""
+def confirm_then(
+    app: App[Any],
+    question: str,
+    action: Callable[[], object],
+    declined: Callable[[], object] | None = None,
+) -> None:
+    """Ask ``question`` and run ``action`` on yes (``declined`` on no); nothing while a
+    question is already up (a key pressed twice asks once)."""
     if isinstance(app.screen, ConfirmScreen):
         return
 
     def answered(yes: bool | None) -> None:
         if yes:
             action()
+        elif declined is not None:
+            declined()
 
     app.push_screen(ConfirmScreen(question), answered)

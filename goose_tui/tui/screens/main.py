@@ -44,7 +44,7 @@ from goose_tui.tui.widgets.goose_footer import GooseFooter
 from goose_tui.tui.widgets.pane import Pane
 from goose_tui.tui.widgets.prompt_pane import PromptPane
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
-from goose_tui.tui.widgets.text_viewer import MAX_MATCHES, TextViewer
+from goose_tui.tui.widgets.text_viewer import TextViewer
 
 WIDE_COLUMNS = 160  # below this the four panes become tabs
 PANES = ("input", "analysis", "fields", "markdown")
@@ -125,7 +125,6 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         self.clock = clock  # the status line's, injectable for snapshots
         # Reply text streamed in since the last tick: drawn in one piece per tick.
         self._streamed: list[str] = []
-        self._note_search = False  # Enter in the search box while a big prompt is searched
         self.set_reactive(MainScreen.model_name, inspector.model.name)
         self.set_reactive(MainScreen.profile, inspector.goose_profile)
         self.set_reactive(MainScreen.templates, inspector.templates)
@@ -485,10 +484,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
         if self.screen.maximized is not None:
             self.screen.minimize()
             return
-        search = self.query_one("#search", Input)
-        if search.display:
-            search.display = False
-            self.query_one("#input-view").focus()
+        if self.prompt_pane.close_search():
             return
         cancelled = self.workers.cancel_group(self, "compact")
         if any(w.is_running for w in cancelled):
@@ -538,29 +534,7 @@ class MainScreen(WorkerErrorsUp, Screen[None]):
 
     def action_search(self) -> None:
         self._show_pane("input")
-        search = self.query_one("#search", Input)
-        search.display = True
-        search.focus()
-
-    @on(Input.Changed, "#search")
-    def _search_changed(self, event: Input.Changed) -> None:
-        self.query_one("#input-view", TextViewer).search = event.value
-
-    @on(Input.Submitted, "#search")
-    def _search_submitted(self, event: Input.Submitted) -> None:
-        viewer = self.query_one("#input-view", TextViewer)
-        viewer.focus()
-        if viewer.searching:  # a big prompt is searched in a thread: the note when it ends
-            self._note_search = True
-            self.notify("searching the prompt…", markup=False, timeout=2)
-            return
-        self.notify(matches_note(len(viewer.matches)), markup=False)
-
-    @on(TextViewer.Searched, "#input-view")
-    def _searched(self, event: TextViewer.Searched) -> None:
-        if self._note_search:
-            self._note_search = False
-            self.notify(matches_note(len(event.viewer.matches)), markup=False)
+        self.prompt_pane.open_search()
 
     def action_toggle_markdown(self) -> None:
         self.query_one(SummaryPreview).action_toggle_source()
@@ -703,12 +677,3 @@ def usage_note(result: CompactionResult) -> str:
         f"usage in {figure(usage.input_tokens, reported.input_tokens)} / "
         f"out {figure(usage.output_tokens, reported.output_tokens)}"
     )
-
-
-def matches_note(count: int) -> str:
-    """What a search found, as the notification after Enter says it."""
-    if count == 0:
-        return "no match"
-    if count >= MAX_MATCHES:
-        return f"the first {count:,} matches (n / N to move; a longer search narrows it)"
-    return f"{count:,} match{'es' if count > 1 else ''} (n / N to move)"

@@ -3,7 +3,7 @@ the event loop, with a search box over it."""
 
 from __future__ import annotations
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.reactive import reactive
@@ -16,7 +16,7 @@ from goose_tui.inspector import Inspector
 from goose_tui.pieces import Text
 from goose_tui.tui.messages import PaneDrawn, WorkerErrorsUp
 from goose_tui.tui.widgets.pane import Pane
-from goose_tui.tui.widgets.text_viewer import TextViewer, prompt_highlighter
+from goose_tui.tui.widgets.text_viewer import MAX_MATCHES, TextViewer, prompt_highlighter
 
 
 class PromptPane(WorkerErrorsUp, Pane):
@@ -36,6 +36,7 @@ class PromptPane(WorkerErrorsUp, Pane):
         super().__init__("input", copy_source=lambda: str(inspector.prompt.text), id=id)
         self.inspector = inspector
         self.request: CompactionRequest | None = None  # the request shown, once built
+        self._note_search = False  # Enter in the search box while a big prompt is searched
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="search the prompt", id="search")
@@ -46,6 +47,44 @@ class PromptPane(WorkerErrorsUp, Pane):
     @property
     def viewer(self) -> TextViewer:
         return self.query_one("#input-view", TextViewer)
+
+    # -- the search box ----------------------------------------------------------------------
+
+    def open_search(self) -> None:
+        search = self.query_one("#search", Input)
+        search.display = True
+        search.focus()
+
+    def close_search(self) -> bool:
+        """Hide the search box, the prompt taking the focus; False when it was not shown."""
+        search = self.query_one("#search", Input)
+        if not search.display:
+            return False
+        search.display = False
+        self.viewer.focus()
+        return True
+
+    @on(Input.Changed, "#search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        self.viewer.search = event.value
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self) -> None:
+        viewer = self.viewer
+        viewer.focus()
+        if viewer.searching:  # a big prompt is searched in a thread: the note when it ends
+            self._note_search = True
+            self.notify("searching the prompt…", markup=False, timeout=2)
+            return
+        self.notify(matches_note(len(viewer.matches)), markup=False)
+
+    @on(TextViewer.Searched, "#input-view")
+    def _searched(self, event: TextViewer.Searched) -> None:
+        if self._note_search:
+            self._note_search = False
+            self.notify(matches_note(len(event.viewer.matches)), markup=False)
+
+    # -- the prompt --------------------------------------------------------------------------
 
     def watch_template_origin(self) -> None:
         self.show_title()
@@ -108,3 +147,12 @@ class PromptPane(WorkerErrorsUp, Pane):
         if self.inspector.prompt_counted(prompt, tokens):
             self.show_title()
             self.post_message(self.Changed())
+
+
+def matches_note(count: int) -> str:
+    """What a search found, as the notification after Enter says it."""
+    if count == 0:
+        return "no match"
+    if count >= MAX_MATCHES:
+        return f"the first {count:,} matches (n / N to move; a longer search narrows it)"
+    return f"{count:,} match{'es' if count > 1 else ''} (n / N to move)"
