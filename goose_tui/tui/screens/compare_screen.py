@@ -1,12 +1,6 @@
 """Compare: the current summary beside one or more others, each made by another model or
 prompts folder (compacted again, in one cancellable worker), or the summary before the last
-edit.
-
-Top: size in tokens and cost per side, evidence found (retention) per category and can the
-agent act (probes) per kind. Middle: the fields, same / changed / only on one side, each
-later side against A. Bottom: the selected field's items side by side (d switches to the
-unified diffs of the rendered Markdown).
-"""
+edit. What the screen shows: ``CompareScreen.HELP``."""
 
 from __future__ import annotations
 
