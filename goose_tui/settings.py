@@ -27,7 +27,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,27 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
         settings.timeout = None
     # One line a problem, each naming the file: the app lists them a line each.
     return settings, "\n".join(f"{path}: {problem}" for problem in problems) or None
+
+
+def split_problems(problems: Iterable[str]) -> tuple[list[str], list[str]]:
+    """Settings problems one a line: (what the settings file has that is ignored, its path
+    left out; the other notes, on the environment or an option)."""
+    prefix = f"{config_path()}: "
+    lines = [line for p in problems for line in p.splitlines() if line.strip()]
+    ignored = [line.removeprefix(prefix) for line in lines if line.startswith(prefix)]
+    return ignored, [line for line in lines if not line.startswith(prefix)]
+
+
+def print_problems(ignored: Sequence[str], notes: Sequence[str]) -> None:
+    """Settings problems on stderr, as the app (when it ends) and the headless commands print
+    them: one header naming the file, what it has that is ignored a line each below it, then
+    the other notes."""
+    if ignored:
+        print(f"goose-tui: settings ignored in {config_path()}:", file=sys.stderr)
+        for line in ignored:
+            print(f"  {line}", file=sys.stderr)
+    for line in notes:
+        print(f"goose-tui: {line}", file=sys.stderr)
 
 
 # What each setting takes, in the words of the file's reader, and what applies without it.

@@ -307,11 +307,10 @@ def run_app_from_args(argv: Sequence[str]) -> int:
 def _settings_threshold(args: argparse.Namespace) -> None:
     """A headless command's threshold from the settings file; what is wrong with the file
     goes to stderr, and the command goes on without it."""
-    from goose_tui.settings import load_settings
+    from goose_tui.settings import load_settings, print_problems, split_problems
 
     settings, problem = load_settings()
-    for line in (problem or "").splitlines():
-        print(f"goose-tui: settings ignored: {line}", file=sys.stderr)
+    print_problems(*split_problems([problem or ""]))
     args.threshold = settings.threshold
     if settings.threshold is not None:
         args.threshold_source = "settings"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from goose_tui.analysis.compare import (
     Comparison,
@@ -31,11 +31,13 @@ from goose_tui.cli.common import (
     EXIT_FAILED,
     EXIT_UNUSABLE,
     CliError,
+    add_command,
     add_connection_args,
     add_model_args,
     add_prompts_dir,
     add_session_args,
     compaction_error,
+    json_flag,
     load_session_arg,
     load_templates_arg,
     model_arg,
@@ -43,11 +45,13 @@ from goose_tui.cli.common import (
     path_arg,
     prepare,
     print_json,
+    print_session_head,
     read_text_arg,
     run_compaction,
     session_model_arg,
     summarizer_of,
     usable,
+    usable_summary,
 )
 from goose_tui.cli.tables import table
 from goose_tui.compaction.templates import Templates
@@ -56,26 +60,20 @@ from goose_tui.llm.spec import ModelSpec, prefix_case_problem
 from goose_tui.session.models import Message, Session
 from goose_tui.terminal import shorten
 
-if TYPE_CHECKING:
-    from goose_tui.compaction.summarize import CompactionResult
-
 SUMMARY_PREFIX = "summary:"
 SIDE_SPEC = "a model string, offline, replay:FILE, or summary:FILE (a saved summary)"
 MAX_MISSING_SHOWN = 40
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("retention")
-    add_session_args(s)
+    s = add_command(sub, "retention", cmd_retention, add_session_args)
     source = s.add_mutually_exclusive_group()
     source.add_argument("--summary", metavar="FILE", help="a saved summary (Markdown or text)")
     add_model_args(s, model_in=source, replay_in=source)
     add_prompts_dir(s)
-    s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.set_defaults(handler=cmd_retention)
+    json_flag()(s)
 
-    s = sub.add_parser("compare")
-    add_session_args(s)
+    s = add_command(sub, "compare", cmd_compare, add_session_args)
     for side in ("a", "b"):
         s.add_argument(f"--{side}", metavar="SPEC", help=f"side {side.upper()}: {SIDE_SPEC}")
         add_prompts_dir(s, f"--{side}-prompts-dir")
@@ -88,11 +86,9 @@ def register(sub: Any) -> None:
         "then at most one DIR, a folder of templates for that side (as --a-prompts-dir)",
     )
     add_connection_args(s)
-    s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.set_defaults(handler=cmd_compare)
+    json_flag()(s)
 
-    s = sub.add_parser("probe")
-    add_session_args(s)
+    s = add_command(sub, "probe", cmd_probe, add_session_args)
     summary_or_reply = s.add_mutually_exclusive_group()
     summary_or_reply.add_argument(
         "--summary", metavar="FILE", help="the summary to probe (default: compact now)"
@@ -112,28 +108,18 @@ def register(sub: Any) -> None:
     )
     add_prompts_dir(s)
     s.add_argument("--no-cache", action="store_true", help="ask every model call again")
-    s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.set_defaults(handler=cmd_probe)
+    json_flag()(s)
 
 
 def _summary_to_judge(
     args: argparse.Namespace, session: Session, choice: ModelSpec | CliError
 ) -> tuple[str, str]:
     """(summary, where it came from): the --summary file, or a compaction now."""
-    from goose_tui.compaction.reply_check import require_usable
-    from goose_tui.compaction.summarize import summarize
-
     if args.summary is not None:
         return read_text_arg(args.summary, "summary"), f"summary {args.summary}"
     templates = load_templates_arg(args.prompts_dir)
     summarizer = summarizer_of(usable(choice))
-
-    async def compacted() -> CompactionResult:
-        result = await summarize(session.messages, summarizer, templates)
-        require_usable(result)  # an empty reply or an error page is no summary (exit 1)
-        return result
-
-    result = run_compaction(compacted())
+    result = run_compaction(usable_summary(session.messages, summarizer, templates))
     return result.summary, f"model {summarizer.name}"
 
 
@@ -171,8 +157,7 @@ def cmd_retention(args: argparse.Namespace) -> int:
 
         print_json(RetentionOutput.of(session.title, source, report))
         return 0
-    print(f"session  {session.title} ({len(session.messages)} messages)")
-    print(f"summary  {source}")
+    print_session_head(session, source)
     print()
     print("\n".join(retention_lines(report)))
     return 0
@@ -242,8 +227,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
         print_json(ProbeOutput.of(session.title, source, report))
         return 0
-    print(f"session  {session.title} ({len(session.messages)} messages)")
-    print(f"summary  {source}")
+    print_session_head(session, source)
     who = (
         "offline (from the session's structure)"
         if report.mode == "offline"
@@ -291,7 +275,7 @@ async def _make_side(
 ) -> SummarySide:
     """One side's summary; a failure is the CLI error of the pipeline's, naming the side."""
     try:
-        return await _summary_side(label, source, messages, templates)
+        return await summary_side(label, source, messages, templates)
     except Exception as exc:
         error = compaction_error(exc)
         if error is None:
@@ -299,11 +283,10 @@ async def _make_side(
         raise CliError(f"{side}: {error}", error.exit_code) from exc
 
 
-async def _summary_side(
+async def summary_side(
     label: str, source: str | Summarizer, messages: list[Message], templates: Templates
 ) -> SummarySide:
-    from goose_tui.compaction.reply_check import require_usable
-    from goose_tui.compaction.summarize import finish, summarize
+    from goose_tui.compaction.summarize import finish
 
     if isinstance(source, str):
         # A saved reply or summary JSON reads as structured; saved Markdown stays as is.
@@ -311,9 +294,7 @@ async def _summary_side(
         if extraction.structured is None:
             return SummarySide(label=label, summary=source.rstrip("\n"))
         return SummarySide(label=label, summary=rendered, structured=extraction.structured)
-    result = await summarize(messages, source, templates)
-    require_usable(result)
-    return side_from_result(label, result)
+    return side_from_result(label, await usable_summary(messages, source, templates))
 
 
 class SideArg(NamedTuple):
@@ -416,7 +397,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
         print_json(CompareOutput.of(session.title, comparison))
         return 0
-    print(f"session  {session.title} ({len(session.messages)} messages)")
+    print_session_head(session)
     print()
     print("\n".join(comparison_lines(comparison)))
     return 0

@@ -11,14 +11,17 @@ from typing import TYPE_CHECKING, Any
 from goose_tui.cli.common import (
     EXIT_UNUSABLE,
     CliError,
+    add_command,
     add_model_args,
     add_prompts_dir,
     add_session_args,
+    json_flag,
     load_session_arg,
     load_templates_arg,
     model_arg,
     prepare,
     print_json,
+    print_session_head,
     run_compaction,
     summarizer_of,
     usable,
@@ -30,8 +33,7 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("audit")
-    add_session_args(s)
+    s = add_command(sub, "audit", cmd_audit, add_session_args)
     s.add_argument(
         "--at",
         type=int,
@@ -42,8 +44,7 @@ def register(sub: Any) -> None:
     )
     add_model_args(s)
     add_prompts_dir(s)
-    s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.set_defaults(handler=cmd_audit)
+    json_flag()(s)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -83,10 +84,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     compaction = score.compaction
     first, last = compaction.history_range
-    print(f"session  {session.title} ({len(session.messages)} messages)")
-    print(
-        f"summary  Goose's, message #{compaction.summary_index + 1}, of messages "
-        f"#{first + 1}-#{last + 1}"
+    print_session_head(
+        session,
+        f"Goose's, message #{compaction.summary_index + 1}, of messages #{first + 1}-#{last + 1}",
     )
     print()
     print("\n".join(retention_lines(score.retention)))
@@ -99,7 +99,7 @@ def _print_list(session: Any, scores: list[Any], label: str | None) -> None:
     """One row per past compaction: Goose's scores, and the re-compaction's (B) if any."""
     from goose_tui.analysis.retention import format_score
 
-    print(f"session  {session.title} ({len(session.messages)} messages)")
+    print_session_head(session)
     if not scores:
         print("no past compaction: Goose has not summarized this session")
         return
@@ -134,9 +134,9 @@ def _recompacted(
     """Each past compaction's history compacted again with the user's model and templates,
     compared with Goose's summary (A) side by side; the model's name, and the scores with
     their comparison."""
-    from goose_tui.analysis.compare import SummarySide, compare_summaries, side_from_result
-    from goose_tui.compaction.reply_check import require_usable
-    from goose_tui.compaction.summarize import finish, summarize
+    from goose_tui.analysis.compare import SummarySide, compare_summaries
+    from goose_tui.cli.analysis import summary_side
+    from goose_tui.compaction.summarize import finish
 
     choice = prepare(model_arg(args))
     templates = load_templates_arg(args.prompts_dir)
@@ -145,20 +145,13 @@ def _recompacted(
     done = []
     for score in scores:
         compaction = score.compaction
-
-        async def again(history: list[Any] = compaction.history) -> Any:
-            result = await summarize(history, summarizer, templates)
-            require_usable(result)
-            return result
-
-        result = run_compaction(again())
+        mine = run_compaction(summary_side(spec.name, summarizer, compaction.history, templates))
         extraction, rendered = finish(compaction.summary, templates)
         goose = SummarySide(
             label=f"Goose (message #{compaction.summary_index + 1})",
             summary=rendered if extraction.structured is not None else compaction.summary,
             structured=extraction.structured,
         )
-        mine = side_from_result(spec.name, result)
         comparison = compare_summaries([goose, mine], compaction.history, session.working_dir)
         done.append(score.model_copy(update={"recompacted": comparison}))
     return spec.name, done

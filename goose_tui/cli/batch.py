@@ -17,8 +17,10 @@ from goose_tui.cli.common import (
     EXIT_UNUSABLE,
     CliError,
     add_all_sessions_flag,
+    add_command,
     add_model_args,
     add_prompts_dir,
+    json_flag,
     keys_removed,
     load_templates_arg,
     model_arg,
@@ -34,7 +36,7 @@ from goose_tui.terminal import shorten
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("batch")
+    s = add_command(sub, "batch", cmd_batch)
     s.add_argument("target", metavar="DIR_OR_DB", type=path_arg, help="a folder or a sessions.db")
     add_model_args(s)
     s.add_argument(
@@ -42,7 +44,7 @@ def register(sub: Any) -> None:
     )
     add_all_sessions_flag(s)
     add_prompts_dir(s, repeated=True)
-    s.add_argument("--json", action="store_true", help="print the report as JSON")
+    json_flag("print the report as JSON")(s)
     s.add_argument(
         "-o",
         "--output",
@@ -55,7 +57,6 @@ def register(sub: Any) -> None:
     s.add_argument(
         "--overwrite", action="store_true", help="replace existing report files (both of -o's)"
     )
-    s.set_defaults(handler=cmd_batch)
 
 
 def batch_lines(report: BatchReport) -> list[str]:

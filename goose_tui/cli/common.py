@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -20,10 +20,11 @@ from pydantic import BaseModel
 
 if TYPE_CHECKING:
     from goose_tui.cli.progress import StatusLine
+    from goose_tui.compaction.summarize import CompactionResult
     from goose_tui.compaction.templates import Templates
     from goose_tui.llm.base import Summarizer
     from goose_tui.llm.spec import ModelSpec
-    from goose_tui.session.models import Session
+    from goose_tui.session.models import Message, Session
 
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
@@ -150,6 +151,27 @@ def read_text_arg(name: str, what: str) -> str:
 
 
 # --- arguments ------------------------------------------------------------------------------
+
+AddArguments = Callable[[argparse.ArgumentParser], None]
+Handler = Callable[[argparse.Namespace], int]
+
+
+def add_command(sub: Any, name: str, handler: Handler, *parts: AddArguments) -> Parser:
+    """A sub-command's parser, its arguments added by ``parts`` in the order its --help
+    lists them (``add_session_args``, ``add_model_args``, ``json_flag(...)``, ...), and
+    ``handler`` to run it."""
+    p: Parser = sub.add_parser(name)
+    for add in parts:
+        add(p)
+    p.set_defaults(handler=handler)
+    return p
+
+
+def json_flag(help: str = "print one JSON object") -> AddArguments:
+    def add(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--json", action="store_true", help=help)
+
+    return add
 
 
 SESSION_HELP = "a Goose session file, a sessions.db, or a folder"
@@ -555,6 +577,27 @@ def run_compaction(coro: Coroutine[Any, Any, T]) -> T:
             raise
         raise error from exc
     # Ctrl-C goes on to main(): "cancelled", exit 130, whenever it comes.
+
+
+async def usable_summary(
+    messages: Sequence[Message], summarizer: Summarizer, templates: Templates
+) -> CompactionResult:
+    """A compaction whose reply must hold a summary: an empty reply or an error page is
+    none (``UnusableReply``, exit 1)."""
+    from goose_tui.compaction.reply_check import require_usable
+    from goose_tui.compaction.summarize import summarize
+
+    result = await summarize(messages, summarizer, templates)
+    require_usable(result)
+    return result
+
+
+def print_session_head(session: Session, summary_source: str | None = None) -> None:
+    """The lines an analysis's text output opens with: the session, and where the summary
+    it judges came from."""
+    print(f"session  {session.title} ({len(session.messages)} messages)")
+    if summary_source is not None:
+        print(f"summary  {summary_source}")
 
 
 def check_output_arg(

@@ -13,6 +13,7 @@ from goose_tui.cli.common import (
     EXIT_FAILED,
     EXIT_UNUSABLE,
     CliError,
+    add_command,
     add_focus,
     add_model_args,
     add_profile_arg,
@@ -20,6 +21,7 @@ from goose_tui.cli.common import (
     add_raw,
     add_session_args,
     check_output_arg,
+    json_flag,
     keys_removed,
     load_session_arg,
     load_templates_arg,
@@ -42,44 +44,29 @@ if TYPE_CHECKING:
     from goose_tui.session.models import Session
 
 
+# What a prompt is built from, after the session (and compact's model): its templates, the
+# Goose version's format and the focus; and --raw for the output.
+PROMPT_ARGS = (add_prompts_dir, add_profile_arg, add_focus, add_raw)
+
+
 def register(sub: Any) -> None:
-    s = sub.add_parser("format")
-    add_session_args(s)
-    add_profile_arg(s)
-    add_raw(s)
-    s.set_defaults(handler=cmd_format)
-
-    s = sub.add_parser("prompt")
-    add_session_args(s)
-    add_prompts_dir(s)
-    add_profile_arg(s)
-    add_focus(s)
-    add_raw(s)
-    s.set_defaults(handler=cmd_prompt)
-
-    s = sub.add_parser("parse")
+    add_command(sub, "format", cmd_format, add_session_args, add_profile_arg, add_raw)
+    add_command(sub, "prompt", cmd_prompt, add_session_args, *PROMPT_ARGS)
+    s = add_command(sub, "parse", cmd_parse)
     s.add_argument("reply", metavar="REPLY_FILE", help="a file with the model's reply, or -")
     add_prompts_dir(s)
     add_raw(s)
-    s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.set_defaults(handler=cmd_parse)
-
-    s = sub.add_parser("render")
+    json_flag()(s)
+    s = add_command(sub, "render", cmd_render)
     s.add_argument("summary", metavar="SUMMARY_JSON", help="a summary JSON file, or -")
     add_prompts_dir(s)
     add_raw(s)
-    s.set_defaults(handler=cmd_render)
 
 
 def register_compact(sub: Any) -> None:
-    s = sub.add_parser("compact")
-    add_session_args(s)
-    add_model_args(s)
-    add_prompts_dir(s)
-    add_profile_arg(s)
-    add_focus(s)
-    add_raw(s)
-    s.add_argument("--json", action="store_true", help="print one JSON object with every step")
+    every_step = json_flag("print one JSON object with every step")
+    s = add_command(sub, "compact", cmd_compact, add_session_args, add_model_args, *PROMPT_ARGS)
+    every_step(s)
     s.add_argument("-o", "--output", type=path_arg, metavar="FILE", help="write the summary here")
     s.add_argument(
         "--save-session",
@@ -107,7 +94,6 @@ def register_compact(sub: Any) -> None:
     s.add_argument(
         "--overwrite", action="store_true", help="replace an existing -o or --save-session file"
     )
-    s.set_defaults(handler=cmd_compact)
 
 
 def _template_failure(exc: Exception) -> CliError:

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from goose_tui.cli.common import (
+    add_command,
     add_focus,
     add_model_args,
     add_profile_arg,
@@ -29,14 +30,8 @@ from goose_tui.cli.common import (
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser(
-        "report", help="compact a session and write the inspection as Markdown and HTML"
-    )
-    add_session_args(s)
-    add_model_args(s)
-    add_prompts_dir(s)
-    add_profile_arg(s)
-    add_focus(s)
+    prompt = (add_session_args, add_model_args, add_prompts_dir, add_profile_arg, add_focus)
+    s = add_command(sub, "report", cmd_report, *prompt)
     s.add_argument(
         "--compare",
         metavar="SPEC",
@@ -52,7 +47,6 @@ def register(sub: Any) -> None:
         "SESSION.report.md beside the session, or in the current folder)",
     )
     s.add_argument("--overwrite", action="store_true", help="replace existing report files")
-    s.set_defaults(handler=cmd_report)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from goose_tui.cli.common import print_json
+from goose_tui.cli.common import add_command, print_json
 
 # The commands with a --json output, in the order the help lists them (reports.OUTPUTS has
 # the models; importing it here would load the whole analysis layer for any sub-command).
@@ -25,7 +25,7 @@ NAMES = (
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("schema")
+    s = add_command(sub, "schema", cmd_schema)
     s.add_argument(
         "name",
         metavar="NAME",
@@ -33,7 +33,6 @@ def register(sub: Any) -> None:
         choices=NAMES,
         help=f"one command's output ({', '.join(NAMES)}); default: all, keyed by name",
     )
-    s.set_defaults(handler=cmd_schema)
 
 
 def output_schema(name: str) -> dict[str, Any]:

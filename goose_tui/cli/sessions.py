@@ -13,8 +13,10 @@ from goose_tui.cli.common import (
     EXIT_UNUSABLE,
     CliError,
     add_all_sessions_flag,
+    add_command,
     add_session_args,
     add_window_args,
+    json_flag,
     load_session_arg,
     parse_model,
     path_arg,
@@ -29,9 +31,7 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("usage")
-    add_session_args(s)
-    add_window_args(s)
+    s = add_command(sub, "usage", cmd_usage, add_session_args, add_window_args)
     s.add_argument(
         "--model",
         metavar="M",
@@ -39,10 +39,9 @@ def register(sub: Any) -> None:
         "the compaction request (built-in templates) fits its own context window; the "
         "session's window and verdict stay the session's",
     )
-    s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.set_defaults(handler=cmd_usage)
+    json_flag()(s)
 
-    s = sub.add_parser("sessions")
+    s = add_command(sub, "sessions", cmd_sessions)
     s.add_argument(
         "path",
         metavar="PATH",
@@ -50,9 +49,8 @@ def register(sub: Any) -> None:
         nargs="?",
         help="a sessions.db or a folder (default: Goose's data dir)",
     )
-    s.add_argument("--json", action="store_true", help="print a JSON array")
+    json_flag("print a JSON array")(s)
     add_all_sessions_flag(s)
-    s.set_defaults(handler=cmd_sessions)
 
 
 def threshold_source(args: argparse.Namespace) -> ThresholdSource:

@@ -8,12 +8,13 @@ from typing import Any
 
 from goose_tui.analysis.timeline import Timeline, marker_line, session_timeline, sparkline
 from goose_tui.cli.common import (
-    EXIT_UNUSABLE,
-    CliError,
+    add_command,
     add_session_args,
     add_window_args,
+    json_flag,
     load_session_arg,
     print_json,
+    print_session_head,
 )
 from goose_tui.cli.tables import table
 from goose_tui.tokens import limit_source_text
@@ -22,11 +23,7 @@ SPARK_WIDTH = 64
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("timeline")
-    add_session_args(s)
-    add_window_args(s)
-    s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.set_defaults(handler=cmd_timeline)
+    add_command(sub, "timeline", cmd_timeline, add_session_args, add_window_args, json_flag())
 
 
 def recorded_lines(t: Timeline) -> list[str]:
@@ -100,14 +97,12 @@ def timeline_lines(t: Timeline) -> list[str]:
 
 def cmd_timeline(args: argparse.Namespace) -> int:
     session = load_session_arg(args)
-    if args.context_limit is not None and args.context_limit <= 0:
-        raise CliError("--context-limit must be a positive number of tokens", EXIT_UNUSABLE)
     timeline = session_timeline(session, threshold=args.threshold, context_limit=args.context_limit)
     if args.json:
         from goose_tui.cli.reports import TimelineOutput
 
         print_json(TimelineOutput.of(session.title, timeline))
         return 0
-    print(f"session  {session.title} ({len(session.messages)} messages)")
+    print_session_head(session)
     print("\n".join(timeline_lines(timeline)))
     return 0

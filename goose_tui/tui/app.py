@@ -266,12 +266,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         """What was wrong with the settings, one problem a line: (what the settings file
         has that is ignored, its path left out; the other notes, on the environment or an
         option)."""
-        from goose_tui.settings import config_path
+        from goose_tui.settings import split_problems
 
-        prefix = f"{config_path()}: "
-        lines = [line for p in self._settings_problems for line in p.splitlines() if line.strip()]
-        ignored = [line.removeprefix(prefix) for line in lines if line.startswith(prefix)]
-        return ignored, [line for line in lines if not line.startswith(prefix)]
+        return split_problems(self._settings_problems)
 
     def on_unmount(self) -> None:
         from goose_tui.gc_pause import give_back
@@ -951,15 +948,9 @@ def run_app(session_path: Path | None, **options: Any) -> int:
     error ended it (Textual printed the traceback), else 0."""
     app = GooseTUI(session_path, **options)
     app.run()
-    ignored, notes = app.settings_notes()  # the toast is gone with the app's screen
-    if ignored:
-        from goose_tui.settings import config_path
+    from goose_tui.settings import print_problems
 
-        print(f"goose-tui: settings ignored in {config_path()}:", file=sys.stderr)
-        for line in ignored:
-            print(f"  {line}", file=sys.stderr)
-    for line in notes:
-        print(f"goose-tui: {line}", file=sys.stderr)
+    print_problems(*app.settings_notes())  # the toast is gone with the app's screen
     return app.return_code or 0
 
 

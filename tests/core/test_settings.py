@@ -175,7 +175,7 @@ def test_the_headless_commands_report_a_bad_settings_file_on_stderr_and_go_on(
     assert run_command(["usage", str(SAMPLES / "short.jsonl")]) == 0
     captured = capsys.readouterr()
     assert "threshold   0.8 (default) ->" in captured.out
-    assert f"goose-tui: settings ignored: {config_path()}: " in captured.err
+    assert f"goose-tui: settings ignored in {config_path()}:\n  " in captured.err
     assert reported in captured.err
 
 
