@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from goose_tui.session.models import Message, Session, content_type
 from goose_tui.session.serde import compact_json
+from goose_tui.terminal import shorten
 from goose_tui.tokens import REPLY_PRIMER, TOKENS_PER_MESSAGE, count_tokens, item_token_texts
 
 Category = Literal[
@@ -124,8 +125,7 @@ def _preview(message: Message) -> str:
             text = "tool output: " + (texts[0] if texts else "")
         else:
             continue
-        text = " ".join(text.split())
-        return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+        return shorten(text, PREVIEW_CHARS)
     return ""
 
 

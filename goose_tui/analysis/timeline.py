@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from goose_tui.session.models import Message, Session, content_type
+from goose_tui.terminal import shorten
 from goose_tui.tokens import (
     DEFAULT_THRESHOLD,
     REPLY_PRIMER,
@@ -115,11 +116,6 @@ def _legacy_marker(message: Message) -> EventKind | None:
     return None
 
 
-def _preview(message: Message, width: int = 70) -> str:
-    text = " ".join(" ".join(message_texts(message)).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def _trigger_fractions(threshold: float, limit: int) -> list[tuple[str, float]]:
     # A threshold outside (0, 1) turns auto compaction off (docs/pipeline.md §8): it triggers
     # nothing.
@@ -182,7 +178,7 @@ def build_timeline(
                     kind=kind,
                     tokens_before=before,
                     tokens_after=cumulative,
-                    preview=_preview(message),
+                    preview=shorten(" ".join(message_texts(message)), 70),
                 )
             )
         points.append(

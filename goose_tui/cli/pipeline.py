@@ -37,8 +37,11 @@ from goose_tui.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from goose_tui.compaction.templates import Templates
     from goose_tui.inspector import Inspector
+    from goose_tui.llm.base import Summarizer
     from goose_tui.llm.spec import ModelSpec
     from goose_tui.saving import SaveKind
     from goose_tui.session.models import Session
@@ -177,7 +180,6 @@ def cmd_compact(args: argparse.Namespace) -> int:
     output refused before the (perhaps paid) model call, and a summary that cannot be
     written printed on stdout instead."""
     from goose_tui.cli.progress import CompactProgress, StatusLine
-    from goose_tui.files import OverwriteRefused, write_error
     from goose_tui.saving import summary_file_text
 
     choice = prepare(model_arg(args))
@@ -190,11 +192,9 @@ def cmd_compact(args: argparse.Namespace) -> int:
         progress.redraw()
         session = load_session_arg(args, status=progress.line)
         progress.loading = False
-        templates = load_templates_arg(args.prompts_dir)
-        spec = usable(session_model_arg(args, session, choice))
+        inspector, summarizer = compacting_inspector(args, session, choice)
+        spec = inspector.model
         progress.model, progress.client_ready = spec.name, spec.client_ready
-        summarizer = summarizer_of(spec)
-        inspector = _inspector(args, session, templates, spec)
         # Before the model is called: a refused path must not cost a (paid) compaction.
         if args.output is not None and args.save_session is not None:
             if args.output.expanduser().resolve() == args.save_session.expanduser().resolve():
@@ -219,26 +219,15 @@ def cmd_compact(args: argparse.Namespace) -> int:
         )
         result = run_compaction(progress.around(compaction))
 
-    write_failure: str | None = None
     # Checked before the model was called; a file made since is not replaced either (unless
     # --overwrite), and the summary is kept on stdout.
-    if args.output is not None:
-        try:
-            inspector.save(
-                "markdown", args.output, overwrite=args.overwrite, on_keys_removed=keys_removed
-            )
-        except OverwriteRefused as exc:
-            write_failure = str(exc)
-        except OSError as exc:
-            write_failure = write_error(args.output, exc)
-    session_failure: str | None = None
-    if args.save_session is not None:
-        try:
-            _save_session(args, inspector)
-        except OverwriteRefused as exc:
-            session_failure = str(exc)
-        except OSError as exc:  # after the checks (a folder made read-only meanwhile)
-            session_failure = write_error(args.save_session, exc)
+    write_failure = _write_failure(
+        args.output,
+        lambda: inspector.save(
+            "markdown", args.output, overwrite=args.overwrite, on_keys_removed=keys_removed
+        ),
+    )
+    session_failure = _write_failure(args.save_session, lambda: _save_session(args, inspector))
     if goose_db is not None and session_failure is None:
         session_failure = _add_to_goose_db(goose_db, inspector)
     if args.json:
@@ -267,6 +256,33 @@ def cmd_compact(args: argparse.Namespace) -> int:
         )
         raise CliError(f"{session_failure}; the summary is {where}", EXIT_FAILED)
     return 0
+
+
+def _write_failure(target: Path | None, write: Callable[[], object]) -> str | None:
+    """Why writing ``target`` failed after the checks (a file made meanwhile, a folder made
+    read-only), or None: written, or no such option."""
+    from goose_tui.files import OverwriteRefused, write_error
+
+    if target is None:
+        return None
+    try:
+        write()
+    except OverwriteRefused as exc:
+        return str(exc)
+    except OSError as exc:
+        return write_error(target, exc)
+    return None
+
+
+def compacting_inspector(
+    args: argparse.Namespace, session: Session, choice: ModelSpec | CliError
+) -> tuple[Inspector, Summarizer]:
+    """The Inspector a compaction of ``session`` runs in, with the templates (loaded strictly)
+    and the model chosen (``--model session`` now known), and the model's summarizer."""
+    templates = load_templates_arg(args.prompts_dir)
+    spec = usable(session_model_arg(args, session, choice))
+    summarizer = summarizer_of(spec)
+    return _inspector(args, session, templates, spec), summarizer
 
 
 def _inspector(

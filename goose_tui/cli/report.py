@@ -18,14 +18,10 @@ from goose_tui.cli.common import (
     check_output_arg,
     keys_removed,
     load_session_arg,
-    load_templates_arg,
     model_arg,
     path_arg,
     prepare,
     run_compaction,
-    session_model_arg,
-    summarizer_of,
-    usable,
 )
 
 
@@ -53,15 +49,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Compacted as ``compact`` does (one ``Inspector``), with both files refused before the
     (perhaps paid) model call."""
     from goose_tui.cli.analysis import _make_side, _side_source
-    from goose_tui.cli.pipeline import _inspector
+    from goose_tui.cli.pipeline import compacting_inspector
     from goose_tui.saving import default_target, report_paths
 
     choice = prepare(model_arg(args))
     session = load_session_arg(args)
-    templates = load_templates_arg(args.prompts_dir)
-    spec = usable(session_model_arg(args, session, choice))
-    summarizer = summarizer_of(spec)
-    inspector = _inspector(args, session, templates, spec)
+    inspector, summarizer = compacting_inspector(args, session, choice)
     target = args.output or default_target(session, "report")
     inputs = [args.session, *inspector.input_files()]
     for path in report_paths(target):
@@ -73,7 +66,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     compare_with = None
     if other is not None:
         compare_with = run_compaction(
-            _make_side("--compare", args.compare, other, session.messages, templates)
+            _make_side("--compare", args.compare, other, session.messages, inspector.templates)
         )
     markdown, page = inspector.save_report(
         target,

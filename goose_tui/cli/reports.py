@@ -87,10 +87,6 @@ class RetentionScores(BaseModel):
     categories: list[CategoryReport]
     items: list[RetentionItem]
 
-    @staticmethod
-    def fields_of(report: RetentionReport) -> dict[str, Any]:
-        return report.to_json_dict()
-
 
 class ProbeScores(BaseModel):
     """A probe run with its totals: score, cost, tokens, calls made and from the cache."""
@@ -111,10 +107,6 @@ class ProbeScores(BaseModel):
     tokens: int = Field(description="tokens of the calls made (not those from the cache)")
     calls_made: int
     calls_cached: int
-
-    @staticmethod
-    def fields_of(report: ProbeReport) -> dict[str, Any]:
-        return report.to_json_dict()
 
 
 class SummaryHead(BaseModel):
@@ -230,19 +222,14 @@ class UsageOutput(BaseModel):
         fit: RequestFit | None = None,
     ) -> UsageOutput:
         return cls(
-            request_fit=fit,
-            threshold_source=threshold_source,
-            used=usage.used,
-            used_source=usage.used_source,
-            limit=usage.limit,
-            limit_source=usage.limit_source,
+            **dict(usage),
             fraction=usage.fraction,
-            threshold=usage.threshold,
             auto_compact_enabled=usage.auto_compact_enabled,
             compaction_due=usage.compaction_due,
-            model=usage.model,
+            threshold_source=threshold_source,
             messages=messages,
             breakdown=breakdown,
+            request_fit=fit,
         )
 
 
@@ -255,7 +242,7 @@ class RetentionOutput(RetentionScores, SummaryHead):
 
     @classmethod
     def of(cls, session: str, source: str, report: RetentionReport) -> RetentionOutput:
-        return cls(session=session, summary_source=source, **cls.fields_of(report))
+        return cls(session=session, summary_source=source, **report.to_json_dict())
 
 
 class ProbeOutput(ProbeScores, SummaryHead):
@@ -263,7 +250,7 @@ class ProbeOutput(ProbeScores, SummaryHead):
 
     @classmethod
     def of(cls, session: str, source: str, report: ProbeReport) -> ProbeOutput:
-        return cls(session=session, summary_source=source, **cls.fields_of(report))
+        return cls(session=session, summary_source=source, **report.to_json_dict())
 
 
 class SideOutput(BaseModel):
