@@ -119,11 +119,6 @@ def _is_sqlite(path: Path) -> bool:
         return False
 
 
-def _db_jobs(db: Path, all_sessions: bool) -> list[BatchJob]:
-    infos = list_sessions(db, all_sessions=all_sessions)
-    return [BatchJob(path=db, session_id=info.id) for info in infos]
-
-
 def _targets(target: Path | Sequence[Path]) -> list[Path]:
     """What ``collect_jobs`` and the ``skipped_*`` functions are given, as a list of paths."""
     return [Path(target)] if isinstance(target, (str, Path)) else [Path(t) for t in target]
@@ -200,7 +195,8 @@ def is_batch_report(path: Path) -> bool:
 def _file_jobs(path: Path, all_sessions: bool) -> list[BatchJob]:
     if path.suffix.lower() in DB_SUFFIXES or _is_sqlite(path):
         try:
-            return _db_jobs(path, all_sessions)
+            infos = list_sessions(path, all_sessions=all_sessions)
+            return [BatchJob(path=path, session_id=info.id) for info in infos]
         except Exception:  # noqa: BLE001 - reported when the job runs
             return [BatchJob(path=path)]
     return [BatchJob(path=path)]

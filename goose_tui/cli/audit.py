@@ -67,7 +67,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.json:
         from goose_tui.cli.reports import AuditOutput
 
-        print_json(AuditOutput.of(session.title, scores))
+        print_json(AuditOutput.from_scores(session.title, scores))
         return 0
     if args.at is None:
         _print_list(session, scores, label)

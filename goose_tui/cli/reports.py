@@ -11,16 +11,16 @@ fields from the last base to the first, so the keys come out in the order they a
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, Self
 
 from pydantic import BaseModel, Field, RootModel
 
 from goose_tui.analysis.audit import AuditScore
 from goose_tui.analysis.batch import BatchReport, TemplateBatches
 from goose_tui.analysis.breakdown import ContextBreakdown
-from goose_tui.analysis.compare import Comparison, SideDiff, cost_usd, input_cost_usd
-from goose_tui.analysis.probes import KIND_WEIGHTS, KindScore, ProbeCall, ProbeReport, ProbeResult
-from goose_tui.analysis.retention import Category, RetentionItem, RetentionReport
+from goose_tui.analysis.compare import SideDiff, cost_usd, input_cost_usd
+from goose_tui.analysis.probes import KIND_WEIGHTS, KindScore, ProbeCall, ProbeResult
+from goose_tui.analysis.retention import Category, RetentionItem
 from goose_tui.analysis.timeline import Timeline
 from goose_tui.compaction.extract import Extraction
 from goose_tui.compaction.summarize import Attempt, CompactionResult
@@ -109,13 +109,29 @@ class ProbeScores(BaseModel):
     calls_cached: int
 
 
+class Analysed(Protocol):
+    """An analysis's result, whose JSON the command's output carries under its head."""
+
+    def to_json_dict(self) -> dict[str, Any]: ...
+
+
 class SummaryHead(BaseModel):
     session: str = Field(description="the session's title")
     summary_source: str = Field(description="summary FILE, or model NAME when compacted now")
 
+    @classmethod
+    def of(cls, session: str, source: str, result: Analysed) -> Self:
+        return cls.model_validate(
+            {"session": session, "summary_source": source, **result.to_json_dict()}
+        )
+
 
 class SessionHead(BaseModel):
     session: str = Field(description="the session's title")
+
+    @classmethod
+    def of(cls, session: str, result: Analysed) -> Self:
+        return cls.model_validate({"session": session, **result.to_json_dict()})
 
 
 # --- one model per command ----------------------------------------------------------------
@@ -240,17 +256,9 @@ class SessionsOutput(RootModel[list[SessionInfo]]):
 class RetentionOutput(RetentionScores, SummaryHead):
     """``goose-tui retention --json``."""
 
-    @classmethod
-    def of(cls, session: str, source: str, report: RetentionReport) -> RetentionOutput:
-        return cls(session=session, summary_source=source, **report.to_json_dict())
-
 
 class ProbeOutput(ProbeScores, SummaryHead):
     """``goose-tui probe --json``."""
-
-    @classmethod
-    def of(cls, session: str, source: str, report: ProbeReport) -> ProbeOutput:
-        return cls(session=session, summary_source=source, **report.to_json_dict())
 
 
 class SideOutput(BaseModel):
@@ -274,17 +282,9 @@ class ComparedSides(BaseModel):
 class CompareOutput(ComparedSides, SessionHead):
     """``goose-tui compare --json``: each side (A, B, ...), and each later side against A."""
 
-    @classmethod
-    def of(cls, session: str, comparison: Comparison) -> CompareOutput:
-        return cls.model_validate({"session": session, **comparison.to_json_dict()})
-
 
 class TimelineOutput(Timeline, SessionHead):
     """``goose-tui timeline --json``."""
-
-    @classmethod
-    def of(cls, session: str, timeline: Timeline) -> TimelineOutput:
-        return cls(session=session, **dict(timeline))
 
 
 class AuditEntry(BaseModel):
@@ -311,7 +311,7 @@ class AuditOutput(SessionHead):
     compactions: list[AuditEntry]
 
     @classmethod
-    def of(cls, session: str, scores: list[AuditScore]) -> AuditOutput:
+    def from_scores(cls, session: str, scores: list[AuditScore]) -> AuditOutput:
         return cls.model_validate(
             {"session": session, "compactions": [s.to_json_dict() for s in scores]}
         )
