@@ -18,7 +18,6 @@ and turns ``reasoning`` into ``thinking`` before reading the rest.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -96,17 +95,6 @@ def readable_messages(messages: Sequence[Message]) -> tuple[list[Message], list[
     return out, notes
 
 
-def _json_value(value: Any) -> Any:
-    """A column Goose stores as JSON text (``extension_data``, ``recipe_json``), or the value
-    itself when a loader already parsed it; None when it is not JSON."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except (RecursionError, ValueError):
-            return None
-    return value
-
-
 def _extra(session: Session, name: str) -> Any:
     return (session.model_extra or {}).get(name)
 
@@ -133,7 +121,7 @@ def session_state(session: Session) -> tuple[dict[str, Any], list[str]]:
             "which approves every tool call)"
         )
 
-    extension_data = _json_value(_extra(session, "extension_data"))
+    extension_data = _extra(session, "extension_data")
     if isinstance(extension_data, dict):
         state["extension_data"] = extension_data
     else:
@@ -144,9 +132,7 @@ def session_state(session: Session) -> tuple[dict[str, Any], list[str]]:
     schedule_id = _extra(session, "schedule_id")
     state["schedule_id"] = schedule_id if isinstance(schedule_id, str) else None
 
-    recipe = _json_value(_extra(session, "recipe"))
-    if recipe is None:
-        recipe = _json_value(_extra(session, "recipe_json"))
+    recipe = _extra(session, "recipe")
     # Recipe's title and description are required strings (crates/goose/src/recipe/mod.rs).
     if isinstance(recipe, dict) and all(
         isinstance(recipe.get(key), str) for key in ("title", "description")
@@ -157,15 +143,22 @@ def session_state(session: Session) -> tuple[dict[str, Any], list[str]]:
         if recipe is not None:
             notes.append("recipe has no title and description Goose can read: left out")
 
-    values = _json_value(_extra(session, "user_recipe_values"))
-    if values is None:
-        values = _json_value(_extra(session, "user_recipe_values_json"))
+    values = _extra(session, "user_recipe_values")
     if isinstance(values, dict) and all(isinstance(v, str) for v in values.values()):
         state["user_recipe_values"] = values
     else:
         state["user_recipe_values"] = None
         if values is not None:
             notes.append("user_recipe_values is not a map of strings: left out")
+
+    # The sqlite loader reads these columns into recipe and user_recipe_values; under their
+    # column names they come from an export written by hand, and Goose's import ignores them.
+    for column in ("recipe_json", "user_recipe_values_json"):
+        if _extra(session, column) is not None:
+            notes.append(
+                f"{column} is a sessions.db column, not a field of Goose's export "
+                f"({column.removesuffix('_json')} is): left out"
+            )
 
     cost = _extra(session, "accumulated_cost")
     if isinstance(cost, int | float) and not isinstance(cost, bool):

@@ -179,6 +179,24 @@ def test_state_goose_cannot_read_is_left_out_and_named(
     assert any(says in note for note in save_notes(session, "json"))
 
 
+@pytest.mark.parametrize("column", ["recipe_json", "user_recipe_values_json"])
+def test_a_sessions_db_column_name_in_an_export_is_left_out_and_named(
+    stateful: Session, column: str
+) -> None:
+    # Goose's export is serde's Session (crates/goose/src/session/model.rs @865e4a03): its
+    # fields are recipe and user_recipe_values; the *_json names are sessions.db columns,
+    # which only a hand-written export carries.
+    value = json.dumps(STATE[column.removesuffix("_json")])
+    session = stateful.model_copy(update={"recipe": None, "user_recipe_values": None})
+    session = Session.model_validate({**session.model_dump(by_alias=True), column: value})
+    data = _saved(session)
+    assert data[column.removesuffix("_json")] is None and column not in data
+    assert any(
+        f"{column} is a sessions.db column, not a field of Goose's export" in note
+        for note in save_notes(session, "json")
+    )
+
+
 def test_content_current_goose_cannot_read_is_left_out_and_named() -> None:
     # The 2024 legacy file has contextLengthExceeded and summarizationRequested items, which
     # MessageContent (content_types.rs @865e4a03) no longer has: written unchanged, they
