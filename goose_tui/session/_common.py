@@ -14,14 +14,12 @@ from goose_tui.session.models import LoadWarnings, Message, ModelConfig, Usage
 
 # Goose's flat token counts of a session (the sessions table, the JSONL metadata line, older
 # exports): the last call's, then the session's accumulated ones.
-TOKEN_FIELDS = (
-    "total_tokens",
-    "input_tokens",
-    "output_tokens",
+ACCUMULATED_TOKEN_FIELDS = (
     "accumulated_total_tokens",
     "accumulated_input_tokens",
     "accumulated_output_tokens",
 )
+TOKEN_FIELDS = ("total_tokens", "input_tokens", "output_tokens", *ACCUMULATED_TOKEN_FIELDS)
 
 _FRACTION = re.compile(r"(\.\d{6})\d+")
 

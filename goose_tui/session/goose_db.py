@@ -32,10 +32,12 @@ from typing import Any
 
 from goose_tui.files import keys_removed_note
 from goose_tui.redact import remove_known_keys
+from goose_tui.session._common import ACCUMULATED_TOKEN_FIELDS
 from goose_tui.session.errors import SessionLoadError
-from goose_tui.session.goose_import import model_config, readable_messages, session_state
+from goose_tui.session.goose_import import readable_messages, session_state
 from goose_tui.session.models import Message, Session
-from goose_tui.session.writer import compacted_messages, goose_data_dirs
+from goose_tui.session.sqlite import JSON_COLUMNS, load_sqlite
+from goose_tui.session.writer import compacted_messages, export_dict, goose_data_dirs
 
 # crates/goose/src/session/migrations.rs CURRENT_SCHEMA_VERSION at commit 865e4a03; the
 # fixture tests/fixtures/goose/sessions-v13.db is built to it.
@@ -145,49 +147,44 @@ def backup(db: Path, connection: sqlite3.Connection) -> Path:
     return target
 
 
-def _session_row(session: Session, state: dict[str, Any], new_id: str) -> dict[str, Any]:
-    """The ``sessions`` row, with ``state`` as ``goose_import.session_state`` made it."""
-    acc = session.accumulated_usage
-    config = model_config(session, for_goose=True)
-    return {
-        "id": new_id,
-        "name": session.name or session.description or session.id or "compacted session",
-        "user_set_name": True,
-        "session_type": state["session_type"],
-        "working_dir": session.working_dir or "",
-        "extension_data": _serde(state["extension_data"]),
-        "accumulated_total_tokens": acc.total_tokens,
-        "accumulated_input_tokens": acc.input_tokens,
-        "accumulated_output_tokens": acc.output_tokens,
-        "accumulated_cost": state.get("accumulated_cost"),
-        "schedule_id": state["schedule_id"],
-        "recipe_json": None if state["recipe"] is None else _serde(state["recipe"]),
-        "user_recipe_values_json": (
-            None if state["user_recipe_values"] is None else _serde(state["user_recipe_values"])
-        ),
-        "provider_name": session.provider_name,
-        "model_config_json": None if config is None else _serde(config),
-        "goose_mode": state.get("goose_mode", "auto"),
-    }
+# The sessions columns written from the export's field of the same name, and those Goose
+# keeps as JSON text (sqlite.JSON_COLUMNS reads them back) with the field each holds.
+_PLAIN_COLUMNS = (
+    "name",
+    "user_set_name",
+    "session_type",
+    "working_dir",
+    *ACCUMULATED_TOKEN_FIELDS,
+    "accumulated_cost",
+    "schedule_id",
+    "provider_name",
+)
+_JSON_FIELDS = {field: column for column, field in JSON_COLUMNS.items()}
+_JSON_FIELDS["model_config"] = "model_config_json"
 
 
-def _message_rows(messages: Sequence[Message], new_id: str, now: int) -> list[tuple[Any, ...]]:
-    rows = []
-    last = now
-    for message in messages:
-        created = message.created if message.created is not None else last
-        last = created
-        rows.append(
-            (
-                message.id or f"msg_{new_id}_{uuid.uuid4()}",
-                new_id,
-                message.role,
-                _serde(message.content),
-                created,
-                _serde(message.metadata.model_dump(mode="json", by_alias=True)),
-            )
+def _rows(
+    session: Session, messages: Sequence[Message], new_id: str, now: int
+) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+    """The ``sessions`` row and the ``messages`` rows: the session JSON a save writes
+    (``writer.export_dict``), in Goose's columns."""
+    data = export_dict(session, messages, now)
+    row = {"id": new_id, **{column: data.get(column) for column in _PLAIN_COLUMNS}}
+    for field, column in _JSON_FIELDS.items():
+        row[column] = None if data.get(field) is None else _serde(data[field])
+    row["goose_mode"] = data.get("goose_mode", "auto")
+    message_rows = [
+        (
+            m["id"] or f"msg_{new_id}_{uuid.uuid4()}",
+            new_id,
+            m["role"],
+            _serde(m["content"]),
+            m["created"],
+            _serde(m["metadata"]),
         )
-    return rows
+        for m in data["conversation"]
+    ]
+    return row, message_rows
 
 
 # create_session's id: the day's date and the next number after the day's highest.
@@ -208,7 +205,7 @@ def add_session(db: Path, session: Session, summary_text: str) -> AddedSession:
     # What goes into Goose's database loses the keys this process knows, as a file does.
     summary_text, removed = remove_known_keys(summary_text)
     messages, notes = readable_messages(compacted_messages(session.messages, summary_text, now))
-    state, state_notes = session_state(session)
+    _, state_notes = session_state(session)
     notes = [*state_notes, *notes]
     if removed:
         notes.append(keys_removed_note(db, removed))
@@ -227,7 +224,7 @@ def add_session(db: Path, session: Session, summary_text: str) -> AddedSession:
         try:
             today = datetime.now(UTC).strftime("%Y%m%d")
             new_id = connection.execute(_NEW_ID, (today, today)).fetchone()[0]
-            row = _session_row(session, state, new_id)
+            row, message_rows = _rows(session, messages, new_id, now)
             columns = ", ".join(row)
             connection.execute(
                 f"INSERT INTO sessions ({columns}) VALUES ({', '.join('?' * len(row))})",
@@ -236,7 +233,7 @@ def add_session(db: Path, session: Session, summary_text: str) -> AddedSession:
             connection.executemany(
                 "INSERT INTO messages (message_id, session_id, role, content_json, "
                 "created_timestamp, metadata_json) VALUES (?, ?, ?, ?, ?, ?)",
-                _message_rows(messages, new_id, now),
+                message_rows,
             )
             connection.execute("COMMIT")
         except BaseException:
@@ -254,8 +251,6 @@ def add_session(db: Path, session: Session, summary_text: str) -> AddedSession:
 def _read_back(db: Path, new_id: str, written: Sequence[Message]) -> None:
     """The new session, read as goose-tui reads Goose's database, has every message written,
     in order, with the same content and visibility."""
-    from goose_tui.session.sqlite import load_sqlite
-
     try:
         loaded = load_sqlite(db, new_id)
     except SessionLoadError as exc:

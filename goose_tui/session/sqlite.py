@@ -86,7 +86,7 @@ _MESSAGE_COLUMNS = (
 )
 _EXTRA_COLUMNS = ("session_type", "goose_mode", "schedule_id", "user_set_name", "accumulated_cost")
 # The session's state Goose keeps as JSON text, read into the field its Session has.
-_JSON_COLUMNS = {
+JSON_COLUMNS = {
     "extension_data": "extension_data",
     "recipe_json": "recipe",
     "user_recipe_values_json": "user_recipe_values",
@@ -490,7 +490,7 @@ def _session(
     path: Path, row: dict[str, Any], messages: list[Message], warnings: list[LoadWarning]
 ) -> Session:
     extras = {name: row[name] for name in _EXTRA_COLUMNS if name in row}
-    for column, field in _JSON_COLUMNS.items():
+    for column, field in JSON_COLUMNS.items():
         if column in row:
             extras[field] = _json_column(row, column)
     return Session(
