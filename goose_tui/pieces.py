@@ -179,3 +179,10 @@ def write_frames(stream: IO[bytes], text: Text, size: int = SLICE_CHARS) -> None
         stream.write(b"%d\n" % len(data))
         stream.write(data)
     stream.write(b"0\n")
+
+
+def read_frames(stream: IO[bytes]) -> Iterator[str]:
+    """The text ``write_frames`` wrote, a frame at a time. A frame is a slice of whole
+    characters, decoded on its own, so the UTF-8 of the whole text never exists beside it."""
+    while size := int(stream.readline()):
+        yield stream.read(size).decode("utf-8", "surrogatepass")

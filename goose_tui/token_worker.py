@@ -27,10 +27,11 @@ import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from itertools import chain
 from typing import IO
 
 from goose_tui import tokens
-from goose_tui.pieces import Text, write_frames
+from goose_tui.pieces import Text, read_frames, write_frames
 
 WORKER_COMMAND = [sys.executable, "-m", "goose_tui.token_worker"]
 WORKER_NICENESS = 10
@@ -117,26 +118,12 @@ def _worker_counts(texts: Sequence[Text]) -> list[int] | None:
 def _read_count(stdin: IO[bytes]) -> int:
     """One text's tokens, read from its frames. A text of more than one frame (the prompt:
     tens of millions of characters) is counted as its frames come, never held whole."""
-
-    def frame(size: int) -> str:
-        return stdin.read(size).decode("utf-8", "surrogatepass")
-
-    first = int(stdin.readline())
-    if not first:
-        return 0
-    text = frame(first)
-    second = int(stdin.readline())
-    if not second:
-        return tokens.count_tokens(text)
-
-    def frames() -> Iterator[str]:
-        yield text
-        size = second
-        while size:
-            yield frame(size)
-            size = int(stdin.readline())
-
-    return tokens.count_streamed(frames())
+    frames = read_frames(stdin)
+    first = next(frames, "")
+    second = next(frames, None)
+    if second is None:
+        return tokens.count_tokens(first)
+    return tokens.count_streamed(chain((first, second), frames))
 
 
 def main() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from goose_tui.session.hostile import json_error
-from goose_tui.session.serde import JsonValueError, format_float, serde_number
+from goose_tui.session.serde import JsonValueError, format_float, json_kind, serde_number
 
 LIST_FIELDS = (
     "user_intent",
@@ -106,7 +106,7 @@ class StructuredSummary(BaseModel):
         summary = cls.parse(value)
         if summary is None:
             raise ValueError(
-                f"the summary must be a JSON object, not {_json_kind(value)} (line 1, column 1)"
+                f"the summary must be a JSON object, not {json_kind(value)} (line 1, column 1)"
             )
         return summary
 
@@ -299,16 +299,6 @@ def line_col(text: str, pos: int) -> tuple[int, int]:
     """The 1-based line and column of offset ``pos`` in ``text``, as an error names them."""
     line = text.count("\n", 0, pos) + 1
     return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if value is None:
-        return "null"
-    return "a boolean" if isinstance(value, bool) else "a number"
 
 
 def _string_list(value: Any) -> list[str]:

@@ -55,7 +55,7 @@ from goose_tui.llm.base import (
     OnChunk,
     UnknownModel,
 )
-from goose_tui.pieces import write_frames
+from goose_tui.pieces import read_frames, write_frames
 from goose_tui.redact import remember_key
 
 # How the app starts a worker; a module attribute so a test can start it through a wrapper.
@@ -362,16 +362,7 @@ def _read_message(stdin: IO[bytes]) -> Request | int | None:
     if "cancel" in message:
         cancel: int = message["cancel"]
         return cancel
-    messages = []
-    for role in message["roles"]:
-        # A frame is a slice of whole characters: decoded on its own, so the UTF-8 of the
-        # whole text never exists here beside the text.
-        parts = []
-        while size := int(stdin.readline()):
-            parts.append(stdin.read(size).decode("utf-8", "surrogatepass"))
-        content = "".join(parts)
-        del parts
-        messages.append(ChatMessage(role=role, content=content))
+    messages = [ChatMessage(role=r, content="".join(read_frames(stdin))) for r in message["roles"]]
     return message["id"], message["config"], messages
 
 
@@ -409,12 +400,9 @@ async def _serve(
     try:
         completion = await LiteLLMSummarizer(**config).complete(messages, pending.append)
         event: Event = {"done": completion.model_dump(mode="json")}
-    except ContextLengthExceeded as exc:
-        event = {"error": "context_length", "message": str(exc)}
-    except UnknownModel as exc:
-        event = {"error": "unknown_model", "message": str(exc)}
-    except ModelError as exc:
-        event = {"error": "model", "message": str(exc)}
+    except (ContextLengthExceeded, ModelError) as exc:
+        kind = next((k for k, error in _ERRORS.items() if isinstance(exc, error)), "model")
+        event = {"error": kind, "message": str(exc)}
     except Exception as exc:  # noqa: BLE001 - reported to the app, which keeps running
         message = scrub_secrets(f"{type(exc).__name__}: {exc}", (config.get("api_key") or "",))
         event = {"error": "model", "message": f"{config['model']}: {message}"}

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from goose_tui.session.models import LoadWarnings, Message, ModelConfig, Usage
+from goose_tui.session.serde import json_kind
 
 # Goose's flat token counts of a session (the sessions table, the JSONL metadata line, older
 # exports): the last call's, then the session's accumulated ones.
@@ -48,7 +49,7 @@ def build_message(obj: object) -> tuple[Message | None, str | None]:
     only when that fails do we repair the shapes older or foreign writers produce, and
     the second element then says what was repaired."""
     if not isinstance(obj, dict):
-        return None, f"not a JSON object (got {_json_kind(obj)})"
+        return None, f"not a JSON object (got {json_kind(obj)})"
     role = obj.get("role")
     if role is None:
         return None, "message has no 'role'"
@@ -106,7 +107,7 @@ def _repair(obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         fixed["content"] = items
     else:
         fixed["content"] = []
-        notes.append(f"'content' is {_json_kind(content)}, read as empty")
+        notes.append(f"'content' is {json_kind(content)}, read as empty")
     created = obj.get("created")
     if created is not None and to_epoch_seconds(created) is None:
         notes.append("unreadable 'created' dropped")
@@ -207,17 +208,3 @@ def model_config_from(data: object) -> ModelConfig:
         if not isinstance(values.get(key), expected) or isinstance(values.get(key), bool):
             values[key] = None
     return ModelConfig.model_validate(values)
-
-
-def _json_kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object" if isinstance(value, dict) else type(value).__name__

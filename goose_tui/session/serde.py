@@ -20,6 +20,21 @@ _I32_MAX = 2**31 - 1
 _POW10 = [float(f"1e{i}") for i in range(309)]  # correctly rounded, like serde's table
 
 
+def json_kind(value: object) -> str:
+    """What a decoded JSON value is, as an error message names it ("an array")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
 def compact_json(value: Any) -> str:
     """JSON as serde_json::to_string writes it: no spaces, non-ASCII kept, key order kept,
     and numbers as serde_json prints them (``0.00001``, ``1e-7``, ``1e+16``; an integer
