@@ -8,6 +8,7 @@ exists, the model's own window, which files a run reads) asks the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -109,32 +110,17 @@ class ModelSpec(BaseModel):
             raise ValueError(f"no model given: use {USAGE}")
         if offline_context_limit is not None and text != OFFLINE:
             raise ValueError("--offline-context-limit goes with the offline model")
-        timeout = timeout or DEFAULT_TIMEOUT
+        # Every kind keeps the api base and timeout, for a litellm model typed after it.
+        common = {"api_base": api_base, "timeout": timeout or DEFAULT_TIMEOUT}
         if text == OFFLINE:
-            return cls(
-                kind="offline",
-                offline_context_limit=offline_context_limit,
-                api_base=api_base,
-                timeout=timeout,
-            )
+            return cls(kind="offline", offline_context_limit=offline_context_limit, **common)
         if text.startswith(REPLAY_PREFIX):
             path = text[len(REPLAY_PREFIX) :]
             if not path:
                 raise ValueError("replay: needs a file, as in replay:reply.txt")
-            return cls(
-                kind="replay",
-                reply_file=Path(path).expanduser(),
-                api_base=api_base,
-                timeout=timeout,
-            )
+            return cls(kind="replay", reply_file=Path(path).expanduser(), **common)
         _refuse_a_near_miss(text)
-        return cls(
-            kind="litellm",
-            model=text,
-            api_base=api_base,
-            in_worker_process=in_worker_process,
-            timeout=timeout,
-        )
+        return cls(kind="litellm", model=text, in_worker_process=in_worker_process, **common)
 
     @classmethod
     def from_options(
@@ -151,14 +137,7 @@ class ModelSpec(BaseModel):
         if replay is not None:
             if model:
                 raise ValueError("give either --model or --replay, not both")
-            if offline_context_limit is not None:
-                raise ValueError("--offline-context-limit goes with the offline model")
-            return cls(
-                kind="replay",
-                reply_file=replay.expanduser(),
-                api_base=api_base,
-                timeout=timeout or DEFAULT_TIMEOUT,
-            )
+            model = f"{REPLAY_PREFIX}{replay}"
         return cls.parse(
             model or OFFLINE,
             api_base=api_base,
@@ -264,45 +243,36 @@ class ModelSpec(BaseModel):
 
             assert self.reply_file is not None
             return ReplaySummarizer(self.reply_file)
-        from goose_tui.llm.litellm_backend import LiteLLMSummarizer
-
         assert self.model is not None
-        if self.in_worker_process:
-            from goose_tui.llm.litellm_worker import WorkerLiteLLMSummarizer
+        from goose_tui.llm.litellm_backend import LiteLLMSummarizer
+        from goose_tui.llm.litellm_worker import WorkerLiteLLMSummarizer
 
-            return WorkerLiteLLMSummarizer(
-                self.model, api_base=self.api_base, api_key=api_key, timeout=timeout or self.timeout
-            )
-        return LiteLLMSummarizer(
+        backend = WorkerLiteLLMSummarizer if self.in_worker_process else LiteLLMSummarizer
+        return backend(
             self.model, api_base=self.api_base, api_key=api_key, timeout=timeout or self.timeout
         )
+
+    def _client(self) -> tuple[Callable[[], None], Callable[[], bool]]:
+        """How to start and ask after litellm's import where this model is called: in the
+        worker process, or in this one."""
+        if self.in_worker_process:
+            from goose_tui.llm.litellm_worker import prepare, ready
+
+            return prepare, ready
+        from goose_tui.llm.litellm_backend import litellm_ready, prepare_litellm
+
+        return prepare_litellm, litellm_ready
 
     def prepare(self) -> None:
         """Start what calling this model will need, in the background (litellm's import takes
         seconds); returns at once, and does nothing for the built-in models."""
-        if not self.is_litellm:
-            return
-        if self.in_worker_process:
-            from goose_tui.llm import litellm_worker
-
-            litellm_worker.prepare()
-        else:
-            from goose_tui.llm.litellm_backend import prepare_litellm
-
-            prepare_litellm()
+        if self.is_litellm:
+            self._client()[0]()
 
     def client_ready(self) -> bool:
         """Whether a call would start without waiting for litellm's import (always, for the
         built-in models)."""
-        if not self.is_litellm:
-            return True
-        if self.in_worker_process:
-            from goose_tui.llm import litellm_worker
-
-            return litellm_worker.ready()
-        from goose_tui.llm.litellm_backend import litellm_ready
-
-        return litellm_ready()
+        return not self.is_litellm or self._client()[1]()
 
 
 def prefix_case_problem(text: str, prefix: str) -> str | None:
