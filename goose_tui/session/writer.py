@@ -96,19 +96,23 @@ def check_target(
 # --- the compacted conversation ----------------------------------------------------------
 
 
-def summary_message(summary_text: str, created: int | None = None) -> Message:
-    """The message that replaces the history for the agent: role ``user`` (Goose turns the
-    summarizer's reply into a user message), visible to the agent only
-    (``MessageMetadata::agent_only``)."""
+def _agent_only(role: str, text: str, created: int) -> Message:
+    """A text message only the agent sees (``MessageMetadata::agent_only``)."""
     return Message.model_validate(
         {
             "id": f"msg_{uuid.uuid4()}",
-            "role": "user",
-            "created": int(time.time()) if created is None else created,
-            "content": [{"type": "text", "text": summary_text}],
+            "role": role,
+            "created": created,
+            "content": [{"type": "text", "text": text}],
             "metadata": {"userVisible": False, "agentVisible": True},
         }
     )
+
+
+def summary_message(summary_text: str, created: int | None = None) -> Message:
+    """The message that replaces the history for the agent: role ``user`` (Goose turns the
+    summarizer's reply into a user message), visible to the agent only."""
+    return _agent_only("user", summary_text, int(time.time()) if created is None else created)
 
 
 # What Goose adds after the summary of a compaction the user asked for (every save here is
@@ -125,15 +129,7 @@ GOOSE_CONTINUATION_TEXT = (
 
 def continuation_message(created: int) -> Message:
     """The agent-only assistant message Goose puts after the summary."""
-    return Message.model_validate(
-        {
-            "id": f"msg_{uuid.uuid4()}",
-            "role": "assistant",
-            "created": created,
-            "content": [{"type": "text", "text": GOOSE_CONTINUATION_TEXT}],
-            "metadata": {"userVisible": False, "agentVisible": True},
-        }
-    )
+    return _agent_only("assistant", GOOSE_CONTINUATION_TEXT, created)
 
 
 def compacted_messages(
