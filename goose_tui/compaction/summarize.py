@@ -194,20 +194,7 @@ def build_request(
 ) -> CompactionRequest:
     """The request for a session's messages, as the Goose version ``profile`` builds it
     (profiles.py): first cut to what the summarizer receives."""
-    return _request(summarizer_messages(messages), templates, focus, profile)
-
-
-def _request(
-    visible: Sequence[Message],
-    templates: Templates,
-    focus: str | None = None,
-    profile: GooseProfile = DEFAULT_PROFILE,
-) -> CompactionRequest:
-    """The request for messages already cut to what the summarizer receives."""
-    # The conversation's pieces go into the prompt in one join (engine.Pieces).
-    conversation = Pieces(pieces_for_profile(visible, profile))
-    templates = templates_for_profile(templates, profile)
-    return CompactionRequest(prompt=render_compaction_prompt(templates, conversation, focus))
+    return _build_attempt(summarizer_messages(messages), 0, templates, focus, profile)[1]
 
 
 def request_tokens(request: CompactionRequest) -> int:
@@ -279,9 +266,15 @@ def _build_attempt(
     focus: str | None,
     profile: GooseProfile = DEFAULT_PROFILE,
 ) -> tuple[int, CompactionRequest]:
-    """One rung's request: (messages removed, the request)."""
+    """One rung's request, for messages already cut to what the summarizer receives:
+    (messages removed, the request)."""
     kept, removed = remove_tool_responses(history, percent)
-    return removed, _request(kept, templates, focus, profile)
+    # The conversation's pieces go into the prompt in one join (engine.Pieces).
+    conversation = Pieces(pieces_for_profile(kept, profile))
+    templates = templates_for_profile(templates, profile)
+    return removed, CompactionRequest(
+        prompt=render_compaction_prompt(templates, conversation, focus)
+    )
 
 
 def _retrieve(task: Any) -> None:
