@@ -153,7 +153,7 @@ def _needs_rollback(connection: sqlite3.Connection) -> bool:
 
 
 @contextmanager
-def connect_read_only(path: Path) -> Iterator[sqlite3.Connection]:
+def connect_read_only(path: Path) -> Iterator[GuardedConnection]:
     """A connection that reads ``path`` and never writes it or leaves a file beside it; its
     ``guard.note`` says when what is read differs from the file as it lies (a hot journal)."""
     try:
@@ -263,15 +263,6 @@ class GuardedConnection(sqlite3.Connection):
         self.guard = _Guard(self)
 
 
-def bad_text_count(connection: sqlite3.Connection) -> int:
-    return connection.guard.bad_text if isinstance(connection, GuardedConnection) else 0
-
-
-def load_note(connection: sqlite3.Connection) -> str | None:
-    """What the connection reads that differs from the file as it lies, if anything."""
-    return connection.guard.note if isinstance(connection, GuardedConnection) else None
-
-
 def _columns(connection: sqlite3.Connection, table: str) -> set[str]:
     """The stored columns of a table; empty when there is no such table. ``table_info``
     leaves generated columns out, so their SQL (of the file's choosing) is never run."""
@@ -306,9 +297,8 @@ def _require_tables(path: Path, connection: sqlite3.Connection) -> tuple[set[str
         raise SessionLoadError(
             path, f"not a Goose sessions.db: missing table(s) {', '.join(missing)}"
         )
-    for needed in ("id",):
-        if needed not in session_columns:
-            raise SessionLoadError(path, f"not a Goose sessions.db: sessions has no '{needed}'")
+    if "id" not in session_columns:
+        raise SessionLoadError(path, "not a Goose sessions.db: sessions has no 'id'")
     for needed in ("session_id", "role", "content_json"):
         if needed not in message_columns:
             raise SessionLoadError(path, f"not a Goose sessions.db: messages has no '{needed}'")
@@ -389,19 +379,19 @@ def load_sqlite(
                 + (f" (sessions: {', '.join(map(str, known))})" if known else ""),
             )
         row = rows[0]
-        bad_in_sessions = bad_text_count(connection)
+        bad_in_sessions = connection.guard.bad_text
         messages, warnings = _messages(connection, message_columns, str(row["id"]))
         if note is not None:
             warnings.insert(0, LoadWarning(message=note))
-        if (copy_note := load_note(connection)) is not None:
-            warnings.insert(0, LoadWarning(message=copy_note))
+        if connection.guard.note is not None:
+            warnings.insert(0, LoadWarning(message=connection.guard.note))
         if bad_in_sessions:
             warnings.insert(0, LoadWarning(message=f"session {row['id']}: {_NOT_UTF8}"))
     return _session(path, row, messages, warnings)
 
 
 def _messages(
-    connection: sqlite3.Connection, columns: set[str], session_id: str
+    connection: GuardedConnection, columns: set[str], session_id: str
 ) -> tuple[list[Message], list[LoadWarning]]:
     wanted = [name for name in _MESSAGE_COLUMNS if name in columns]
     # Goose's get_conversation orders by created_timestamp, then id for messages created in
@@ -416,13 +406,13 @@ def _messages(
     names = ["_rowid", *wanted]
     messages: list[Message] = []
     warnings = LoadWarnings()
-    bad_before = bad_text_count(connection)
+    bad_before = connection.guard.bad_text
     for index, values in enumerate(cursor):
         record = dict(zip(names, values, strict=True))
         where = f"session {session_id}, message row {record.get('id', record['_rowid'])}"
         notes: list[str] = []
-        if bad_text_count(connection) != bad_before:
-            bad_before = bad_text_count(connection)
+        if connection.guard.bad_text != bad_before:
+            bad_before = connection.guard.bad_text
             notes.append(_NOT_UTF8)
         message, problem = _message(record, session_id, index, notes)
         for note in notes:
@@ -470,10 +460,6 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else str(value)
 
 
-def _model_config(row: dict[str, Any]) -> Any:
-    return _json_column(row, "model_config_json")
-
-
 def _json_column(row: dict[str, Any], name: str) -> Any:
     """A column of JSON text, parsed; None when empty or not JSON (as Goose's from_row reads
     it: ``serde_json::from_str(..).ok()``)."""
@@ -502,7 +488,7 @@ def _session(
         created_at=parse_datetime(row.get("created_at")),
         updated_at=parse_datetime(row.get("updated_at")),
         provider_name=_text(row.get("provider_name")),
-        model_config=model_config_from(_model_config(row)),
+        model_config=model_config_from(_json_column(row, "model_config_json")),
         usage=usage_from(row),
         accumulated_usage=usage_from(row, prefix="accumulated_"),
         messages=messages,
@@ -523,7 +509,7 @@ def list_sqlite(path: Path, *, all_sessions: bool = False) -> list[SessionInfo]:
     for row in rows:
         if not all_sessions and not _listed(row, counts):
             continue
-        config = model_config_from(_model_config(row))
+        config = model_config_from(_json_column(row, "model_config_json"))
         infos.append(
             SessionInfo(
                 id=str(row["id"]),
