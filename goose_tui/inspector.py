@@ -10,7 +10,6 @@ are async: they render in a thread, and cancelling one (a newer edit) drops its 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -44,7 +43,7 @@ from goose_tui.inert import inert, restore
 from goose_tui.llm.spec import ModelSpec
 from goose_tui.pieces import Text
 from goose_tui.session.models import Session
-from goose_tui.terminal import INERT_JSON_ESCAPES, translator
+from goose_tui.terminal import json_text as terminal_json_text
 
 if TYPE_CHECKING:
     from goose_tui.analysis.compare import SummarySide
@@ -139,16 +138,11 @@ class TemplateReload:
     kept: str | None
 
 
-# The characters json.dumps leaves raw that the editor must not show raw (\u202e reads back
-# as the same character).
-_EDITOR_ESCAPES = translator(INERT_JSON_ESCAPES)
-
-
 def json_text(summary: StructuredSummary | None) -> str:
-    """The summary as the JSON editor shows it: json.dumps (which escapes C0 controls) with
-    the rest of what would not be inert escaped too."""
-    text = json.dumps(summary.to_json_dict() if summary else {}, indent=2, ensure_ascii=False)
-    return _EDITOR_ESCAPES(text)
+    """The summary as the JSON editor shows it: as the CLI prints JSON on a terminal, with
+    nothing that would not be inert left raw (a summary holds no lone surrogate: its reader
+    refuses one)."""
+    return terminal_json_text(summary.to_json_dict() if summary else {})
 
 
 def describe_source(template: Template) -> str:
