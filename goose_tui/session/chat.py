@@ -69,20 +69,13 @@ def _tool_request(call: Any) -> ContentItem:
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
     name = str(function.get("name", ""))
     raw = function.get("arguments", {})
+    result: dict[str, Any] = {"status": "success", "value": {"name": name, "arguments": raw}}
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw) if raw.strip() else {}
+            result["value"]["arguments"] = json.loads(raw) if raw.strip() else {}
         except (RecursionError, ValueError) as exc:
-            return {
-                "type": "toolRequest",
-                "id": str(call.get("id", "")),
-                "toolCall": {"status": "error", "error": f"invalid arguments for {name}: {exc}"},
-            }
-    return {
-        "type": "toolRequest",
-        "id": str(call.get("id", "")),
-        "toolCall": {"status": "success", "value": {"name": name, "arguments": raw}},
-    }
+            result = {"status": "error", "error": f"invalid arguments for {name}: {exc}"}
+    return {"type": "toolRequest", "id": str(call.get("id", "")), "toolCall": result}
 
 
 def _tool_response(message: dict[str, Any]) -> ContentItem:

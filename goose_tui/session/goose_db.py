@@ -76,8 +76,8 @@ def _serde(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _connect(db: Path) -> sqlite3.Connection:
-    uri = f"file:{db.resolve()}?mode=rw"
+def _connect(db: Path, mode: str = "rw") -> sqlite3.Connection:
+    uri = f"file:{db.resolve()}?mode={mode}"
     try:
         return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None)
     except sqlite3.Error as exc:
@@ -109,10 +109,7 @@ def check_db(db: Path) -> None:
     db = Path(db).expanduser()
     if not db.is_file():
         raise GooseDbRefused(f"{db}: no such database file")
-    try:
-        connection = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT)
-    except sqlite3.Error as exc:
-        raise GooseDbRefused(f"{db}: cannot open the database: {exc}") from exc
+    connection = _connect(db, "ro")
     try:
         _check_schema(db, connection)
     finally:
