@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from goose_tui.files import NotRegularFile, open_regular
+from goose_tui.files import NotRegularFile, TooLarge, read_regular
 from goose_tui.llm.base import (
     MAX_REPLY_CHARS,
     ChatMessage,
@@ -31,11 +31,10 @@ class ReplaySummarizer:
         # Never more than the cap from it, and never from a device or a FIFO (/dev/zero
         # would never end).
         try:
-            with open_regular(self.path) as handle:
-                data = handle.read(MAX_REPLY_CHARS * 4 + 1)  # a character is at most 4 bytes
-            if len(data) > MAX_REPLY_CHARS * 4:
-                raise reply_too_long()
-            text = data.decode("utf-8")
+            # A character is at most 4 bytes.
+            text = read_regular(self.path, MAX_REPLY_CHARS * 4).decode("utf-8")
+        except TooLarge:
+            raise reply_too_long() from None
         except NotRegularFile as exc:
             raise ModelError(f"replay file {exc}") from None
         except UnicodeDecodeError as exc:
