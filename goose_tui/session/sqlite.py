@@ -56,24 +56,20 @@ MAX_VALUE_BYTES = 256 << 20
 # How many SQLite virtual-machine steps between two looks at the clock.
 _PROGRESS_STEPS = 10_000
 _NOT_UTF8 = "text that is not UTF-8, shown with \\x escapes"
+_EXTRA_COLUMNS = ("session_type", "goose_mode", "schedule_id", "user_set_name", "accumulated_cost")
+# The session's state Goose keeps as JSON text, read into the field its Session has.
+JSON_COLUMNS = {
+    "extension_data": "extension_data",
+    "recipe_json": "recipe",
+    "user_recipe_values_json": "user_recipe_values",
+}
+# Every sessions column read (a column the file lacks is left out of the query).
 _SESSION_COLUMNS = (
-    "id",
-    "name",
-    "description",
-    "working_dir",
-    "created_at",
-    "updated_at",
+    *("id", "name", "description", "working_dir", "created_at", "updated_at"),
     *TOKEN_FIELDS,
-    "provider_name",
-    "model_config_json",
-    "session_type",
-    "goose_mode",
-    "schedule_id",
-    "user_set_name",
-    "accumulated_cost",
-    "extension_data",
-    "recipe_json",
-    "user_recipe_values_json",
+    *("provider_name", "model_config_json"),
+    *_EXTRA_COLUMNS,
+    *JSON_COLUMNS,
 )
 _MESSAGE_COLUMNS = (
     "id",
@@ -84,13 +80,6 @@ _MESSAGE_COLUMNS = (
     "metadata_json",
     "tokens",
 )
-_EXTRA_COLUMNS = ("session_type", "goose_mode", "schedule_id", "user_set_name", "accumulated_cost")
-# The session's state Goose keeps as JSON text, read into the field its Session has.
-JSON_COLUMNS = {
-    "extension_data": "extension_data",
-    "recipe_json": "recipe",
-    "user_recipe_values_json": "user_recipe_values",
-}
 
 
 def _is_wal(path: Path) -> bool:
