@@ -41,6 +41,7 @@ import math
 import os
 import re
 import threading
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -177,19 +178,10 @@ def scan(text: str) -> Scan:
     pos, n = 0, len(src)
     line_starts = [0] + [m.end() for m in re.finditer(rb"\n", src)]
 
-    def line_of(offset: int) -> int:
-        lo, hi = 0, len(line_starts)
-        while lo + 1 < hi:
-            mid = (lo + hi) // 2
-            if line_starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid
-        return lo + 1
-
     def goose_error(offset: int, reason: str) -> None:
         if result.goose_error is None:
-            result.goose_error = (offset, line_of(offset), reason)
+            # The line: how many lines start at or before the offset.
+            result.goose_error = (offset, bisect_right(line_starts, offset), reason)
 
     loop_depth = 0
     tokens = result.tokens
