@@ -45,6 +45,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
+from goose_tui.compaction.structured import RUST_WHITESPACE
 from goose_tui.pieces import Pieces
 
 GOOSE_MINIJINJA_VERSION = "2.24.0"
@@ -525,13 +526,6 @@ def literal(value: Any, hoisted: list[str] | None = None, room: int = LITERAL_DE
 # --- the environment -----------------------------------------------------------------------------
 
 
-# What Rust's str::trim() removes (Unicode White_Space): Goose trims the render.
-_RUST_WHITESPACE = (
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
-
-
 class _OutputCapReached(Exception):
     pass
 
@@ -717,7 +711,7 @@ class Compiled:
                 # In the compiled binding, not in its stubs.
                 info = minijinja._lowlevel.get_panic_info()  # type: ignore[attr-defined]
                 raise _crash(info[0] if info else str(exc), None) from None
-        return text.strip(_RUST_WHITESPACE)
+        return text.strip(RUST_WHITESPACE)  # Goose trims the render: Rust's str::trim()
 
     def _splice(self, rendered: str, verbatim: dict[str, tuple[str, ...]]) -> Pieces:
         """``rendered`` with each stand-in replaced by its value's pieces (not joined)."""
