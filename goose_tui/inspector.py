@@ -473,9 +473,6 @@ class Inspector:
         """Whether there is a summary to save: compacted, or read from an edited JSON."""
         return self.summary.structured is not None or bool(self.summary.text)
 
-    def _mark_saved(self) -> None:
-        self.saved = self._as_saved()
-
     def _as_saved(self) -> Edits:
         """What counts as saved once the summary as it is now is saved: a JSON edit that does
         not parse does not (the last good summary is saved in its place), so it stays an
@@ -729,7 +726,7 @@ class Inspector:
             written = write_checked(
                 target, text, inputs, replace=overwrite, on_keys_removed=on_keys_removed
             )
-        self._mark_saved()
+        self.saved = self._as_saved()
         return written
 
     def add_to_goose_db(self, db: Path) -> AddedSession:
