@@ -144,7 +144,10 @@ class LiteLLMSummarizer:
         self.api_key = api_key
         remember_key(api_key)
         self.timeout = timeout
-        prepare_litellm()  # a summarizer made is a call coming: start the import now
+        self.prepare()  # a summarizer made is a call coming: start the import now
+
+    def prepare(self) -> None:
+        prepare_litellm()
 
     def _key(self) -> str | None:
         if self.api_key:

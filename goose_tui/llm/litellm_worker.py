@@ -47,7 +47,6 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from goose_tui.llm.base import (
-    DEFAULT_TIMEOUT,
     ChatMessage,
     Completion,
     ContextLengthExceeded,
@@ -55,8 +54,8 @@ from goose_tui.llm.base import (
     OnChunk,
     UnknownModel,
 )
+from goose_tui.llm.litellm_backend import LiteLLMSummarizer
 from goose_tui.pieces import read_frames, write_frames
-from goose_tui.redact import remember_key
 
 # How the app starts a worker; a module attribute so a test can start it through a wrapper.
 WORKER_COMMAND = [sys.executable, "-m", "goose_tui.llm.litellm_worker"]
@@ -250,30 +249,17 @@ def _close_all() -> None:
         worker.close()
 
 
-class WorkerLiteLLMSummarizer:
+class WorkerLiteLLMSummarizer(LiteLLMSummarizer):
     """``LiteLLMSummarizer`` with the same arguments, run in the worker process."""
 
-    def __init__(
-        self,
-        model: str,
-        api_base: str | None = None,
-        api_key: str | None = None,
-        timeout: float | None = None,
-        stream: bool = True,
-    ):
-        self.model = self.name = model
-        self.api_key = api_key
-        remember_key(api_key)
-        self.timeout = timeout or DEFAULT_TIMEOUT
-        # LiteLLMSummarizer's arguments, as the worker builds it.
-        self.config = {
-            "model": model,
-            "api_base": api_base,
-            "api_key": api_key,
-            "timeout": self.timeout,
-            "stream": stream,
-        }
+    def prepare(self) -> None:
         prepare()
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The arguments the worker builds its ``LiteLLMSummarizer`` with."""
+        names = ("model", "api_base", "api_key", "timeout", "stream")
+        return {name: getattr(self, name) for name in names}
 
     async def complete(
         self, messages: list[ChatMessage], on_chunk: OnChunk | None = None
@@ -381,7 +367,6 @@ class _Events:
 async def _serve(
     call: int, config: dict[str, Any], messages: list[ChatMessage], events: _Events
 ) -> None:
-    from goose_tui.llm.litellm_backend import LiteLLMSummarizer
     from goose_tui.redact import scrub_secrets
 
     pending: list[str] = []
