@@ -215,6 +215,10 @@ def jsonl_text(session: Session, messages: Sequence[Message], now: int | None = 
     return "\n".join(lines) + "\n"
 
 
+# The counts of a usage object, in the order the export writes them.
+_USAGE_COUNTS = ("input_tokens", "output_tokens", "total_tokens")
+
+
 def _rfc3339(value: datetime | None, now: int) -> str:
     moment = value or datetime.fromtimestamp(now, UTC)
     if moment.tzinfo is None:
@@ -233,7 +237,6 @@ def export_dict(
     acc = session.accumulated_usage
     state, _ = session_state(session)
     readable, _ = readable_messages(messages)
-    empty_usage = {"input_tokens": None, "output_tokens": None, "total_tokens": None}
     data: dict[str, Any] = {
         "id": session.id or f"goose-tui-{now}",
         "working_dir": session.working_dir or "",
@@ -247,12 +250,8 @@ def export_dict(
         "schedule_id": state["schedule_id"],
         "recipe": state["recipe"],
         "user_recipe_values": state["user_recipe_values"],
-        "usage": empty_usage,
-        "accumulated_usage": {
-            "input_tokens": acc.input_tokens,
-            "output_tokens": acc.output_tokens,
-            "total_tokens": acc.total_tokens,
-        },
+        "usage": dict.fromkeys(_USAGE_COUNTS),
+        "accumulated_usage": {count: getattr(acc, count) for count in _USAGE_COUNTS},
         "message_count": len(readable),
         "conversation": _message_dicts(readable, now),
     }
