@@ -217,9 +217,8 @@ def _render_pieces(template: Template, context: dict[str, Any]) -> Pieces:
     """``render_template`` as pieces (engine.Compiled.render_pieces)."""
     from goose_tui.compaction.engine import EngineError
 
-    compiled = _compiled(template)
-    try:
-        return compiled.render_pieces(context)
+    try:  # compiling and rendering fail alike
+        return _compile(template.text).render_pieces(context)
     except EngineError as exc:
         raise _template_error(template, exc) from None
 

@@ -43,7 +43,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 from goose_tui.llm.base import (
@@ -55,7 +55,7 @@ from goose_tui.llm.base import (
     UnknownModel,
 )
 from goose_tui.llm.litellm_backend import LiteLLMSummarizer
-from goose_tui.pieces import read_frames, write_frames
+from goose_tui.pieces import Text, read_frames, write_frames
 
 # How the app starts a worker; a module attribute so a test can start it through a wrapper.
 WORKER_COMMAND = [sys.executable, "-m", "goose_tui.llm.litellm_worker"]
@@ -140,21 +140,20 @@ class Worker:
 
     def send(self, call: int, config: dict[str, Any], messages: list[ChatMessage]) -> None:
         """Write one request (blocking: run it in a thread)."""
-        stdin = self.process.stdin
-        assert stdin is not None
         head = {"id": call, "config": config, "roles": [m.role for m in messages]}
-        with self._write:
-            stdin.write(json.dumps(head).encode() + b"\n")
-            for message in messages:
-                write_frames(stdin, message.content, SLICE_CHARS)
-            stdin.flush()
+        self._send(head, [m.content for m in messages])
 
     def cancel(self, call: int) -> None:
         """Stop one call (blocking: run it in a thread; after its request is written)."""
+        self._send({"cancel": call})
+
+    def _send(self, head: dict[str, Any], texts: Sequence[Text] = ()) -> None:
         stdin = self.process.stdin
         assert stdin is not None
         with self._write:
-            stdin.write(json.dumps({"cancel": call}).encode() + b"\n")
+            stdin.write(json.dumps(head).encode() + b"\n")
+            for text in texts:
+                write_frames(stdin, text, SLICE_CHARS)
             stdin.flush()
 
     def stderr_tail(self) -> str:
