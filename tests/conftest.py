@@ -179,6 +179,25 @@ REALDATA = ROOT / "tests" / "fixtures" / "realdata" / "goose"
 
 
 @pytest.fixture(autouse=True)
+def _toasts_stay(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a test that runs the app (marked `app`, wherever its file is), every toast stays
+    until the app ends: a toast vanishes after its timeout of wall time (5 or 10 s), so
+    whether a snapshot, or a test reading ``app._notifications``, still sees it would depend
+    on the machine's speed."""
+    if request.node.get_closest_marker("app") is None:
+        return
+    from textual.app import App
+
+    real_notify = App.notify
+
+    def notify(self: App, message: str, **options: object) -> None:
+        options["timeout"] = 3600.0
+        real_notify(self, message, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "notify", notify)
+
+
+@pytest.fixture(autouse=True)
 def _isolated_goose_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> None:
     """No test reads the developer's own ~/.config/goose overrides or Goose data dir."""
     home = tmp_path_factory.mktemp("home")

@@ -16,22 +16,6 @@ DATA = Path(__file__).parent / "data"
 REPLY = (DATA / "reply.md").read_text(encoding="utf-8")
 
 
-@pytest.fixture(autouse=True)
-def _toasts_stay(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A toast vanishes after its timeout of wall time (5 or 10 s), so whether a snapshot, or
-    a test reading ``app._notifications``, still sees it would depend on the machine's speed.
-    In the tests every toast stays until the app ends."""
-    from textual.app import App
-
-    real_notify = App.notify
-
-    def notify(self: App, message: str, **options: object) -> None:
-        options["timeout"] = 3600.0
-        real_notify(self, message, **options)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(App, "notify", notify)
-
-
 @pytest.fixture
 def session_file(tmp_path: Path) -> Path:
     """A copy of the small session in a folder of its own, so saves land in tmp_path."""
