@@ -34,18 +34,7 @@ from goose_tui.compaction.templates import (
     render_summary_context,
     render_template,
 )
-
-NINE = (
-    "user_intent",
-    "technical_concepts",
-    "files",
-    "errors_and_fixes",
-    "problem_solving",
-    "user_messages",
-    "pending_tasks",
-    "current_work",
-    "next_step",
-)
+from tests.summary_fields import SUMMARY_FIELDS
 
 
 def edited(text: str, name: tm.TemplateName = "compaction_summary.md") -> Template:
@@ -166,7 +155,7 @@ def test_key_code_with_a_four_backtick_run_gets_a_five_backtick_fence() -> None:
 def test_our_compaction_prompt_keeps_the_contract() -> None:
     text = load_templates().compaction.text
     assert "{{ messages }}" in text
-    for key in NINE:
+    for key in SUMMARY_FIELDS:
         assert f'"{key}"' in text
     assert "<analysis>" in text and "</analysis>" in text and "```json" in text
     prompt = str(render_compaction_prompt(load_templates(), "[user]: hello {{ not code }}"))
