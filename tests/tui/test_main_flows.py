@@ -47,7 +47,7 @@ def _tree_labels(tree: FieldsTree) -> list[str]:
     return labels
 
 
-async def test_open_shows_conversation_gauge_and_prompt_and_enter_expands_a_message(
+async def test_open_shows_rows_gauge_prompt_then_expand_search_maximize_copy_help_tabs(
     session_file: Path,
 ) -> None:
     app = GooseTUI(session_file)
@@ -79,6 +79,36 @@ async def test_open_shows_conversation_gauge_and_prompt_and_enter_expands_a_mess
         rows = [view.row_text(i) for i in range(view.row_count)]
         assert view.row_count > before
         assert any("1 failed in 0.12s" in r for r in rows)
+        # Search the prompt, maximize its pane, copy it, help.
+        await pilot.press("slash")
+        await paste(pilot, "ValueError")
+        await pilot.press("enter")
+        viewer = app.main.query_one("#input-view", TextViewer)
+        assert app.focused is viewer
+        assert len(viewer.matches) >= 1
+        await pilot.press("f")
+        assert app.screen.maximized is app.main.query_one("#pane-input")
+        await pilot.press("y")
+        assert app.clipboard == app.inspector.prompt.text
+        await pilot.press("escape")
+        assert app.screen.maximized is None
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        keys = str(app.screen.query_one("#help-keys").render())
+        assert "Compact" in keys and "Save" in keys
+        await pilot.press("escape")
+        assert app.screen is app.main
+        # Narrowed, the panes are tabs.
+        await pilot.resize_terminal(100, 40)
+        await settle(pilot)
+        main = app.main
+        assert main.query_one("#pane-tabs").display
+        shown = [p.id for p in main.query("#panes > Pane") if p.styles.display != "none"]
+        assert shown == ["pane-input"]
+        await pilot.click("#tab-markdown")
+        await pilot.pause()
+        shown = [p.id for p in main.query("#panes > Pane") if p.styles.display != "none"]
+        assert shown == ["pane-markdown"]
 
 
 async def test_a_text_that_is_null_shows_what_the_summarizer_gets(tmp_path: Path) -> None:
@@ -328,30 +358,6 @@ async def test_save_writes_new_files_and_never_the_input(
     assert leftovers == []
 
 
-async def test_search_maximize_copy_and_help(session_file: Path) -> None:
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("slash")
-        await paste(pilot, "ValueError")
-        await pilot.press("enter")
-        viewer = app.main.query_one("#input-view", TextViewer)
-        assert app.focused is viewer
-        assert len(viewer.matches) >= 1
-        await pilot.press("f")
-        assert app.screen.maximized is app.main.query_one("#pane-input")
-        await pilot.press("y")
-        assert app.clipboard == app.inspector.prompt.text
-        await pilot.press("escape")
-        assert app.screen.maximized is None
-        await pilot.press("question_mark")
-        assert isinstance(app.screen, HelpScreen)
-        keys = str(app.screen.query_one("#help-keys").render())
-        assert "Compact" in keys and "Save" in keys
-        await pilot.press("escape")
-        assert app.screen is app.main
-
-
 async def test_enter_in_the_search_box_says_what_a_threaded_search_found(
     session_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -387,20 +393,6 @@ async def test_enter_in_the_search_box_says_what_a_threaded_search_found(
         assert count >= 1
         notes = [n.message for n in app._notifications]
         assert notes[-1] == f"{count:,} match{'es' if count > 1 else ''} (n / N to move)"
-
-
-async def test_narrow_terminal_shows_panes_as_tabs(session_file: Path) -> None:
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        main = app.main
-        assert main.query_one("#pane-tabs").display
-        shown = [p.id for p in main.query("#panes > Pane") if p.styles.display != "none"]
-        assert shown == ["pane-input"]
-        await pilot.click("#tab-markdown")
-        await pilot.pause()
-        shown = [p.id for p in main.query("#panes > Pane") if p.styles.display != "none"]
-        assert shown == ["pane-markdown"]
 
 
 async def test_switch_model_from_command_palette(session_file: Path, reply_file: Path) -> None:
