@@ -39,7 +39,7 @@ async def test_the_palette_shows_brackets_in_a_description_as_text_and_probe_fin
             assert isinstance(app.screen, CommandPalette)
             await pilot.press(*query)
             # The palette searches after a short debounce, in a task of its own.
-            await wait_until(pilot, lambda: any(map(found, _palette_lines(app))))
+            await wait_until(pilot, lambda found=found: any(map(found, _palette_lines(app))))
             await pilot.press("escape")
             await settle(pilot)
 
