@@ -60,12 +60,20 @@ async def test_the_summary_template_s_render_is_shown_while_typing(
         assert "last good render" in str(editor.query_one("#template-preview").border_title)
 
 
-async def test_the_compaction_template_s_prompt_is_shown_while_typing(
+async def test_before_a_compaction_the_preview_says_how_to_get_a_summary_and_the_prompt_shows(
     session_file: Path, prompts: Path
 ) -> None:
     app = GooseTUI(session_file, prompts_dir=prompts)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        shown = app.screen.query_one(MarkdownLines).render_line(0).text
+        assert shown.startswith("no summary yet: c on the inspector compacts"), shown
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.main
+        # The compaction template's prompt is shown while typing.
         await pilot.press("T")
         editor = app.screen
         assert isinstance(editor, TemplateEditor)
@@ -77,19 +85,6 @@ async def test_the_compaction_template_s_prompt_is_shown_while_typing(
         assert app.screen is editor
         assert viewer.text.startswith("SUMMARIZE THIS:")
         assert viewer.text == str(app.inspector.prompt.text)
-
-
-async def test_before_a_compaction_the_preview_says_how_to_get_a_summary(
-    session_file: Path, prompts: Path
-) -> None:
-    app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("t")
-        await settle(pilot)
-        lines = app.screen.query_one(MarkdownLines)
-        shown = lines.render_line(0).text
-    assert shown.startswith("no summary yet: c on the inspector compacts"), shown
 
 
 async def test_the_prompt_preview_says_why_the_prompt_could_not_be_built(
