@@ -159,6 +159,21 @@ async def paste(pilot: Pilot, text: str) -> None:
     await pilot.pause()
 
 
+async def edit(pilot: Pilot, key: str | None, text: str) -> None:
+    """An editor's whole text replaced as a user does it: ``key`` opens the editor (``t`` or
+    ``T`` a template, ``e`` the summary JSON, ``r`` the reply; None: the focused one), select
+    all, paste ``text``; then settled."""
+    from textual.widgets import TextArea
+
+    if key is not None:
+        await pilot.press(key)
+    area = pilot.app.focused
+    assert isinstance(area, TextArea), area
+    area.select_all()
+    await paste(pilot, text)
+    await settle(pilot)
+
+
 @pytest.fixture(autouse=True)
 def _no_styles_kept_from_earlier_apps() -> Iterator[None]:
     """Textual caches ``StylesCache.get_inner_outer`` with ``lru_cache(1024)`` on the class,

@@ -21,7 +21,7 @@ from goose_tui.tui.widgets.fields_tree import FieldsTree
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
-from .conftest import compacted, paste, settle, wait_until
+from .conftest import compacted, edit, paste, settle, wait_until
 
 
 def _palette_options(app: GooseTUI) -> list[str]:
@@ -232,9 +232,7 @@ async def test_json_edit_rerenders_and_invalid_json_keeps_last_render(
         await pilot.press("e")
         editor = main.query_one("#json-editor")
         assert app.focused is editor
-        editor.select_all()
-        await paste(pilot, '{"user_intent": ["Ship v2"], "next_step": 7}')
-        await settle(pilot)
+        await edit(pilot, None, '{"user_intent": ["Ship v2"], "next_step": 7}')
         markdown = main.query_one(SummaryPreview).markdown
         assert "Ship v2" in markdown and "\n7" in markdown  # read leniently: 7 → "7"
         assert "src/dates.py" not in markdown
@@ -264,10 +262,7 @@ async def test_compact_replay_shows_every_pane_and_a_raw_reply_edit_reruns_extra
         assert "### src/dates.py" in markdown
         assert "Write the changelog entry" in markdown
         assert main.query_one("#reply-editor").text.startswith("<analysis>")
-        await pilot.press("r")
-        main.query_one("#reply-editor").select_all()
-        await paste(pilot, "just some words")
-        await settle(pilot)
+        await edit(pilot, "r", "just some words")
         banner = str(main.query_one("#fields-banner").render())
         assert banner.startswith("raw-text fallback")
         assert main.query_one(SummaryPreview).markdown == "just some words"

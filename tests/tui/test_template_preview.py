@@ -15,7 +15,7 @@ from goose_tui.tui.screens.template_editor import TemplateEditor
 from goose_tui.tui.widgets.summary_preview import MarkdownLines, SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
-from .conftest import compacted, paste, settle
+from .conftest import compacted, edit, paste, settle
 
 
 def _rendered(preview: SummaryPreview) -> str:
@@ -34,9 +34,7 @@ async def test_the_summary_template_s_render_is_shown_while_typing(
         assert isinstance(editor, TemplateEditor)
         preview = editor.query_one(SummaryPreview)
         assert preview.markdown == app.inspector.summary.text  # the render before any edit
-        editor.query_one(TextArea).select_all()
-        await paste(pilot, "# TYPED HEADING\n\nnext: {{ next_step }}\n")
-        await settle(pilot)
+        await edit(pilot, None, "# TYPED HEADING\n\nnext: {{ next_step }}\n")
         assert app.screen is editor  # not left: seen while typing
         assert preview.markdown.startswith("# TYPED HEADING")
         assert "TYPED HEADING" in _rendered(preview)
@@ -79,9 +77,7 @@ async def test_before_a_compaction_the_preview_says_how_to_get_a_summary_and_the
         assert isinstance(editor, TemplateEditor)
         viewer = editor.query_one("#template-preview TextViewer", TextViewer)
         assert viewer.text == str(app.inspector.prompt.text)
-        editor.query_one(TextArea).select_all()
-        await paste(pilot, "SUMMARIZE THIS:\n{{ messages }}\n")
-        await settle(pilot)
+        await edit(pilot, None, "SUMMARIZE THIS:\n{{ messages }}\n")
         assert app.screen is editor
         assert viewer.text.startswith("SUMMARIZE THIS:")
         assert viewer.text == str(app.inspector.prompt.text)

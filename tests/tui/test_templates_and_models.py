@@ -21,7 +21,16 @@ from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 from tests.loopback import LoopbackServer, Reply
 
-from .conftest import MODEL_CALL_SECONDS, REPLY, paste, rewrite, screen_text, settle, wait_until
+from .conftest import (
+    MODEL_CALL_SECONDS,
+    REPLY,
+    edit,
+    paste,
+    rewrite,
+    screen_text,
+    settle,
+    wait_until,
+)
 
 
 async def test_override_file_change_on_disk_rerenders(
@@ -74,10 +83,7 @@ async def test_edit_template_in_app_and_save_override(
         await pilot.press("t")
         assert isinstance(app.screen, TemplateEditor)
         assert "built-in" in str(app.screen.query_one("#template-source").render())
-        area = app.screen.query_one("#template-text")
-        area.select_all()
-        await paste(pilot, "# Mine {{ next_step }}")
-        await settle(pilot)
+        await edit(pilot, None, "# Mine {{ next_step }}")
         assert app.inspector.templates.summary.source.origin == "edited"
         assert app.main.query_one(SummaryPreview).markdown == "# Mine Write the changelog entry"
         await pilot.press("ctrl+s")
@@ -107,9 +113,7 @@ async def test_saving_over_an_override_that_changed_on_disk_asks_about_that(
         async def edit_and_save(text: str) -> ConfirmScreen:
             await pilot.press("T")
             assert isinstance(app.screen, TemplateEditor)
-            app.screen.query_one("#template-text").select_all()
-            await paste(pilot, text)
-            await settle(pilot)
+            await edit(pilot, None, text)
             await pilot.press("ctrl+s")
             assert isinstance(app.screen, ConfirmScreen)
             return app.screen
@@ -124,9 +128,7 @@ async def test_saving_over_an_override_that_changed_on_disk_asks_about_that(
         editor = app.screen
         assert isinstance(editor, TemplateEditor)
         rewrite(target, "OUTSIDE\n{{ messages }}")  # another program writes it meanwhile
-        editor.query_one("#template-text").select_all()
-        await paste(pilot, "SECOND\n{{ messages }}")
-        await settle(pilot)
+        await edit(pilot, None, "SECOND\n{{ messages }}")
         await pilot.press("ctrl+s")
         question = app.screen
         assert isinstance(question, ConfirmScreen)
@@ -208,9 +210,7 @@ async def test_a_summary_template_is_checked_before_there_is_a_summary(
         editor = app.screen
         assert isinstance(editor, TemplateEditor)
         status = editor.query_one("#template-status")
-        editor.query_one("#template-text").select_all()
-        await paste(pilot, "{{ user_intent | upper }}")
-        await settle(pilot)
+        await edit(pilot, None, "{{ user_intent | upper }}")
         assert "upper" in str(status.render()), str(status.render())
         assert "rendered" not in str(status.render())
         await pilot.press("ctrl+s")
@@ -218,9 +218,7 @@ async def test_a_summary_template_is_checked_before_there_is_a_summary(
         assert "does not render" in app.screen.question
         assert "Goose reads it too" not in app.screen.question
         await pilot.press("escape")
-        editor.query_one("#template-text").select_all()
-        await paste(pilot, "# Mine {{ next_step }}")
-        await settle(pilot)
+        await edit(pilot, None, "# Mine {{ next_step }}")
         assert "with an empty summary" in str(status.render()), str(status.render())
         assert app.inspector.summary.text == ""  # still no summary
         assert app.inspector.templates.summary.source.origin == "edited"
