@@ -150,7 +150,9 @@ async def test_a_text_that_is_null_shows_what_the_summarizer_gets(tmp_path: Path
         assert "▸ tool response (success, 0 chars)" in "\n".join(rows)
 
 
-async def test_compact_offline_fills_every_pane(session_file: Path) -> None:
+async def test_compact_offline_fills_every_pane_then_a_model_from_the_palette_compacts(
+    session_file: Path, reply_file: Path
+) -> None:
     app = GooseTUI(session_file, model="offline")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -173,9 +175,24 @@ async def test_compact_offline_fills_every_pane(session_file: Path) -> None:
         gauge = main.query_one(ContextGauge)
         assert gauge.projected is not None and 0 < gauge.projected
         assert str(main.query_one("#fields-banner").render()).startswith("read ")
+        # Another model chosen from the command palette.
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await paste(pilot, "replay a reply")
+        # The palette searches its providers in a task of its own: wait for the hit.
+        await wait_until(pilot, lambda: "Model: replay a reply file…" in _palette_options(app))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, InputPrompt))
+        await paste(pilot, str(reply_file))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.inspector.model.name == f"replay:{reply_file}"
+        await pilot.press("c")
+        await settle(pilot)
+        assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
 
 
-async def test_the_prompt_is_counted_once_and_its_tokens_shown_before_compacting(
+async def test_the_prompt_is_counted_once_then_replay_fills_every_pane_and_a_reply_edit_reruns(
     session_file: Path, reply_file: Path, monkeypatch
 ) -> None:
     # The input pane says how big the prompt is, in tokens, before anything is sent; the
@@ -217,41 +234,7 @@ async def test_the_prompt_is_counted_once_and_its_tokens_shown_before_compacting
         assert app.main.query_one(CompactionStatus).attempt.tokens_sent == tokens
         title = str(app.main.query_one("#pane-input", Pane).border_title)
         assert title == f"input · as sent · {tokens:,} tokens"
-    assert described and max(map(len, described)) < 1_000, max(described, key=len)[:300]
-
-
-async def test_json_edit_rerenders_and_invalid_json_keeps_last_render(
-    session_file: Path, reply_file: Path
-) -> None:
-    app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
-        main = app.main
-        await pilot.press("e")
-        editor = main.query_one("#json-editor")
-        assert app.focused is editor
-        await edit(pilot, None, '{"user_intent": ["Ship v2"], "next_step": 7}')
-        markdown = main.query_one(SummaryPreview).markdown
-        assert "Ship v2" in markdown and "\n7" in markdown  # read leniently: 7 → "7"
-        assert "src/dates.py" not in markdown
-        good = markdown
-        await pilot.press("end", "backspace")  # drop the closing brace: invalid JSON
-        await settle(pilot)
-        banner = str(main.query_one("#fields-banner").render())
-        assert banner.startswith("invalid JSON") and "line 1" in banner
-        assert main.query_one(SummaryPreview).markdown == good
-
-
-async def test_compact_replay_shows_every_pane_and_a_raw_reply_edit_reruns_extraction(
-    session_file: Path, reply_file: Path
-) -> None:
-    app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
+        # Every pane shows the reply; an edit of the raw reply runs the extraction again.
         main = app.main
         analysis = main.query_one("#analysis-view", TextViewer).text
         assert "user wants the failing date test fixed" in analysis
@@ -266,6 +249,7 @@ async def test_compact_replay_shows_every_pane_and_a_raw_reply_edit_reruns_extra
         banner = str(main.query_one("#fields-banner").render())
         assert banner.startswith("raw-text fallback")
         assert main.query_one(SummaryPreview).markdown == "just some words"
+    assert described and max(map(len, described)) < 1_000, max(described, key=len)[:300]
 
 
 async def test_missing_replay_file_opens_an_error_modal_enter_closes_and_the_app_runs_on(
@@ -292,7 +276,7 @@ async def test_missing_replay_file_opens_an_error_modal_enter_closes_and_the_app
         assert app.is_running
 
 
-async def test_save_writes_new_files_and_never_the_input(
+async def test_save_writes_new_files_never_the_input_and_a_json_edit_rerenders_when_valid(
     session_file: Path, reply_file: Path
 ) -> None:
     original = session_file.read_bytes()
@@ -348,6 +332,23 @@ async def test_save_writes_new_files_and_never_the_input(
         await pilot.pause()
         assert isinstance(app.screen, ErrorModal)
         assert "refusing" in app.screen.message
+        await pilot.press("escape")
+        await settle(pilot)
+        # A JSON edit renders again; invalid JSON keeps the last render.
+        main = app.main
+        await pilot.press("e")
+        editor = main.query_one("#json-editor")
+        assert app.focused is editor
+        await edit(pilot, None, '{"user_intent": ["Ship v2"], "next_step": 7}')
+        markdown = main.query_one(SummaryPreview).markdown
+        assert "Ship v2" in markdown and "\n7" in markdown  # read leniently: 7 → "7"
+        assert "src/dates.py" not in markdown
+        good = markdown
+        await pilot.press("end", "backspace")  # drop the closing brace: invalid JSON
+        await settle(pilot)
+        banner = str(main.query_one("#fields-banner").render())
+        assert banner.startswith("invalid JSON") and "line 1" in banner
+        assert main.query_one(SummaryPreview).markdown == good
     assert session_file.read_bytes() == original
     leftovers = [p.name for p in session_file.parent.iterdir() if p.name.endswith(".tmp")]
     assert leftovers == []
@@ -388,26 +389,6 @@ async def test_enter_in_the_search_box_says_what_a_threaded_search_found(
         assert count >= 1
         notes = [n.message for n in app._notifications]
         assert notes[-1] == f"{count:,} match{'es' if count > 1 else ''} (n / N to move)"
-
-
-async def test_switch_model_from_command_palette(session_file: Path, reply_file: Path) -> None:
-    app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await paste(pilot, "replay a reply")
-        # The palette searches its providers in a task of its own: wait for the hit.
-        await wait_until(pilot, lambda: "Model: replay a reply file…" in _palette_options(app))
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, InputPrompt))
-        await paste(pilot, str(reply_file))
-        await pilot.press("enter")
-        await pilot.pause()
-        assert app.inspector.model.name == f"replay:{reply_file}"
-        await pilot.press("c")
-        await settle(pilot)
-        assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
 
 
 async def test_untrusted_text_is_inert(session_file: Path) -> None:
