@@ -100,15 +100,37 @@ async def test_edit_template_in_app_and_save_override(
         assert "Mine" not in builtin.read_text()
 
 
-async def test_saving_over_an_override_that_changed_on_disk_asks_about_that(
+async def test_keys_reaching_a_picker_early_or_late_do_nothing_and_saving_over_a_changed_override(
     session_file: Path, tmp_path: Path
 ) -> None:
-    # A walk-through: the second ctrl+s asked the generic "Save this template as an
-    # override?" and replaced the file another program had written meanwhile.
+    # A crash: enter reached the picker before it was composed (or as it closed), and
+    # action_choose's query_one(Input) raised NoMatches, which ended the app. After it was
+    # dismissed, a second enter would have dismissed it again: popping the inspector.
+    from goose_tui.session.loader import list_sessions
+
+    sessions = list_sessions(_two_sessions(tmp_path, session_file))
     target = Path(os.environ["XDG_CONFIG_HOME"]) / "goose" / "prompts" / "compaction.md"
     app = GooseTUI(session_file)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        chosen: list[object] = []
+        picker = SessionPicker(sessions, "many")
+        app.push_screen(picker, chosen.append)
+        picker.action_choose()  # not composed yet
+        picker.action_cursor(1)
+        await settle(pilot)
+        assert app.screen is picker and chosen == []
+        picker.action_choose()  # enter: the first session chosen
+        picker.action_choose()  # enter again, before the dismissed picker is removed
+        picker.action_cursor(1)
+        await settle(pilot)
+        picker.action_choose()  # dismissed and removed
+        picker.action_cursor(-1)
+        await settle(pilot)
+        assert chosen == [picker.shown[0]]
+        assert app.screen is app.main and app.is_running
+        # The second ctrl+s asked the generic "Save this template as an override?" and
+        # replaced the file another program had written meanwhile: it asks about that.
 
         async def edit_and_save(text: str) -> ConfirmScreen:
             await pilot.press("T")
@@ -384,36 +406,6 @@ async def test_picker_filters_and_opens_and_opens_a_typed_path_or_folder(
         listed = app.screen
         assert isinstance(listed, SessionPicker) and listed is not picker
         assert sorted(info.path.name for info in listed.sessions) == ["cli.jsonl", "dates.jsonl"]
-
-
-async def test_keys_reaching_the_picker_before_its_widgets_or_after_it_closed_do_nothing(
-    tmp_path: Path, session_file: Path
-) -> None:
-    # A crash: enter reached the picker before it was composed (or as it closed), and
-    # action_choose's query_one(Input) raised NoMatches, which ended the app. After it was
-    # dismissed, a second enter would have dismissed it again: popping the inspector.
-    from goose_tui.session.loader import list_sessions
-
-    sessions = list_sessions(_two_sessions(tmp_path, session_file))
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        chosen: list[object] = []
-        picker = SessionPicker(sessions, "many")
-        app.push_screen(picker, chosen.append)
-        picker.action_choose()  # not composed yet
-        picker.action_cursor(1)
-        await settle(pilot)
-        assert app.screen is picker and chosen == []
-        picker.action_choose()  # enter: the first session chosen
-        picker.action_choose()  # enter again, before the dismissed picker is removed
-        picker.action_cursor(1)
-        await settle(pilot)
-        picker.action_choose()  # dismissed and removed
-        picker.action_cursor(-1)
-        await settle(pilot)
-        assert chosen == [picker.shown[0]]
-        assert app.screen is app.main and app.is_running
 
 
 async def test_a_prompt_template_that_fails_to_render_says_why_in_the_input_pane(
