@@ -71,35 +71,6 @@ async def test_override_file_change_on_disk_rerenders(
         assert preview.markdown == good
 
 
-async def test_edit_template_in_app_and_save_override(
-    session_file: Path, reply_file: Path, tmp_path: Path
-) -> None:
-    config = Path(os.environ["XDG_CONFIG_HOME"])
-    app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
-        await pilot.press("t")
-        assert isinstance(app.screen, TemplateEditor)
-        assert "built-in" in str(app.screen.query_one("#template-source").render())
-        await edit(pilot, None, "# Mine {{ next_step }}")
-        assert app.inspector.templates.summary.source.origin == "edited"
-        assert app.main.query_one(SummaryPreview).markdown == "# Mine Write the changelog entry"
-        await pilot.press("ctrl+s")
-        assert isinstance(app.screen, ConfirmScreen)
-        target = config / "goose" / "prompts" / "compaction_summary.md"
-        assert str(target) in app.screen.question
-        await pilot.press("y")
-        await pilot.pause()
-        assert target.read_text() == "# Mine {{ next_step }}"
-        assert app.screen is app.main
-        assert app.inspector.templates.summary.source.path == target
-        # The built-in template is untouched.
-        builtin = builtin_prompts_dir() / "compaction_summary.md"
-        assert "Mine" not in builtin.read_text()
-
-
 async def test_keys_reaching_a_picker_early_or_late_do_nothing_and_saving_over_a_changed_override(
     session_file: Path, tmp_path: Path
 ) -> None:
@@ -467,73 +438,88 @@ async def test_the_api_base_survives_switching_to_another_model_and_back(
             assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
 
 
-async def test_saving_or_leaving_a_template_edit_that_does_not_render_asks_first(
+async def test_template_edits_that_do_not_render_ask_a_good_one_saves_or_is_kept_when_left(
     session_file: Path, reply_file: Path
 ) -> None:
     # A broken edit was dropped on escape without a word (the panes keep the last good
-    # render, and so did the template), and q then quit without asking (a walk-through).
-    config = Path(os.environ["XDG_CONFIG_HOME"])
-    app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("T")
-        assert isinstance(app.screen, TemplateEditor)
-        editor = app.screen
-        await pilot.press("home")
-        await paste(pilot, "Mine {% if %}")
-        await settle(pilot)
-        assert "syntax error" in str(editor.query_one("#template-status").render())
-        # ctrl+s saved a failing template into Goose's prompts folder with the plain
-        # question (compact then gave a raw-text fallback).
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
-        assert (
-            "does not render" in app.screen.question and "Goose reads it too" in app.screen.question
-        )
-        await pilot.press("escape")
-        await settle(pilot)
-        assert not (config / "goose" / "prompts" / "compaction.md").exists()
-        await pilot.press("escape")
-        await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
-        assert "does not render" in app.screen.question
-        await pilot.press("escape")  # no: back to the edit, as it was
-        await settle(pilot)
-        assert app.screen is editor and editor.text.startswith("Mine {% if %}")
-        await pilot.press("ctrl+q")  # quitting asks too
-        await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen) and "compaction.md" in app.screen.question
-        await pilot.press("escape")
-        await settle(pilot)
-        await pilot.press("escape")
-        await settle(pilot)
-        await pilot.press("y")  # yes: the edit is dropped, the template as it was
-        await settle(pilot)
-        assert app.screen is app.main
-        assert app.inspector.templates.compaction.source.origin == "built-in"
-
-
-async def test_leaving_right_after_typing_keeps_a_good_edit(
-    session_file: Path, reply_file: Path
-) -> None:
-    # Escape within the debounce's pause left the edit unapplied: it was lost, and the
-    # cancelled wait warned "coroutine ... was never awaited" on exit.
+    # render, and so did the template), and q then quit without asking. Escape within the
+    # debounce's pause left a good edit unapplied: it was lost, and the cancelled wait
+    # warned "coroutine ... was never awaited" on exit.
     import gc
     import warnings
 
+    config = Path(os.environ["XDG_CONFIG_HOME"])
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
+            await pilot.press("T")
+            assert isinstance(app.screen, TemplateEditor)
+            editor = app.screen
+            await pilot.press("home")
+            await paste(pilot, "Mine {% if %}")
+            await settle(pilot)
+            assert "syntax error" in str(editor.query_one("#template-status").render())
+            # ctrl+s saved a failing template into Goose's prompts folder with the plain
+            # question (compact then gave a raw-text fallback).
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            assert (
+                "does not render" in app.screen.question
+                and "Goose reads it too" in app.screen.question
+            )
+            await pilot.press("escape")
+            await settle(pilot)
+            assert not (config / "goose" / "prompts" / "compaction.md").exists()
+            await pilot.press("escape")
+            await settle(pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            assert "does not render" in app.screen.question
+            await pilot.press("escape")  # no: back to the edit, as it was
+            await settle(pilot)
+            assert app.screen is editor and editor.text.startswith("Mine {% if %}")
+            await pilot.press("ctrl+q")  # quitting asks too
+            await settle(pilot)
+            assert isinstance(app.screen, ConfirmScreen) and "compaction.md" in app.screen.question
+            await pilot.press("escape")
+            await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
+            await pilot.press("y")  # yes: the edit is dropped, the template as it was
+            await settle(pilot)
+            assert app.screen is app.main
+            assert app.inspector.templates.compaction.source.origin == "built-in"
+            # A good edit of the summary template, saved as an override.
+            await pilot.press("c")
+            await settle(pilot)
+            await pilot.press("t")
+            assert isinstance(app.screen, TemplateEditor)
+            assert "built-in" in str(app.screen.query_one("#template-source").render())
+            await edit(pilot, None, "# Mine {{ next_step }}")
+            assert app.inspector.templates.summary.source.origin == "edited"
+            assert app.main.query_one(SummaryPreview).markdown == "# Mine Write the changelog entry"
+            await pilot.press("ctrl+s")
+            assert isinstance(app.screen, ConfirmScreen)
+            target = config / "goose" / "prompts" / "compaction_summary.md"
+            assert str(target) in app.screen.question
+            await pilot.press("y")
+            await pilot.pause()
+            assert target.read_text() == "# Mine {{ next_step }}"
+            assert app.screen is app.main
+            assert app.inspector.templates.summary.source.path == target
+            # The built-in template is untouched.
+            builtin = builtin_prompts_dir() / "compaction_summary.md"
+            assert "Mine" not in builtin.read_text()
+            # The last key typed, then escape at once: the edit is kept.
             await pilot.press("t")
             area = app.screen.query_one("#template-text")
             area.select_all()
-            await paste(pilot, "# Mine {{ next_step }")
+            await paste(pilot, "# Left {{ next_step }")
             await pilot.press("}", "escape")  # the last key typed, then escape at once
             await settle(pilot)
             assert app.screen is app.main
-            assert app.inspector.templates.summary.text == "# Mine {{ next_step }}"
+            assert app.inspector.templates.summary.text == "# Left {{ next_step }}"
         gc.collect()
     assert not [w for w in caught if "never awaited" in str(w.message)]
