@@ -507,15 +507,19 @@ async def test_the_title_counts_load_warnings_without_calling_them_skipped_lines
             assert any(str(n.message).startswith(expected[2:]) for n in app._notifications)
 
 
-async def test_a_session_that_cannot_be_opened_leaves_no_loading_screen_behind(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    "content", [b"", b"\x00\x01\xff binary", b"this is not json\n"], ids=["empty", "binary", "text"]
+)
+async def test_with_no_session_no_loading_screen_stays_and_the_hints_say_how_to_open_one(
+    tmp_path: Path, content: bytes
 ) -> None:
     # After the error modal, the screen said "goose-tui · loading…" and "counting tokens…"
-    # for ever, and every key answered "no session loaded yet" (a walk-through).
+    # for ever; the status line and the analysis pane said "press c to compact", and c then
+    # answered "no session loaded yet".
     from textual.widgets import Static
 
     broken = tmp_path / "not-a-session.jsonl"
-    broken.write_text("this is not json\n")
+    broken.write_bytes(content)
     app = GooseTUI(broken)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -526,23 +530,6 @@ async def test_a_session_that_cannot_be_opened_leaves_no_loading_screen_behind(
         assert "loading" not in title and "no session open" in title and "o opens one" in title
         gauge = str(app.main.query_one(ContextGauge).render())
         assert "counting" not in gauge and "no session" in gauge
-
-
-@pytest.mark.parametrize(
-    "content", [b"", b"\x00\x01\xff binary", b"this is not json\n"], ids=["empty", "binary", "text"]
-)
-async def test_with_no_session_the_hints_say_how_to_open_one(
-    tmp_path: Path, content: bytes
-) -> None:
-    # A walk-through: the status line and the analysis pane said "press c to compact", and c
-    # then answered "no session loaded yet".
-    broken = tmp_path / "not-a-session.jsonl"
-    broken.write_bytes(content)
-    app = GooseTUI(broken)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape")  # the error modal
-        await settle(pilot)
         status = app.main.query_one(CompactionStatus).render_line(0).text
         analysis = app.main.query_one("#analysis-view", TextViewer)
         assert "to compact" not in status and "to compact" not in analysis.placeholder
