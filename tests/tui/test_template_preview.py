@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from textual.widgets import TextArea
 
 from goose_tui.tui.app import GooseTUI
@@ -22,12 +21,11 @@ def _rendered(preview: SummaryPreview) -> str:
     return "\n".join(line.text for line in preview.query_one(MarkdownLines).lines)
 
 
-@pytest.mark.parametrize(("size", "beside"), [((120, 36), True), ((80, 24), False)])
 async def test_the_summary_template_s_render_is_shown_while_typing(
-    session_file: Path, reply_file: Path, prompts: Path, size: tuple[int, int], beside: bool
+    session_file: Path, reply_file: Path, prompts: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=(120, 36)) as pilot:
         await compacted(pilot)
         await pilot.press("t")
         editor = app.screen
@@ -38,16 +36,20 @@ async def test_the_summary_template_s_render_is_shown_while_typing(
         assert app.screen is editor  # not left: seen while typing
         assert preview.markdown.startswith("# TYPED HEADING")
         assert "TYPED HEADING" in _rendered(preview)
-        text, shown = (
-            editor.query_one(TextArea).region,
-            editor.query_one("#template-preview").region,
-        )
-        assert text.height >= 5 and shown.height >= 5, (text, shown)
-        assert editor.region.contains_region(shown)
-        if beside:
-            assert shown.x >= text.right and shown.y == text.y, (text, shown)
-        else:
-            assert shown.y >= text.bottom and shown.x == text.x, (text, shown)
+        # Beside the editor on a wide terminal, below it on a narrow one.
+        for size, beside in (((120, 36), True), ((80, 24), False)):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            text, shown = (
+                editor.query_one(TextArea).region,
+                editor.query_one("#template-preview").region,
+            )
+            assert text.height >= 5 and shown.height >= 5, (size, text, shown)
+            assert editor.region.contains_region(shown)
+            if beside:
+                assert shown.x >= text.right and shown.y == text.y, (text, shown)
+            else:
+                assert shown.y >= text.bottom and shown.x == text.x, (text, shown)
 
         # An edit that does not render: the error stays said, the last good render stays.
         await paste(pilot, "{% if %}")
