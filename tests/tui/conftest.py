@@ -41,6 +41,16 @@ def rewrite(path: Path, text: str) -> None:
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
 
 
+def opened_before(path: Path) -> None:
+    """``path`` opened in an earlier run, as the app records it: loaded, then remembered (a
+    recent row of the session picker)."""
+    from goose_tui.recent import remember
+    from goose_tui.session.loader import load_session
+
+    session = load_session(path, None)
+    remember(path, None, session.title, len(session.messages), session.model_name)
+
+
 @pytest.fixture
 def reply_file(tmp_path: Path) -> Path:
     path = tmp_path / "reply.md"

@@ -9,8 +9,7 @@ from pathlib import Path
 from textual.command import CommandPalette
 from textual.widgets import DataTable
 
-from goose_tui.recent import load_recent, remember
-from goose_tui.session.loader import load_session
+from goose_tui.recent import load_recent
 from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.commands import ActionCommands
 from goose_tui.tui.screens.help import HelpScreen, binding_lines
@@ -18,7 +17,7 @@ from goose_tui.tui.screens.session_picker import SessionPicker
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from tests.conftest import SAMPLES
 
-from .conftest import paste, settle
+from .conftest import opened_before, paste, settle
 
 
 async def _palette_names(app: GooseTUI) -> list[str]:
@@ -183,9 +182,7 @@ async def test_open_another_session_without_restarting(tmp_path: Path) -> None:
     second = tmp_path / "b" / "long_session.jsonl"
     second.parent.mkdir()
     shutil.copy(SAMPLES / "long_session.jsonl", second)
-    # Opened before, as the app records it: loaded, then remembered.
-    earlier = load_session(second, None)
-    remember(second, None, earlier.title, len(earlier.messages), earlier.model_name)
+    opened_before(second)
     app = GooseTUI(first)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
