@@ -49,26 +49,6 @@ async def test_D_diffs_the_templates_in_use_against_built_in_and_goose(
         assert app.screen is app.main
 
 
-def test_goose_s_own_templates_come_from_the_installed_wheel_never_shipped(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import sys
-
-    from goose_tui.compaction.templates import goose_own_templates
-    from goose_tui.inspector import NO_GOOSE_TEMPLATES, Inspector
-
-    goose = pytest.importorskip("goose", reason="the goose-sdk wheel (Linux x86_64) is absent")
-    defaults = goose.default_compaction_templates()
-    assert goose_own_templates() == {
-        "compaction.md": defaults.compaction,
-        "compaction_summary.md": defaults.summary,
-    }
-    assert not (builtin_prompts_dir() / "goose").exists()
-    monkeypatch.setitem(sys.modules, "goose", None)  # as on a machine without the wheel
-    assert goose_own_templates() is None
-    assert Inspector().template_diffs().count(NO_GOOSE_TEMPLATES) == 2
-
-
 async def test_E_makes_or_edits_the_override_the_panes_show_it_and_ctrl_o_edits_the_file(
     session_file: Path, reply_file: Path, prompts: Path, editor: Path
 ) -> None:
