@@ -24,6 +24,7 @@ from goose_tui.compaction.structured import (
     stringify,
 )
 from goose_tui.session.serde import format_float
+from tests.summary_fields import SUMMARY_FIELDS
 
 
 def read(text: str) -> StructuredSummary:
@@ -254,17 +255,7 @@ def test_to_json_dict_round_trips() -> None:
     )
     summary = read(text)
     data = summary.to_json_dict()
-    assert list(data)[:9] == [
-        "user_intent",
-        "technical_concepts",
-        "files",
-        "errors_and_fixes",
-        "problem_solving",
-        "user_messages",
-        "pending_tasks",
-        "current_work",
-        "next_step",
-    ]
+    assert list(data)[:9] == list(SUMMARY_FIELDS)
     assert list(data)[9:] == ["extra"]
     assert data["files"][1] == {"path": "q", "summary": ""}  # no key_code key when none
     assert read(json.dumps(data)) == summary

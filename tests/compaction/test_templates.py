@@ -34,18 +34,7 @@ from goose_tui.compaction.templates import (
     render_summary_context,
     render_template,
 )
-
-NINE = (
-    "user_intent",
-    "technical_concepts",
-    "files",
-    "errors_and_fixes",
-    "problem_solving",
-    "user_messages",
-    "pending_tasks",
-    "current_work",
-    "next_step",
-)
+from tests.summary_fields import SUMMARY_FIELDS
 
 
 def edited(text: str, name: tm.TemplateName = "compaction_summary.md") -> Template:
@@ -166,7 +155,7 @@ def test_key_code_with_a_four_backtick_run_gets_a_five_backtick_fence() -> None:
 def test_our_compaction_prompt_keeps_the_contract() -> None:
     text = load_templates().compaction.text
     assert "{{ messages }}" in text
-    for key in NINE:
+    for key in SUMMARY_FIELDS:
         assert f'"{key}"' in text
     assert "<analysis>" in text and "</analysis>" in text and "```json" in text
     prompt = str(render_compaction_prompt(load_templates(), "[user]: hello {{ not code }}"))
@@ -446,3 +435,23 @@ def test_what_the_wheel_cannot_render_is_a_template_error(template: str) -> None
     assert raw_reply.startswith("<analysis>checked</analysis>")  # the wheel kept the reply
     with pytest.raises(TemplateError):
         render_template(edited(template), summary)
+
+
+def test_goose_s_own_templates_come_from_the_installed_wheel_never_shipped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    from goose_tui.compaction.templates import goose_own_templates
+    from goose_tui.inspector import NO_GOOSE_TEMPLATES, Inspector
+
+    goose = pytest.importorskip("goose", reason="the goose-sdk wheel (Linux x86_64) is absent")
+    defaults = goose.default_compaction_templates()
+    assert goose_own_templates() == {
+        "compaction.md": defaults.compaction,
+        "compaction_summary.md": defaults.summary,
+    }
+    assert not (builtin_prompts_dir() / "goose").exists()
+    monkeypatch.setitem(sys.modules, "goose", None)  # as on a machine without the wheel
+    assert goose_own_templates() is None
+    assert Inspector().template_diffs().count(NO_GOOSE_TEMPLATES) == 2

@@ -14,6 +14,7 @@ from goose_tui.compaction.summarize import finish
 from goose_tui.compaction.templates import load_templates
 from tests.differential.conftest import Script, ScriptedServer, run_reference
 from tests.differential.corpus import SHORT, Case
+from tests.summary_fields import SUMMARY_FIELDS
 
 goose = pytest.importorskip(
     "goose", reason="goose-sdk (the reference wheel, module `goose`) is not installed"
@@ -81,18 +82,7 @@ def test_generated_replies_match_reference(
     assert mismatches == []
 
 
-FIELDS = (
-    "user_intent",
-    "technical_concepts",
-    "files",
-    "errors_and_fixes",
-    "problem_solving",
-    "user_messages",
-    "pending_tasks",
-    "current_work",
-    "next_step",
-    "an_extra",
-)
+FIELDS = (*SUMMARY_FIELDS, "an_extra")
 SCALARS = (
     "null",
     "true",

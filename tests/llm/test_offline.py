@@ -24,6 +24,7 @@ from goose_tui.pieces import Pieces
 from goose_tui.session.loader import load_session
 from goose_tui.session.models import Message
 from tests.conftest import REALDATA
+from tests.summary_fields import SUMMARY_FIELDS
 
 FIRST_ASK = "Fix the failing test in calc.py.\nAlso add a README with usage."
 LAST_ASK = "Great. Next, make `sub` handle floats too."
@@ -158,17 +159,7 @@ async def test_offline_reply_has_the_contract_shape_and_the_facts(templates: Tem
     request = build_request(coding_session(), templates)
     reply = (await OfflineSummarizer().complete(request.messages)).text
     fields = structured(reply)
-    assert list(fields)[:9] == [
-        "user_intent",
-        "technical_concepts",
-        "files",
-        "errors_and_fixes",
-        "problem_solving",
-        "user_messages",
-        "pending_tasks",
-        "current_work",
-        "next_step",
-    ]
+    assert list(fields)[:9] == list(SUMMARY_FIELDS)
     assert fields["user_messages"] == [FIRST_ASK, LAST_ASK]  # verbatim, tool output excluded
     files = {f["path"]: f for f in fields["files"]}
     assert files["/w/calc.py"]["summary"] == "Viewed, edited"

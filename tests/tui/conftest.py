@@ -41,6 +41,16 @@ def rewrite(path: Path, text: str) -> None:
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
 
 
+def opened_before(path: Path) -> None:
+    """``path`` opened in an earlier run, as the app records it: loaded, then remembered (a
+    recent row of the session picker)."""
+    from goose_tui.recent import remember
+    from goose_tui.session.loader import load_session
+
+    session = load_session(path, None)
+    remember(path, None, session.title, len(session.messages), session.model_name)
+
+
 @pytest.fixture
 def reply_file(tmp_path: Path) -> Path:
     path = tmp_path / "reply.md"
@@ -157,6 +167,21 @@ async def paste(pilot: Pilot, text: str) -> None:
 
     pilot.app.post_message(events.Paste(text))
     await pilot.pause()
+
+
+async def edit(pilot: Pilot, key: str | None, text: str) -> None:
+    """An editor's whole text replaced as a user does it: ``key`` opens the editor (``t`` or
+    ``T`` a template, ``e`` the summary JSON, ``r`` the reply; None: the focused one), select
+    all, paste ``text``; then settled."""
+    from textual.widgets import TextArea
+
+    if key is not None:
+        await pilot.press(key)
+    area = pilot.app.focused
+    assert isinstance(area, TextArea), area
+    area.select_all()
+    await paste(pilot, text)
+    await settle(pilot)
 
 
 @pytest.fixture(autouse=True)

@@ -12,9 +12,19 @@ from goose_tui.tui.screens.timeline_screen import TimelineScreen
 from .conftest import compacted, settle
 
 
-async def test_the_retention_list_says_what_missing_and_its_words_mean() -> None:
+async def test_the_timeline_explains_w_13k_and_retention_what_missing_and_its_words_mean() -> None:
     app = GooseTUI(None)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        assert isinstance(app.screen, TimelineScreen)
+        summary = app.screen.query_one("#timeline-summary")
+        legend = summary.render_line(1).text.strip()
+        assert legend == "w-13k on the plot: the window less 13,000 tokens, room for the reply", (
+            legend
+        )
+        await pilot.press("escape")
         await compacted(pilot)
         await pilot.press("l")
         await settle(pilot)
@@ -27,15 +37,3 @@ async def test_the_retention_list_says_what_missing_and_its_words_mean() -> None
     assert headers[3] == "its words", headers
     assert shares and all(share.endswith("%") for share in shares), shares
     assert "missing (not found as a whole; its words: the share the summary has)" in hint, hint
-
-
-async def test_the_timeline_explains_its_w_13k_line() -> None:
-    app = GooseTUI(None)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("g")
-        await settle(pilot)
-        assert isinstance(app.screen, TimelineScreen)
-        summary = app.screen.query_one("#timeline-summary")
-        legend = summary.render_line(1).text.strip()
-    assert legend == "w-13k on the plot: the window less 13,000 tokens, room for the reply", legend

@@ -13,7 +13,7 @@ from goose_tui.tui.app import GooseTUI, bundled_sample
 from goose_tui.tui.screens.retention_screen import RetentionScreen
 from goose_tui.tui.widgets.conversation_view import ConversationView
 
-from .conftest import paste, settle, wait_until
+from .conftest import edit, paste, settle, wait_until
 
 KNOWN_ERROR = "FAILED tests/test_dates.py::test_parse_dates"
 
@@ -397,11 +397,7 @@ async def test_retention_and_compares_follow_the_summary_and_its_hand_edits(
         await settle(pilot)
         assert app.screen is app.main
         # Compared with the summary before the last edit.
-        await pilot.press("e")
-        editor = app.main.query_one("#json-editor")
-        editor.select_all()
-        await paste(pilot, '{"user_intent": ["Ship v2"]}')
-        await settle(pilot)
+        await edit(pilot, "e", '{"user_intent": ["Ship v2"]}')
         await pilot.press("escape")  # leave the editor (it has the screen below 200 columns)
         await _open_compare(pilot, "previous")
         c = app.screen.comparison
@@ -416,11 +412,7 @@ async def test_retention_and_compares_follow_the_summary_and_its_hand_edits(
         await settle(pilot)
         assert app.screen is app.main
         # Retention follows a hand edit of the summary.
-        await pilot.press("e")
-        editor = app.main.query_one("#json-editor")
-        editor.select_all()
-        await paste(pilot, '{"user_intent": ["pytest -q"]}')
-        await settle(pilot)
+        await edit(pilot, "e", '{"user_intent": ["pytest -q"]}')
         await pilot.press("escape")  # leave the editor, where l would be typed
         await pilot.press("l")
         await settle(pilot)

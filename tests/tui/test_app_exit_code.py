@@ -14,7 +14,7 @@ from goose_tui import cli
 from goose_tui.samples import bundled_sample
 from goose_tui.tui.app import GooseTUI
 
-from .conftest import settle
+from .conftest import settle, wait_until
 
 
 class _EndingApp(app_module.GooseTUI):
@@ -73,5 +73,6 @@ async def test_keys_queued_behind_q_open_nothing_while_the_app_exits(session_fil
         await settle(pilot)
         for key in "qug":  # quit, then the context and timeline screens
             app.post_message(events.Key(key, key))
-        await pilot.pause(0.5)
+        # Every key handled, q first: the app is exiting with nothing left queued.
+        await wait_until(pilot, lambda: app.return_code is not None and not app.message_queue_size)
     assert app.return_code == 0 and not app._exit_renderables

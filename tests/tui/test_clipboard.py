@@ -57,14 +57,29 @@ def no_clipboard_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert clipboard_tools() == []
 
 
-async def test_without_a_tool_the_toast_says_so_and_w_saves_to_a_file(
+async def test_without_a_tool_the_toast_says_so_and_w_saves_a_copy_or_an_error_or_refuses(
     session_file: Path, tmp_path: Path, no_clipboard_tool: None
 ) -> None:
+    from goose_tui.tui.screens.error_modal import ErrorModal
+
+    before = session_file.read_bytes()
     app = GooseTUI(session_file)
     async with app.run_test(size=(120, 40)) as pilot:
         await _copy_input_pane(app, pilot)
         notes = [n.message for n in app._notifications]
         assert any("could not be confirmed" in n and "Press W" in n for n in notes)
+        # Over the open session: refused before asking to replace it (it asked "… already
+        # exists. Replace it?" and, after y, refused: a question for nothing).
+        await pilot.press("W")
+        await settle(pilot)
+        app.screen.query_one("#prompt-input").value = str(session_file)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        assert "refusing to write over an input file" in app.screen.message
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.main
         await pilot.press("W")
         await settle(pilot)
         target = tmp_path / "copied.txt"
@@ -73,38 +88,8 @@ async def test_without_a_tool_the_toast_says_so_and_w_saves_to_a_file(
         await pilot.press("enter")
         await settle(pilot)
         assert target.read_text(encoding="utf-8") == app.inspector.prompt.text
-
-
-async def test_w_over_the_open_session_is_refused_before_asking_to_replace_it(
-    session_file: Path, no_clipboard_tool: None
-) -> None:
-    # It asked "… already exists. Replace it?" and, after y, refused: a question for nothing.
-    from goose_tui.tui.screens.error_modal import ErrorModal
-
-    before = session_file.read_bytes()
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await _copy_input_pane(app, pilot)
-        await pilot.press("W")
-        await settle(pilot)
-        app.screen.query_one("#prompt-input").value = str(session_file)
-        await pilot.press("enter")
-        await settle(pilot)
-        assert isinstance(app.screen, ErrorModal)
-        assert "refusing to write over an input file" in app.screen.message
-    assert session_file.read_bytes() == before
-
-
-async def test_w_saves_an_error_copied_from_its_dialog(
-    session_file: Path, no_clipboard_tool: None, tmp_path: Path
-) -> None:
-    # The error dialog's copy said "Press W to save it to a file", but W did nothing while
-    # the dialog was open.
-    from goose_tui.tui.screens.error_modal import ErrorModal
-
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+        # The error dialog's copy said "Press W to save it to a file", but W did nothing
+        # while the dialog was open.
         app.show_error("Compaction failed", "the model answered 500")
         await settle(pilot)
         assert isinstance(app.screen, ErrorModal)
@@ -117,3 +102,4 @@ async def test_w_saves_an_error_copied_from_its_dialog(
         await pilot.press("enter")
         await settle(pilot)
         assert "the model answered 500" in target.read_text(encoding="utf-8")
+    assert session_file.read_bytes() == before

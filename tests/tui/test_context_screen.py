@@ -17,13 +17,18 @@ from goose_tui.tui.widgets.conversation_view import ConversationView
 from .conftest import settle
 
 
-async def test_u_shows_the_breakdown_and_enter_marks_the_category() -> None:
+async def test_clicking_the_gauge_or_u_shows_the_breakdown_and_enter_marks_the_category() -> None:
     session = load_session(bundled_sample())
     expected = context_breakdown(session)
     tool_output = expected.category("tool_output")
     app = GooseTUI(bundled_sample())
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        await pilot.click("#gauge")
+        await settle(pilot)
+        assert isinstance(app.screen, ContextScreen)
+        await pilot.press("escape")
+        assert app.screen is app.main
         await pilot.press("u")
         await settle(pilot)
         screen = app.screen
@@ -48,17 +53,6 @@ async def test_u_shows_the_breakdown_and_enter_marks_the_category() -> None:
         assert view.selected == tool_output.messages[1]
         await pilot.press("N", "N")
         assert view.selected == tool_output.messages[-1]  # wraps around
-
-
-async def test_clicking_the_gauge_opens_the_breakdown() -> None:
-    app = GooseTUI(bundled_sample())
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.click("#gauge")
-        await settle(pilot)
-        assert isinstance(app.screen, ContextScreen)
-        await pilot.press("escape")
-        assert app.screen is app.main
 
 
 @pytest.mark.parametrize("recorded_system_prompt", [False, True])

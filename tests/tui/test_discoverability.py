@@ -9,8 +9,7 @@ from pathlib import Path
 from textual.command import CommandPalette
 from textual.widgets import DataTable
 
-from goose_tui.recent import load_recent, remember
-from goose_tui.session.loader import load_session
+from goose_tui.recent import load_recent
 from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.commands import ActionCommands
 from goose_tui.tui.screens.help import HelpScreen, binding_lines
@@ -18,7 +17,7 @@ from goose_tui.tui.screens.session_picker import SessionPicker
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from tests.conftest import SAMPLES
 
-from .conftest import paste, settle
+from .conftest import opened_before, paste, settle
 
 
 async def _palette_names(app: GooseTUI) -> list[str]:
@@ -26,10 +25,30 @@ async def _palette_names(app: GooseTUI) -> list[str]:
     return [hit.text async for hit in provider.discover()]  # type: ignore[attr-defined]
 
 
-async def test_palette_lists_every_action_of_the_screen(session_file: Path) -> None:
+async def test_hover_highlights_a_key_the_palette_lists_every_action_and_help_fits_the_screen(
+    session_file: Path,
+) -> None:
+    # `?` on the compare, retention, timeline and context screens began with "… then four
+    # panes … Press c to compact", which none of them has.
+    from textual.widgets import Static
+
     app = GooseTUI(session_file)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        footer = app.main.query_one(GooseFooter)
+        key = footer.keys[2]
+        hover = footer.get_component_rich_style("footer--hover", partial=True).bgcolor
+
+        def backgrounds() -> list[object]:
+            return [seg.style.bgcolor for seg in footer.render_line(0) for _ in seg.text]
+
+        assert hover not in backgrounds()
+        await pilot.hover(GooseFooter, offset=(key.start + 1, 0))
+        await pilot.pause()
+        assert footer.hovered == 2
+        drawn = backgrounds()
+        assert [n for n, bg in enumerate(drawn) if bg == hover] == list(range(key.start, key.end))
+        # The palette lists every action of the screen.
         names = await _palette_names(app)
         for expected in (
             "Compact (c)",
@@ -60,6 +79,41 @@ async def test_palette_lists_every_action_of_the_screen(session_file: Path) -> N
         await pilot.press("enter")
         await settle(pilot)
         assert type(app.screen).__name__ == "TimelineScreen"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.main
+        # Help lists keys as people read them.
+        lines = binding_lines(app.main)
+        text = "\n".join(lines)
+        assert "question_mark" not in text and "slash" not in text
+        assert any(line.split()[-1] == "Help" and line.split()[0] == "?" for line in lines)
+        assert any(line.split()[:1] == ["/"] and "Search prompt" in line for line in lines)
+        # Every key of an action, not the first found: `q` quits as ctrl+q does (a
+        # walk-through found only "^q  Quit" listed).
+        assert any(set(line.split()) == {"q", "/", "^q", "Quit"} for line in lines), text
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        main_intro = str(app.screen.query_one("#help-intro", Static).render())
+        assert "four panes" in main_intro
+        await pilot.press("escape")
+        await pilot.press("c")
+        await settle(pilot)
+        for key, words in (("l", "retention"), ("g", "timeline"), ("u", "fills the context")):
+            await pilot.press(key)
+            await settle(pilot)
+            under = app.screen
+            assert under is not app.main, key
+            await pilot.press("question_mark")
+            await settle(pilot)
+            assert isinstance(app.screen, HelpScreen)
+            intro = str(app.screen.query_one("#help-intro", Static).render())
+            assert words in intro.lower() and "four panes" not in intro, (key, intro)
+            keys = str(app.screen.query_one("#help-keys", Static).render())
+            assert keys.startswith("Keys")
+            await pilot.press("escape", "escape")
+            await settle(pilot)
+            assert app.screen is app.main, key
 
 
 def _drawn(footer: GooseFooter) -> str:
@@ -128,9 +182,7 @@ async def test_open_another_session_without_restarting(tmp_path: Path) -> None:
     second = tmp_path / "b" / "long_session.jsonl"
     second.parent.mkdir()
     shutil.copy(SAMPLES / "long_session.jsonl", second)
-    # Opened before, as the app records it: loaded, then remembered.
-    earlier = load_session(second, None)
-    remember(second, None, earlier.title, len(earlier.messages), earlier.model_name)
+    opened_before(second)
     app = GooseTUI(first)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -155,39 +207,25 @@ async def test_open_another_session_without_restarting(tmp_path: Path) -> None:
         )
 
 
-async def test_the_key_under_the_mouse_is_highlighted(session_file: Path) -> None:
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        footer = app.main.query_one(GooseFooter)
-        key = footer.keys[2]
-        hover = footer.get_component_rich_style("footer--hover", partial=True).bgcolor
-
-        def backgrounds() -> list[object]:
-            return [seg.style.bgcolor for seg in footer.render_line(0) for _ in seg.text]
-
-        assert hover not in backgrounds()
-        await pilot.hover(GooseFooter, offset=(key.start + 1, 0))
-        await pilot.pause()
-        assert footer.hovered == 2
-        drawn = backgrounds()
-        assert [n for n, bg in enumerate(drawn) if bg == hover] == list(range(key.start, key.end))
-
-
-async def test_the_picker_says_when_a_folder_has_no_sessions_or_none_match(
+async def test_the_picker_says_when_a_folder_has_no_sessions_or_none_match_or_some_left_out(
     tmp_path: Path,
 ) -> None:
-    # Found by a walk-through: an empty folder showed a blank table and the usual "type to
-    # filter" title, nothing saying there was nothing to open.
-    from goose_tui.tui.screens.session_picker import SessionPicker
-
+    # An empty folder showed a blank table and the usual "type to filter" title, nothing
+    # saying there was nothing to open; a corrupt sessions.db was left out without a word.
     (tmp_path / "notes.txt").write_text("not a session\n")
+    (tmp_path / "sessions.db").write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
     app = GooseTUI(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, SessionPicker)
         title = str(app.screen.query_one("#picker-title").render())
         assert title.startswith(f"No sessions in {tmp_path}"), title
+        toasts = [str(n.message) for n in app._notifications]
+        assert any(
+            t.startswith("left out 1 session file that cannot be read (first: ")
+            and str(tmp_path / "sessions.db") in t
+            for t in toasts
+        ), toasts
     app = GooseTUI(SAMPLES)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -196,63 +234,3 @@ async def test_the_picker_says_when_a_folder_has_no_sessions_or_none_match(
         await settle(pilot)
         title = str(app.screen.query_one("#picker-title").render())
         assert title.startswith("No session matches 'zzzq'"), title
-
-
-async def test_the_picker_says_which_session_files_it_left_out(tmp_path: Path) -> None:
-    # A corrupt sessions.db in the folder was left out of the picker without a word.
-    from goose_tui.tui.screens.session_picker import SessionPicker
-
-    (tmp_path / "sessions.db").write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
-    (tmp_path / "short.jsonl").write_bytes((SAMPLES / "short.jsonl").read_bytes())
-    app = GooseTUI(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        assert isinstance(app.screen, SessionPicker)
-        toasts = [str(n.message) for n in app._notifications]
-        assert any(
-            t.startswith("left out 1 session file that cannot be read (first: ")
-            and str(tmp_path / "sessions.db") in t
-            for t in toasts
-        ), toasts
-
-
-async def test_help_on_another_screen_says_what_that_screen_shows(session_file: Path) -> None:
-    # A walk-through: `?` on the compare, retention, timeline and context screens began with
-    # "… then four panes … Press c to compact", which none of them has.
-    from textual.widgets import Static
-
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        # Help lists keys as people read them.
-        lines = binding_lines(app.main)
-        text = "\n".join(lines)
-        assert "question_mark" not in text and "slash" not in text
-        assert any(line.split()[-1] == "Help" and line.split()[0] == "?" for line in lines)
-        assert any(line.split()[:1] == ["/"] and "Search prompt" in line for line in lines)
-        # Every key of an action, not the first found: `q` quits as ctrl+q does (a
-        # walk-through found only "^q  Quit" listed).
-        assert any(set(line.split()) == {"q", "/", "^q", "Quit"} for line in lines), text
-        await pilot.press("question_mark")
-        await settle(pilot)
-        assert isinstance(app.screen, HelpScreen)
-        main_intro = str(app.screen.query_one("#help-intro", Static).render())
-        assert "four panes" in main_intro
-        await pilot.press("escape")
-        await pilot.press("c")
-        await settle(pilot)
-        for key, words in (("l", "retention"), ("g", "timeline"), ("u", "fills the context")):
-            await pilot.press(key)
-            await settle(pilot)
-            under = app.screen
-            assert under is not app.main, key
-            await pilot.press("question_mark")
-            await settle(pilot)
-            assert isinstance(app.screen, HelpScreen)
-            intro = str(app.screen.query_one("#help-intro", Static).render())
-            assert words in intro.lower() and "four panes" not in intro, (key, intro)
-            keys = str(app.screen.query_one("#help-keys", Static).render())
-            assert keys.startswith("Keys")
-            await pilot.press("escape", "escape")
-            await settle(pilot)
-            assert app.screen is app.main, key

@@ -70,56 +70,13 @@ async def test_keys_work_while_tokens_are_counted_and_progress_is_shown(
         assert "counting" not in str(gauge.render())
 
 
-async def test_model_switch_recounts_nothing_and_opening_builds_few_rows(
-    generated_session: Path,
-) -> None:
-    app = GooseTUI(generated_session)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        main = app.main
-        view = main.query_one(ConversationView)
-        messages = app.inspector.session.messages
-        # Rows of only the messages drawn so far were built; the count is still exact.
-        assert len(view._row_cache) < 60 < len(messages)
-        assert view.row_count == sum(1 + max(len(m.content), 1) for m in messages)
-        last = view.row_text(view.row_count - 1)
-        assert last.startswith("  ")  # the last message's last item row, built on demand
-        counter = main.query_one(ContextGauge).token_counter
-        counted = counter.recounted
-        assert counted == len(messages)
-        app.set_model("openai/gpt-4o")
-        await settle(pilot)
-        assert counter.recounted == counted  # served from the shared cache
-        viewer = main.query_one("#input-view", TextViewer)
-        lines = viewer._lines
-        viewer.set_text(viewer.text[:-1] + viewer.text[-1:])  # equal, not the same object
-        assert viewer._lines is lines  # not split again
-
-
-async def test_the_input_pane_shows_the_prompt_from_its_pieces(
+async def test_each_message_looked_up_once_few_rows_the_prompt_from_pieces_no_recount(
     generated_session: Path, reply_file: Path
 ) -> None:
-    # The prompt is never joined into one string on the app's side: joined, it was a second
-    # copy of the session (188 MB for the 53 MB one) and a 0.1 s hold of the GIL.
-    app = GooseTUI(generated_session, model=f"replay:{reply_file}")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        request = app.main.prompt_pane.request
-        assert request is not None
-        viewer = app.main.query_one("#input-view", TextViewer)
-        assert viewer._text is request.prompt and len(request.prompt.parts) > 3
-        await pilot.press("c")
-        await wait_until(pilot, lambda: app.inspector.result is not None)
-        await settle(pilot)
-        assert app.inspector.result.request is request  # the one shown is the one sent
-        assert viewer._text is request.prompt
-        assert "system_prompt" not in vars(request)  # its joined text was never made
-        assert viewer.text == request.system_prompt  # the copy key's text, joined then
-
-
-async def test_the_gauge_looks_each_message_up_once(generated_session: Path) -> None:
     # The count summed the history again through the cache (each lookup builds and hashes
-    # the message's texts), and again for the projection: three passes for one figure.
+    # the message's texts), and again for the projection: three passes for one figure. The
+    # prompt is never joined into one string on the app's side: joined, it was a second
+    # copy of the session (188 MB for the 53 MB one) and a 0.1 s hold of the GIL.
     looked_up: list[int] = []
     real_count, real_count_all = TokenCounter.count, TokenCounter.count_all
 
@@ -131,18 +88,47 @@ async def test_the_gauge_looks_each_message_up_once(generated_session: Path) -> 
         looked_up.extend(map(id, messages))
         return real_count_all(self, messages)
 
-    app = GooseTUI(generated_session)
+    app = GooseTUI(generated_session, model=f"replay:{reply_file}")
     # Patched before the app starts: patched inside, a count that began first was missed.
     TokenCounter.count, TokenCounter.count_all = recording, recording_all  # type: ignore[method-assign]
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             TokenCounter.count, TokenCounter.count_all = real_count, real_count_all  # type: ignore[method-assign]
+            main = app.main
             messages = app.inspector.session.messages
             assert sorted(looked_up) == sorted(map(id, messages))
-            gauge = app.main.query_one(ContextGauge)
+            gauge = main.query_one(ContextGauge)
             assert gauge.usage is not None
             assert gauge.usage.used == gauge.token_counter.total(messages)
+            # Rows of only the messages drawn so far were built; the count is still exact.
+            view = main.query_one(ConversationView)
+            assert len(view._row_cache) < 60 < len(messages)
+            assert view.row_count == sum(1 + max(len(m.content), 1) for m in messages)
+            last = view.row_text(view.row_count - 1)
+            assert last.startswith("  ")  # the last message's last item row, built on demand
+            counter = gauge.token_counter
+            assert counter.recounted == len(messages)
+            # The input pane shows the prompt from its pieces, the one sent.
+            request = main.prompt_pane.request
+            assert request is not None
+            viewer = main.query_one("#input-view", TextViewer)
+            assert viewer._text is request.prompt and len(request.prompt.parts) > 3
+            await pilot.press("c")
+            await wait_until(pilot, lambda: app.inspector.result is not None)
+            await settle(pilot)
+            assert app.inspector.result.request is request  # the one shown is the one sent
+            assert viewer._text is request.prompt
+            assert "system_prompt" not in vars(request)  # its joined text was never made
+            assert viewer.text == request.system_prompt  # the copy key's text, joined then
+            # A model switch counts nothing again.
+            counted = counter.recounted
+            app.set_model("openai/gpt-4o")
+            await settle(pilot)
+            assert counter.recounted == counted  # served from the shared cache
+            lines = viewer._lines
+            viewer.set_text(viewer.text[:-1] + viewer.text[-1:])  # equal, not the same object
+            assert viewer._lines is lines  # not split again
     finally:
         TokenCounter.count, TokenCounter.count_all = real_count, real_count_all  # type: ignore[method-assign]
 

@@ -22,10 +22,30 @@ def _prompt(app: GooseTUI) -> str:
     return app.main.query_one("#input-view", TextViewer).text
 
 
-async def test_p_switches_the_profile_and_rerenders_the_input_pane(session_file: Path) -> None:
-    app = GooseTUI(session_file)
+async def test_the_profile_from_the_command_line_and_the_palette(session_file: Path) -> None:
+    app = GooseTUI(session_file, goose_profile="goose-pr-11845")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        assert "format goose-pr-11845" in _status(app)
+        assert '{"role":"user","content":[' in _prompt(app)
+        app.set_goose_profile("goose-sdk-wheel")  # what the palette entry calls
+        await settle(pilot)
+        assert "[user]: The test test_parse_dates" in _prompt(app)
+        from goose_tui.tui.commands import ModelCommands
+
+        names = [name for name, _, _ in ModelCommands(app.screen)._entries()]
+        assert "Goose version: goose-pr-11845" in names
+
+
+async def test_p_switches_the_profile_and_the_status_line_keeps_the_shown_compactions(
+    session_file: Path, reply_file: Path
+) -> None:
+    # A walk-through: after `p`, the status line of a finished compaction named the new
+    # format ("done · … format goose-pr-11845") though the summary shown was made in the other.
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        # p switches the profile and the input pane is rendered again, and back.
         assert "format goose-sdk-wheel" in _status(app)
         assert "[user]: The test test_parse_dates" in _prompt(app)
 
@@ -43,31 +63,6 @@ async def test_p_switches_the_profile_and_rerenders_the_input_pane(session_file:
         await settle(pilot)
         assert "format goose-sdk-wheel" in _status(app)
         assert "[user]: The test test_parse_dates" in _prompt(app)
-
-
-async def test_the_profile_from_the_command_line_and_the_palette(session_file: Path) -> None:
-    app = GooseTUI(session_file, goose_profile="goose-pr-11845")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        assert "format goose-pr-11845" in _status(app)
-        assert '{"role":"user","content":[' in _prompt(app)
-        app.set_goose_profile("goose-sdk-wheel")  # what the palette entry calls
-        await settle(pilot)
-        assert "[user]: The test test_parse_dates" in _prompt(app)
-        from goose_tui.tui.commands import ModelCommands
-
-        names = [name for name, _, _ in ModelCommands(app.screen)._entries()]
-        assert "Goose version: goose-pr-11845" in names
-
-
-async def test_the_status_line_keeps_the_shown_compactions_format_and_model(
-    session_file: Path, reply_file: Path
-) -> None:
-    # A walk-through: after `p`, the status line of a finished compaction named the new
-    # format ("done · … format goose-pr-11845") though the summary shown was made in the other.
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
         assert "format goose-sdk-wheel" in _status(app) and "next" not in _status(app)

@@ -12,43 +12,11 @@ from textual.app import App, ComposeResult
 from textual.color import Color
 
 from goose_tui.tui.app import GooseTUI
-from goose_tui.tui.highlight import highlight_lines, lexer_name, markdown_with_languages
-from goose_tui.tui.screens.compare_screen import diff_content
 from goose_tui.tui.widgets.code_editor import CodeEditor
 from goose_tui.tui.widgets.conversation_view import ConversationView
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
 from .conftest import settle, wait_until
-
-
-def test_json_spans_mark_keys_strings_and_numbers() -> None:
-    text = '{\n  "path": "a.py",\n  "count": 3,\n  "ok": true\n}'
-    spans = highlight_lines(text, "json")
-    lines = text.split("\n")
-    kinds = {lines[n][a:b]: k for n, line in enumerate(spans) for a, b, k in line}
-    assert kinds['"a.py"'] == "string" and kinds["3"] == "number"
-    assert kinds["true"] == "constant"
-    assert '"path"' in kinds  # keys are coloured too
-    assert highlight_lines(text, None) == [[] for _ in lines]
-
-
-def test_key_code_language_comes_from_the_file_heading() -> None:
-    assert lexer_name(path="src/app/totals.py") == "python"
-    assert lexer_name(path="notes/readme-without-extension") is None
-    text = "### src/totals.py\nsummary\n```\nx = 1\n```\n### web/app.ts\n````\nlet a\n````"
-    shown = markdown_with_languages(text)
-    assert "```python\nx = 1\n```" in shown
-    assert "````typescript\nlet a\n````" in shown
-    assert markdown_with_languages("```json\n{}\n```") == "```json\n{}\n```"  # kept
-
-
-def test_diff_lines_take_the_error_and_success_colours() -> None:
-    diff = "--- A\n+++ B\n@@ -1 +1 @@\n-old line\n+new line\n same"
-    content = diff_content(diff)
-    styled = {diff[s.start : s.end]: str(s.style) for s in content.spans}
-    assert styled["-old line"] == "$text-error"
-    assert styled["+new line"] == "$text-success"
-    assert styled["--- A"] == "bold" and " same" not in styled
 
 
 async def test_expanded_tool_items_have_real_newlines_and_pretty_json(tmp_path: Path) -> None:
@@ -127,28 +95,6 @@ async def test_json_editor_highlights_in_theme_colours() -> None:
         assert editor.spans
 
 
-async def test_input_pane_wraps_at_its_width_in_the_four_pane_layout(session_file: Path) -> None:
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        viewer = app.main.query_one("#input-view", TextViewer)
-        width = viewer.scrollable_content_region.width
-        rows = [
-            "".join(seg.text for seg in viewer.render_line(y)).rstrip()
-            for y in range(viewer.size.height)
-        ]
-        assert all(len(row) <= width for row in rows)
-        first_line = viewer.text.split("\n", 1)[0]
-        assert len(first_line) > width  # the case the issue saw cut
-        assert viewer.virtual_size.width == width  # nothing to scroll sideways
-        joined = []
-        for row in rows:
-            joined.append(row)
-            if len(" ".join(joined).split()) >= len(first_line.split()):
-                break
-        assert " ".join(" ".join(joined).split()) == " ".join(first_line.split())
-
-
 async def test_a_big_json_is_highlighted_off_the_event_loop_after_each_edit() -> None:
     # TextArea re-highlights after every edit: pygments over a 100 KB summary JSON on the
     # event loop took ~0.3 s per key press. Over SYNC_HIGHLIGHT_CHARS it runs in a thread;
@@ -215,35 +161,15 @@ async def test_the_bracket_at_the_cursor_is_matched_as_textual_matches_it() -> N
                     assert ours == TextArea.find_matching_bracket(editor, character, at), (text, at)
 
 
-async def test_an_editor_in_a_hidden_tab_loads_its_text_when_shown(session_file: Path) -> None:
-    # After a compaction of a 53 MB session, loading the summary JSON into the editor of the
-    # tab that was not shown held the event loop ~0.5 s (app_big_session.py).
-    from textual.widgets import TabbedContent
-
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
-        main = app.main
-        editor = main.query_one("#json-editor", CodeEditor)
-        loaded = main.inspector.loaded.json
-        assert main.query_one("#fields-tabs", TabbedContent).active == "fields-tree-tab"
-        assert editor.text == loaded and loaded.startswith("{")
-        assert editor.document.text == ""  # not wrapped, highlighted or matched yet
-        main.query_one("#fields-tabs", TabbedContent).active = "fields-json-tab"
-        await settle(pilot)
-        assert editor.document.text == loaded
-        shown = "".join(seg.text for seg in editor.render_line(0))
-        assert loaded.split("\n", 1)[0] in shown
-        assert main.inspector.unsaved_edits() == []  # loading it is no hand edit
-
-
-async def test_the_hidden_markdown_source_is_highlighted_when_it_is_shown(
+async def test_the_input_wraps_and_the_hidden_json_and_markdown_source_load_when_shown(
     session_file: Path, reply_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The summary's Markdown source sits behind its rendered view; highlighting it at the
-    # end of every compaction held the loop ~50-75 ms for a view nobody was looking at.
+    # The editor of the fields tab not shown, and the summary's Markdown source behind its
+    # rendered view, wait until they are shown: after a compaction of a 53 MB session,
+    # loading the summary JSON into the hidden editor held the event loop ~0.5 s
+    # (app_big_session.py), and highlighting the hidden source ~50-75 ms.
+    from textual.widgets import TabbedContent
+
     from goose_tui.tui.widgets import text_viewer
 
     highlighted: list[int] = []
@@ -257,11 +183,40 @@ async def test_the_hidden_markdown_source_is_highlighted_when_it_is_shown(
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
+        # The input pane wraps at its width in the four-pane layout.
+        viewer = app.main.query_one("#input-view", TextViewer)
+        width = viewer.scrollable_content_region.width
+        rows = [
+            "".join(seg.text for seg in viewer.render_line(y)).rstrip()
+            for y in range(viewer.size.height)
+        ]
+        assert all(len(row) <= width for row in rows)
+        first_line = viewer.text.split("\n", 1)[0]
+        assert len(first_line) > width  # the case the issue saw cut
+        assert viewer.virtual_size.width == width  # nothing to scroll sideways
+        joined = []
+        for row in rows:
+            joined.append(row)
+            if len(" ".join(joined).split()) >= len(first_line.split()):
+                break
+        assert " ".join(" ".join(joined).split()) == " ".join(first_line.split())
         await pilot.press("c")
         await wait_until(pilot, lambda: app.inspector.result is not None)
         await settle(pilot)
         source = app.main.query_one("#preview-source", TextViewer)
         assert highlighted == [] and source._syntax_spans == []
+        main = app.main
+        editor = main.query_one("#json-editor", CodeEditor)
+        loaded = main.inspector.loaded.json
+        assert main.query_one("#fields-tabs", TabbedContent).active == "fields-tree-tab"
+        assert editor.text == loaded and loaded.startswith("{")
+        assert editor.document.text == ""  # not wrapped, highlighted or matched yet
+        main.query_one("#fields-tabs", TabbedContent).active = "fields-json-tab"
+        await settle(pilot)
+        assert editor.document.text == loaded
+        shown = "".join(seg.text for seg in editor.render_line(0))
+        assert loaded.split("\n", 1)[0] in shown
+        assert main.inspector.unsaved_edits() == []  # loading it is no hand edit
         await pilot.press("m")
         await settle(pilot)
         assert highlighted == [len(source._lines.text)]

@@ -21,7 +21,7 @@ from goose_tui.tui.widgets.fields_tree import FieldsTree
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
-from .conftest import compacted, paste, settle, wait_until
+from .conftest import compacted, edit, paste, settle, wait_until
 
 
 def _palette_options(app: GooseTUI) -> list[str]:
@@ -47,7 +47,7 @@ def _tree_labels(tree: FieldsTree) -> list[str]:
     return labels
 
 
-async def test_open_shows_conversation_gauge_and_prompt_and_enter_expands_a_message(
+async def test_open_shows_rows_gauge_prompt_then_expand_search_maximize_copy_help_tabs(
     session_file: Path,
 ) -> None:
     app = GooseTUI(session_file)
@@ -79,6 +79,36 @@ async def test_open_shows_conversation_gauge_and_prompt_and_enter_expands_a_mess
         rows = [view.row_text(i) for i in range(view.row_count)]
         assert view.row_count > before
         assert any("1 failed in 0.12s" in r for r in rows)
+        # Search the prompt, maximize its pane, copy it, help.
+        await pilot.press("slash")
+        await paste(pilot, "ValueError")
+        await pilot.press("enter")
+        viewer = app.main.query_one("#input-view", TextViewer)
+        assert app.focused is viewer
+        assert len(viewer.matches) >= 1
+        await pilot.press("f")
+        assert app.screen.maximized is app.main.query_one("#pane-input")
+        await pilot.press("y")
+        assert app.clipboard == app.inspector.prompt.text
+        await pilot.press("escape")
+        assert app.screen.maximized is None
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        keys = str(app.screen.query_one("#help-keys").render())
+        assert "Compact" in keys and "Save" in keys
+        await pilot.press("escape")
+        assert app.screen is app.main
+        # Narrowed, the panes are tabs.
+        await pilot.resize_terminal(100, 40)
+        await settle(pilot)
+        main = app.main
+        assert main.query_one("#pane-tabs").display
+        shown = [p.id for p in main.query("#panes > Pane") if p.styles.display != "none"]
+        assert shown == ["pane-input"]
+        await pilot.click("#tab-markdown")
+        await pilot.pause()
+        shown = [p.id for p in main.query("#panes > Pane") if p.styles.display != "none"]
+        assert shown == ["pane-markdown"]
 
 
 async def test_a_text_that_is_null_shows_what_the_summarizer_gets(tmp_path: Path) -> None:
@@ -120,7 +150,9 @@ async def test_a_text_that_is_null_shows_what_the_summarizer_gets(tmp_path: Path
         assert "▸ tool response (success, 0 chars)" in "\n".join(rows)
 
 
-async def test_compact_offline_fills_every_pane(session_file: Path) -> None:
+async def test_compact_offline_fills_every_pane_then_a_model_from_the_palette_compacts(
+    session_file: Path, reply_file: Path
+) -> None:
     app = GooseTUI(session_file, model="offline")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -143,9 +175,24 @@ async def test_compact_offline_fills_every_pane(session_file: Path) -> None:
         gauge = main.query_one(ContextGauge)
         assert gauge.projected is not None and 0 < gauge.projected
         assert str(main.query_one("#fields-banner").render()).startswith("read ")
+        # Another model chosen from the command palette.
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await paste(pilot, "replay a reply")
+        # The palette searches its providers in a task of its own: wait for the hit.
+        await wait_until(pilot, lambda: "Model: replay a reply file…" in _palette_options(app))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, InputPrompt))
+        await paste(pilot, str(reply_file))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.inspector.model.name == f"replay:{reply_file}"
+        await pilot.press("c")
+        await settle(pilot)
+        assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
 
 
-async def test_the_prompt_is_counted_once_and_its_tokens_shown_before_compacting(
+async def test_the_prompt_is_counted_once_then_replay_fills_every_pane_and_a_reply_edit_reruns(
     session_file: Path, reply_file: Path, monkeypatch
 ) -> None:
     # The input pane says how big the prompt is, in tokens, before anything is sent; the
@@ -187,43 +234,7 @@ async def test_the_prompt_is_counted_once_and_its_tokens_shown_before_compacting
         assert app.main.query_one(CompactionStatus).attempt.tokens_sent == tokens
         title = str(app.main.query_one("#pane-input", Pane).border_title)
         assert title == f"input · as sent · {tokens:,} tokens"
-    assert described and max(map(len, described)) < 1_000, max(described, key=len)[:300]
-
-
-async def test_json_edit_rerenders_and_invalid_json_keeps_last_render(
-    session_file: Path, reply_file: Path
-) -> None:
-    app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
-        main = app.main
-        await pilot.press("e")
-        editor = main.query_one("#json-editor")
-        assert app.focused is editor
-        editor.select_all()
-        await paste(pilot, '{"user_intent": ["Ship v2"], "next_step": 7}')
-        await settle(pilot)
-        markdown = main.query_one(SummaryPreview).markdown
-        assert "Ship v2" in markdown and "\n7" in markdown  # read leniently: 7 → "7"
-        assert "src/dates.py" not in markdown
-        good = markdown
-        await pilot.press("end", "backspace")  # drop the closing brace: invalid JSON
-        await settle(pilot)
-        banner = str(main.query_one("#fields-banner").render())
-        assert banner.startswith("invalid JSON") and "line 1" in banner
-        assert main.query_one(SummaryPreview).markdown == good
-
-
-async def test_compact_replay_shows_every_pane_and_a_raw_reply_edit_reruns_extraction(
-    session_file: Path, reply_file: Path
-) -> None:
-    app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
+        # Every pane shows the reply; an edit of the raw reply runs the extraction again.
         main = app.main
         analysis = main.query_one("#analysis-view", TextViewer).text
         assert "user wants the failing date test fixed" in analysis
@@ -234,13 +245,11 @@ async def test_compact_replay_shows_every_pane_and_a_raw_reply_edit_reruns_extra
         assert "### src/dates.py" in markdown
         assert "Write the changelog entry" in markdown
         assert main.query_one("#reply-editor").text.startswith("<analysis>")
-        await pilot.press("r")
-        main.query_one("#reply-editor").select_all()
-        await paste(pilot, "just some words")
-        await settle(pilot)
+        await edit(pilot, "r", "just some words")
         banner = str(main.query_one("#fields-banner").render())
         assert banner.startswith("raw-text fallback")
         assert main.query_one(SummaryPreview).markdown == "just some words"
+    assert described and max(map(len, described)) < 1_000, max(described, key=len)[:300]
 
 
 async def test_missing_replay_file_opens_an_error_modal_enter_closes_and_the_app_runs_on(
@@ -267,7 +276,7 @@ async def test_missing_replay_file_opens_an_error_modal_enter_closes_and_the_app
         assert app.is_running
 
 
-async def test_save_writes_new_files_and_never_the_input(
+async def test_save_writes_new_files_never_the_input_and_a_json_edit_rerenders_when_valid(
     session_file: Path, reply_file: Path
 ) -> None:
     original = session_file.read_bytes()
@@ -323,33 +332,26 @@ async def test_save_writes_new_files_and_never_the_input(
         await pilot.pause()
         assert isinstance(app.screen, ErrorModal)
         assert "refusing" in app.screen.message
+        await pilot.press("escape")
+        await settle(pilot)
+        # A JSON edit renders again; invalid JSON keeps the last render.
+        main = app.main
+        await pilot.press("e")
+        editor = main.query_one("#json-editor")
+        assert app.focused is editor
+        await edit(pilot, None, '{"user_intent": ["Ship v2"], "next_step": 7}')
+        markdown = main.query_one(SummaryPreview).markdown
+        assert "Ship v2" in markdown and "\n7" in markdown  # read leniently: 7 → "7"
+        assert "src/dates.py" not in markdown
+        good = markdown
+        await pilot.press("end", "backspace")  # drop the closing brace: invalid JSON
+        await settle(pilot)
+        banner = str(main.query_one("#fields-banner").render())
+        assert banner.startswith("invalid JSON") and "line 1" in banner
+        assert main.query_one(SummaryPreview).markdown == good
     assert session_file.read_bytes() == original
     leftovers = [p.name for p in session_file.parent.iterdir() if p.name.endswith(".tmp")]
     assert leftovers == []
-
-
-async def test_search_maximize_copy_and_help(session_file: Path) -> None:
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("slash")
-        await paste(pilot, "ValueError")
-        await pilot.press("enter")
-        viewer = app.main.query_one("#input-view", TextViewer)
-        assert app.focused is viewer
-        assert len(viewer.matches) >= 1
-        await pilot.press("f")
-        assert app.screen.maximized is app.main.query_one("#pane-input")
-        await pilot.press("y")
-        assert app.clipboard == app.inspector.prompt.text
-        await pilot.press("escape")
-        assert app.screen.maximized is None
-        await pilot.press("question_mark")
-        assert isinstance(app.screen, HelpScreen)
-        keys = str(app.screen.query_one("#help-keys").render())
-        assert "Compact" in keys and "Save" in keys
-        await pilot.press("escape")
-        assert app.screen is app.main
 
 
 async def test_enter_in_the_search_box_says_what_a_threaded_search_found(
@@ -387,40 +389,6 @@ async def test_enter_in_the_search_box_says_what_a_threaded_search_found(
         assert count >= 1
         notes = [n.message for n in app._notifications]
         assert notes[-1] == f"{count:,} match{'es' if count > 1 else ''} (n / N to move)"
-
-
-async def test_narrow_terminal_shows_panes_as_tabs(session_file: Path) -> None:
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        main = app.main
-        assert main.query_one("#pane-tabs").display
-        shown = [p.id for p in main.query("#panes > Pane") if p.styles.display != "none"]
-        assert shown == ["pane-input"]
-        await pilot.click("#tab-markdown")
-        await pilot.pause()
-        shown = [p.id for p in main.query("#panes > Pane") if p.styles.display != "none"]
-        assert shown == ["pane-markdown"]
-
-
-async def test_switch_model_from_command_palette(session_file: Path, reply_file: Path) -> None:
-    app = GooseTUI(session_file, model="offline")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await paste(pilot, "replay a reply")
-        # The palette searches its providers in a task of its own: wait for the hit.
-        await wait_until(pilot, lambda: "Model: replay a reply file…" in _palette_options(app))
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, InputPrompt))
-        await paste(pilot, str(reply_file))
-        await pilot.press("enter")
-        await pilot.pause()
-        assert app.inspector.model.name == f"replay:{reply_file}"
-        await pilot.press("c")
-        await settle(pilot)
-        assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
 
 
 async def test_untrusted_text_is_inert(session_file: Path) -> None:
@@ -539,15 +507,19 @@ async def test_the_title_counts_load_warnings_without_calling_them_skipped_lines
             assert any(str(n.message).startswith(expected[2:]) for n in app._notifications)
 
 
-async def test_a_session_that_cannot_be_opened_leaves_no_loading_screen_behind(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    "content", [b"", b"\x00\x01\xff binary", b"this is not json\n"], ids=["empty", "binary", "text"]
+)
+async def test_with_no_session_no_loading_screen_stays_and_the_hints_say_how_to_open_one(
+    tmp_path: Path, content: bytes
 ) -> None:
     # After the error modal, the screen said "goose-tui · loading…" and "counting tokens…"
-    # for ever, and every key answered "no session loaded yet" (a walk-through).
+    # for ever; the status line and the analysis pane said "press c to compact", and c then
+    # answered "no session loaded yet".
     from textual.widgets import Static
 
     broken = tmp_path / "not-a-session.jsonl"
-    broken.write_text("this is not json\n")
+    broken.write_bytes(content)
     app = GooseTUI(broken)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -558,23 +530,6 @@ async def test_a_session_that_cannot_be_opened_leaves_no_loading_screen_behind(
         assert "loading" not in title and "no session open" in title and "o opens one" in title
         gauge = str(app.main.query_one(ContextGauge).render())
         assert "counting" not in gauge and "no session" in gauge
-
-
-@pytest.mark.parametrize(
-    "content", [b"", b"\x00\x01\xff binary", b"this is not json\n"], ids=["empty", "binary", "text"]
-)
-async def test_with_no_session_the_hints_say_how_to_open_one(
-    tmp_path: Path, content: bytes
-) -> None:
-    # A walk-through: the status line and the analysis pane said "press c to compact", and c
-    # then answered "no session loaded yet".
-    broken = tmp_path / "not-a-session.jsonl"
-    broken.write_bytes(content)
-    app = GooseTUI(broken)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape")  # the error modal
-        await settle(pilot)
         status = app.main.query_one(CompactionStatus).render_line(0).text
         analysis = app.main.query_one("#analysis-view", TextViewer)
         assert "to compact" not in status and "to compact" not in analysis.placeholder

@@ -12,46 +12,48 @@ from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.screens.help import HelpScreen
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 
-from .conftest import settle
+from .conftest import settle, wait_until
 
 
-async def _palette_lines(app: GooseTUI, pilot, query: str) -> list[str]:
-    await pilot.press("ctrl+p")
-    await settle(pilot)
-    assert isinstance(app.screen, CommandPalette)
-    await pilot.press(*query)
-    await settle(pilot)
-    await pilot.pause(0.3)  # the palette searches after a short debounce
-    await settle(pilot)
-    results = app.screen.query_one(CommandList)
-    lines = []
-    for index in range(results.option_count):
-        prompt = results.get_option_at_index(index).prompt
-        lines.append(str(getattr(prompt, "plain", prompt)))
-    return lines
+def _palette_lines(app: GooseTUI) -> list[str]:
+    results = app.screen.query(CommandList)
+    if not results:
+        return []
+    found = results.first()
+    prompts = (found.get_option_at_index(i).prompt for i in range(found.option_count))
+    return [str(getattr(prompt, "plain", prompt)) for prompt in prompts]
 
 
-async def test_the_palette_shows_brackets_in_a_description_as_text(session_file: Path) -> None:
+async def test_the_palette_shows_brackets_in_a_description_as_text_and_probe_finds_lost(
+    session_file: Path,
+) -> None:
     app = GooseTUI(session_file)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        lines = await _palette_lines(app, pilot, "goose-sdk-wheel")
-    assert any("[role]: lines: released Goose" in line for line in lines), lines
+        for query, found in (
+            ("goose-sdk-wheel", lambda line: "[role]: lines: released Goose" in line),
+            ("probe", lambda line: line.startswith("Lost? (l)")),
+        ):
+            await pilot.press("ctrl+p")
+            await settle(pilot)
+            assert isinstance(app.screen, CommandPalette)
+            await pilot.press(*query)
+            # The palette searches after a short debounce, in a task of its own.
+            await wait_until(pilot, lambda found=found: any(map(found, _palette_lines(app))))
+            await pilot.press("escape")
+            await settle(pilot)
 
 
-async def test_probe_in_the_palette_finds_the_lost_screen(session_file: Path) -> None:
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        lines = await _palette_lines(app, pilot, "probe")
-    assert any(line.startswith("Lost? (l)") for line in lines), lines
-
-
-async def test_y_without_a_focused_pane_copies_the_pane_in_view(session_file: Path) -> None:
+async def test_wide_no_pane_key_and_y_without_a_focused_pane_copies_the_pane_in_view(
+    session_file: Path,
+) -> None:
     app = GooseTUI(session_file)
     copied: list[str] = []
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
+        # Wide, the panes are side by side: no key to switch them.
+        footer = app.main.query_one(GooseFooter).render_line(0).text
+        assert "Next pane" not in footer, footer
         app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
         app.main.query_one("#conversation").focus()
         await pilot.press("y")
@@ -88,11 +90,6 @@ async def test_narrow_tabs_are_switched_by_keys_the_footer_and_help_name(
         keys = str(app.screen.query_one("#help-keys").render())
     assert "the four panes are tabs: ] and [ switch them" in intro, intro
     assert "Next pane" in keys and "Previous pane" in keys, keys
-    wide = GooseTUI(session_file)
-    async with wide.run_test(size=(200, 50)) as pilot:
-        await settle(pilot)
-        footer = wide.main.query_one(GooseFooter).render_line(0).text
-    assert "Next pane" not in footer, footer
 
 
 async def test_the_title_line_at_80_columns_ends_in_an_ellipsis(session_file: Path) -> None:

@@ -53,44 +53,27 @@ class BrokenScreen(WorkerErrorsUp, Screen[None]):
         raise ValueError("no tokens to plot")
 
 
-async def _modal_for(with_panel: bool) -> ErrorModal:
+async def test_a_screens_or_a_widgets_worker_error_bubbles_up_to_the_one_error_modal() -> None:
     app = GooseTUI(bundled_sample())
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        app.push_screen(BrokenScreen(with_panel=with_panel))
-        await wait_until(pilot, lambda: isinstance(app.screen, ErrorModal), timeout=60)
-        modal = app.screen
-        assert isinstance(modal, ErrorModal)
-        assert app.is_running  # the app keeps running under the modal
-        return modal
-
-
-async def test_a_screens_worker_error_reaches_the_one_error_modal() -> None:
-    modal = await _modal_for(with_panel=False)
-    assert modal.error_title == "Timeline failed"
-    assert modal.message == "ValueError: no tokens to plot"
-
-
-async def test_a_widgets_worker_error_bubbles_through_its_screen_to_the_modal() -> None:
-    modal = await _modal_for(with_panel=True)
-    assert modal.error_title == "Probes failed"
-    assert modal.message == "RuntimeError: the judge model answered 500"
-
-
-async def test_show_message_from_any_screen_goes_back_to_the_inspector() -> None:
-    app = GooseTUI(bundled_sample())
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("g")  # the timeline, then a screen above it
-        await settle(pilot)
-        app.push_screen(Screen())
-        await settle(pilot)
-        assert len(app.screen_stack) == 4  # default, inspector, timeline, the one above
-        app.screen.post_message(ShowMessage(3, [3, 5]))
-        await settle(pilot)
-        assert app.screen is app.main
-        view = app.main.query_one(ConversationView)
-        assert view.selected == 3 and view.highlighted == [3, 5]
+        for with_panel, title, message in (
+            (False, "Timeline failed", "ValueError: no tokens to plot"),
+            (True, "Probes failed", "RuntimeError: the judge model answered 500"),
+        ):
+            broken = BrokenScreen(with_panel=with_panel)
+            app.push_screen(broken)
+            await wait_until(pilot, lambda: isinstance(app.screen, ErrorModal), timeout=60)
+            modal = app.screen
+            assert isinstance(modal, ErrorModal)
+            assert app.is_running  # the app keeps running under the modal
+            assert modal.error_title == title
+            assert modal.message == message
+            await pilot.press("escape")
+            await settle(pilot)
+            assert app.screen is broken
+            app.pop_screen()
+            await settle(pilot)
 
 
 class Hop(Message):
@@ -111,12 +94,22 @@ class HopScreen(Screen[None]):
         self.arrived = True
 
 
-async def test_settled_waits_for_a_message_still_bubbling_up() -> None:
-    # A message still on its way up, a hop behind a drain of the queues, must arrive before
-    # settle() returns.
+async def test_show_message_goes_back_from_any_screen_and_settled_waits_for_a_hop() -> None:
     app = GooseTUI(bundled_sample())
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        await pilot.press("g")  # the timeline, then a screen above it
+        await settle(pilot)
+        app.push_screen(Screen())
+        await settle(pilot)
+        assert len(app.screen_stack) == 4  # default, inspector, timeline, the one above
+        app.screen.post_message(ShowMessage(3, [3, 5]))
+        await settle(pilot)
+        assert app.screen is app.main
+        view = app.main.query_one(ConversationView)
+        assert view.selected == 3 and view.highlighted == [3, 5]
+        # A message still on its way up, a hop behind a drain of the queues, must arrive
+        # before settle() returns.
         screen = HopScreen()
         await app.push_screen(screen)
         await settle(pilot)

@@ -22,31 +22,7 @@ def _squash(text: str) -> str:
     return " ".join(text.split())
 
 
-async def test_the_probe_under_the_cursor_is_shown_whole_at_80_columns() -> None:
-    app = GooseTUI(None)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await compacted(pilot)
-        await pilot.press("l")
-        await settle(pilot)
-        await pilot.press("p")
-        await settle(pilot)
-        assert app.screen.query_one(TabbedContent).active == "tab-probes"
-        panel = app.screen.query_one(ProbesPanel)
-        report = panel.report
-        assert report is not None and len(report.results) > 1
-        detail = panel.query_one("#probe-detail", RowDetail)
-        for row in (0, 1):
-            result = report.results[row]
-            assert panel.query_one("#probe-items", DataTable).cursor_row == row
-            shown = _squash(_shown(detail))
-            assert _squash(result.probe.question) in shown, (result.probe.question, shown)
-            assert _squash(result.probe.expected) in shown, (result.probe.expected, shown)
-            assert _squash(result.answer or "(not in the summary)") in shown
-            await pilot.press("down")
-            await settle(pilot)
-
-
-async def test_the_retention_item_under_the_cursor_is_shown_whole_at_80_columns() -> None:
+async def test_the_retention_item_then_the_probe_under_the_cursor_are_shown_whole_at_80() -> None:
     app = GooseTUI(None)
     async with app.run_test(size=(80, 24)) as pilot:
         await compacted(pilot)
@@ -63,3 +39,19 @@ async def test_the_retention_item_under_the_cursor_is_shown_whole_at_80_columns(
             await pilot.press("down")
         await settle(pilot)
         assert _squash(rows[long_rows[0]].text) in _squash(_shown(detail))
+        await pilot.press("p")
+        await settle(pilot)
+        assert app.screen.query_one(TabbedContent).active == "tab-probes"
+        panel = app.screen.query_one(ProbesPanel)
+        report = panel.report
+        assert report is not None and len(report.results) > 1
+        detail = panel.query_one("#probe-detail", RowDetail)
+        for row in (0, 1):
+            result = report.results[row]
+            assert panel.query_one("#probe-items", DataTable).cursor_row == row
+            shown = _squash(_shown(detail))
+            assert _squash(result.probe.question) in shown, (result.probe.question, shown)
+            assert _squash(result.probe.expected) in shown, (result.probe.expected, shown)
+            assert _squash(result.answer or "(not in the summary)") in shown
+            await pilot.press("down")
+            await settle(pilot)

@@ -13,7 +13,7 @@ from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.screens.session_picker import SessionPicker
 from tests.conftest import SAMPLES
 
-from .conftest import settle
+from .conftest import opened_before, settle
 
 V13 = Path(__file__).parents[1] / "fixtures" / "goose" / "sessions-v13.db"
 
@@ -23,9 +23,7 @@ async def test_a_recent_row_keeps_its_date_on_screen_at_120_columns(tmp_path: Pa
     deep = tmp_path.joinpath(*(f"projects-folder-{n}" for n in range(6)), "long_session.jsonl")
     deep.parent.mkdir(parents=True)
     shutil.copy(SAMPLES / "long_session.jsonl", deep)
-    app = GooseTUI(deep)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
+    opened_before(deep)
     app = GooseTUI(SAMPLES / "short.jsonl")
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)

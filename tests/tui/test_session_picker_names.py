@@ -12,14 +12,12 @@ from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.screens.session_picker import SessionPicker
 from tests.conftest import SAMPLES
 
-from .conftest import settle
+from .conftest import opened_before, settle
 
 
 async def _recent_rows(files: list[Path]) -> list[str]:
-    for path in files:  # each opened once: the picker lists them as recent
-        app = GooseTUI(path)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
+    for path in files:  # each opened before, as the app records it: the picker's recent rows
+        opened_before(path)
     app = GooseTUI(SAMPLES / "short.jsonl")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

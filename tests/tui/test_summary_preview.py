@@ -184,10 +184,11 @@ async def test_a_big_summary_renders_in_a_thread_head_first_settles_and_keeps_se
             summary_preview._Renderer.render = real_render  # type: ignore[method-assign]
         assert threads and threading.main_thread().name not in threads
         assert last in _plain(view)
-        # It settles at the width it is drawn in: no render since.
-        await pilot.pause(0.3)
+        # It settles at the width it is drawn in: no render since (a render that sized the
+        # pane for another would start another, and settle() would find work still running).
+        await settle(pilot)
         settled = view._generation
-        await pilot.pause(1.0)
+        await settle(pilot)
         assert view._generation == settled and not view.rendering
         assert view._rendered_width == view._width
         assert all(strip.cell_length == view._width for strip in view.lines[:50])

@@ -9,7 +9,7 @@ from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.screens.confirm import ConfirmScreen
 from goose_tui.tui.screens.template_editor import TemplateEditor
 
-from .conftest import compacted, paste, rewrite, settle, wait_until
+from .conftest import compacted, edit, paste, rewrite, settle, wait_until
 
 GOOD = "## GOOD HEADING\n{{ next_step }}\n"
 NEWER = "## NEWER HEADING\n{{ next_step }}\n"
@@ -74,9 +74,7 @@ async def test_a_change_on_disk_under_an_edit_is_said_and_offered_not_forced(
         await pilot.press("t")
         editor = app.screen
         assert isinstance(editor, TemplateEditor)
-        editor.query_one("#template-text").select_all()
-        await paste(pilot, "# MINE {{ next_step }}")
-        await settle(pilot)
+        await edit(pilot, None, "# MINE {{ next_step }}")
         rewrite(override, NEWER)
         await wait_until(pilot, lambda: "changed on disk" in _status(editor))
         assert "ctrl+r" in _status(editor)
@@ -109,9 +107,7 @@ async def test_an_edit_left_in_the_app_reopens_against_the_file_as_it_was_read(
         await pilot.press("t")
         editor = app.screen
         assert isinstance(editor, TemplateEditor)
-        editor.query_one("#template-text").select_all()
-        await paste(pilot, "# MINE {{ next_step }}")
-        await settle(pilot)
+        await edit(pilot, None, "# MINE {{ next_step }}")
         await pilot.press("escape")  # the edit stays in use, not saved
         await settle(pilot)
         assert app.screen is app.main

@@ -15,7 +15,7 @@ from goose_tui.tui.screens.template_diff import TemplateDiffScreen
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
-from .conftest import compacted, settle
+from .conftest import settle
 
 
 @pytest.fixture
@@ -28,42 +28,6 @@ def editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", f"sh {script}")
     return script
-
-
-async def test_E_edits_the_override_in_editor_and_the_panes_show_it(
-    session_file: Path, reply_file: Path, prompts: Path, editor: Path
-) -> None:
-    override = prompts / "compaction_summary.md"
-    override.write_text("## GOOD HEADING\n{{ next_step }}\n", encoding="utf-8")
-    app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await compacted(pilot)
-        await pilot.press("E")
-        await settle(pilot)
-        assert override.read_text(encoding="utf-8").endswith("## FROM THE EDITOR\n")
-        markdown = app.main.query_one(SummaryPreview).markdown
-        assert markdown.rstrip().endswith("## FROM THE EDITOR"), markdown
-
-
-async def test_E_without_an_override_asks_then_makes_it_from_the_template_in_use(
-    session_file: Path, prompts: Path, editor: Path
-) -> None:
-    override = prompts / "compaction_summary.md"
-    app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("E")
-        await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
-        assert "does not exist" in app.screen.question
-        await pilot.press("escape")
-        await settle(pilot)
-        assert not override.exists()
-        await pilot.press("E", "y")
-        await settle(pilot)
-        builtin = (builtin_prompts_dir() / "compaction_summary.md").read_text(encoding="utf-8")
-        assert override.read_text(encoding="utf-8") == builtin + "## FROM THE EDITOR\n"
-        assert app.inspector.templates.summary.source.path == override
 
 
 async def test_D_diffs_the_templates_in_use_against_built_in_and_goose(
@@ -85,36 +49,39 @@ async def test_D_diffs_the_templates_in_use_against_built_in_and_goose(
         assert app.screen is app.main
 
 
-def test_goose_s_own_templates_come_from_the_installed_wheel_never_shipped(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import sys
-
-    from goose_tui.compaction.templates import goose_own_templates
-    from goose_tui.inspector import NO_GOOSE_TEMPLATES, Inspector
-
-    goose = pytest.importorskip("goose", reason="the goose-sdk wheel (Linux x86_64) is absent")
-    defaults = goose.default_compaction_templates()
-    assert goose_own_templates() == {
-        "compaction.md": defaults.compaction,
-        "compaction_summary.md": defaults.summary,
-    }
-    assert not (builtin_prompts_dir() / "goose").exists()
-    monkeypatch.setitem(sys.modules, "goose", None)  # as on a machine without the wheel
-    assert goose_own_templates() is None
-    assert Inspector().template_diffs().count(NO_GOOSE_TEMPLATES) == 2
-
-
-async def test_ctrl_o_in_the_template_editor_edits_the_file_and_loads_it_back(
-    session_file: Path, prompts: Path, editor: Path
+async def test_E_makes_or_edits_the_override_the_panes_show_it_and_ctrl_o_edits_the_file(
+    session_file: Path, reply_file: Path, prompts: Path, editor: Path
 ) -> None:
     from goose_tui.tui.screens.template_editor import TemplateEditor
 
-    override = prompts / "compaction.md"
-    override.write_text("SUMMARIZE\n{{ messages }}\n", encoding="utf-8")
-    app = GooseTUI(session_file, prompts_dir=prompts)
+    override = prompts / "compaction_summary.md"
+    prompt_override = prompts / "compaction.md"
+    prompt_override.write_text("SUMMARIZE\n{{ messages }}\n", encoding="utf-8")
+    app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        # Without an override, E asks, then makes it from the template in use.
+        await pilot.press("E")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "does not exist" in app.screen.question
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not override.exists()
+        await pilot.press("E", "y")
+        await settle(pilot)
+        builtin = (builtin_prompts_dir() / "compaction_summary.md").read_text(encoding="utf-8")
+        assert override.read_text(encoding="utf-8") == builtin + "## FROM THE EDITOR\n"
+        assert app.inspector.templates.summary.source.path == override
+        # Over an override, after a compaction: the panes show the saved file.
+        await pilot.press("c")
+        await settle(pilot)
+        await pilot.press("E")
+        await settle(pilot)
+        assert override.read_text(encoding="utf-8") == builtin + "## FROM THE EDITOR\n" * 2
+        markdown = app.main.query_one(SummaryPreview).markdown
+        assert markdown.rstrip().endswith("## FROM THE EDITOR"), markdown
+        # ctrl+o in the template editor edits the file and loads it back.
         await pilot.press("T")
         template_editor = app.screen
         assert isinstance(template_editor, TemplateEditor)
@@ -122,7 +89,7 @@ async def test_ctrl_o_in_the_template_editor_edits_the_file_and_loads_it_back(
         await settle(pilot)
         assert app.screen is template_editor
         expected = "SUMMARIZE\n{{ messages }}\n## FROM THE EDITOR\n"
-        assert override.read_text(encoding="utf-8") == expected
+        assert prompt_override.read_text(encoding="utf-8") == expected
         assert template_editor.text == expected
-        assert app.inspector.templates.compaction.source.path == override
+        assert app.inspector.templates.compaction.source.path == prompt_override
         assert app.inspector.templates.compaction.text == expected

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from textual.widgets import TextArea
 
 from goose_tui.tui.app import GooseTUI
@@ -15,41 +14,42 @@ from goose_tui.tui.screens.template_editor import TemplateEditor
 from goose_tui.tui.widgets.summary_preview import MarkdownLines, SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
-from .conftest import compacted, paste, settle
+from .conftest import compacted, edit, paste, settle
 
 
 def _rendered(preview: SummaryPreview) -> str:
     return "\n".join(line.text for line in preview.query_one(MarkdownLines).lines)
 
 
-@pytest.mark.parametrize(("size", "beside"), [((120, 36), True), ((80, 24), False)])
 async def test_the_summary_template_s_render_is_shown_while_typing(
-    session_file: Path, reply_file: Path, prompts: Path, size: tuple[int, int], beside: bool
+    session_file: Path, reply_file: Path, prompts: Path
 ) -> None:
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=(120, 36)) as pilot:
         await compacted(pilot)
         await pilot.press("t")
         editor = app.screen
         assert isinstance(editor, TemplateEditor)
         preview = editor.query_one(SummaryPreview)
         assert preview.markdown == app.inspector.summary.text  # the render before any edit
-        editor.query_one(TextArea).select_all()
-        await paste(pilot, "# TYPED HEADING\n\nnext: {{ next_step }}\n")
-        await settle(pilot)
+        await edit(pilot, None, "# TYPED HEADING\n\nnext: {{ next_step }}\n")
         assert app.screen is editor  # not left: seen while typing
         assert preview.markdown.startswith("# TYPED HEADING")
         assert "TYPED HEADING" in _rendered(preview)
-        text, shown = (
-            editor.query_one(TextArea).region,
-            editor.query_one("#template-preview").region,
-        )
-        assert text.height >= 5 and shown.height >= 5, (text, shown)
-        assert editor.region.contains_region(shown)
-        if beside:
-            assert shown.x >= text.right and shown.y == text.y, (text, shown)
-        else:
-            assert shown.y >= text.bottom and shown.x == text.x, (text, shown)
+        # Beside the editor on a wide terminal, below it on a narrow one.
+        for size, beside in (((120, 36), True), ((80, 24), False)):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            text, shown = (
+                editor.query_one(TextArea).region,
+                editor.query_one("#template-preview").region,
+            )
+            assert text.height >= 5 and shown.height >= 5, (size, text, shown)
+            assert editor.region.contains_region(shown)
+            if beside:
+                assert shown.x >= text.right and shown.y == text.y, (text, shown)
+            else:
+                assert shown.y >= text.bottom and shown.x == text.x, (text, shown)
 
         # An edit that does not render: the error stays said, the last good render stays.
         await paste(pilot, "{% if %}")
@@ -60,26 +60,7 @@ async def test_the_summary_template_s_render_is_shown_while_typing(
         assert "last good render" in str(editor.query_one("#template-preview").border_title)
 
 
-async def test_the_compaction_template_s_prompt_is_shown_while_typing(
-    session_file: Path, prompts: Path
-) -> None:
-    app = GooseTUI(session_file, prompts_dir=prompts)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("T")
-        editor = app.screen
-        assert isinstance(editor, TemplateEditor)
-        viewer = editor.query_one("#template-preview TextViewer", TextViewer)
-        assert viewer.text == str(app.inspector.prompt.text)
-        editor.query_one(TextArea).select_all()
-        await paste(pilot, "SUMMARIZE THIS:\n{{ messages }}\n")
-        await settle(pilot)
-        assert app.screen is editor
-        assert viewer.text.startswith("SUMMARIZE THIS:")
-        assert viewer.text == str(app.inspector.prompt.text)
-
-
-async def test_before_a_compaction_the_preview_says_how_to_get_a_summary(
+async def test_before_a_compaction_the_preview_says_how_to_get_a_summary_and_the_prompt_shows(
     session_file: Path, prompts: Path
 ) -> None:
     app = GooseTUI(session_file, prompts_dir=prompts)
@@ -87,9 +68,21 @@ async def test_before_a_compaction_the_preview_says_how_to_get_a_summary(
         await settle(pilot)
         await pilot.press("t")
         await settle(pilot)
-        lines = app.screen.query_one(MarkdownLines)
-        shown = lines.render_line(0).text
-    assert shown.startswith("no summary yet: c on the inspector compacts"), shown
+        shown = app.screen.query_one(MarkdownLines).render_line(0).text
+        assert shown.startswith("no summary yet: c on the inspector compacts"), shown
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.main
+        # The compaction template's prompt is shown while typing.
+        await pilot.press("T")
+        editor = app.screen
+        assert isinstance(editor, TemplateEditor)
+        viewer = editor.query_one("#template-preview TextViewer", TextViewer)
+        assert viewer.text == str(app.inspector.prompt.text)
+        await edit(pilot, None, "SUMMARIZE THIS:\n{{ messages }}\n")
+        assert app.screen is editor
+        assert viewer.text.startswith("SUMMARIZE THIS:")
+        assert viewer.text == str(app.inspector.prompt.text)
 
 
 async def test_the_prompt_preview_says_why_the_prompt_could_not_be_built(

@@ -54,22 +54,6 @@ async def test_a_broken_override_keeps_its_last_good_text_and_every_message_says
         assert str(override) not in _banner(app), _banner(app)
 
 
-async def test_an_override_broken_at_start_stays_said_after_a_compaction(
-    session_file: Path, reply_file: Path, prompts: Path
-) -> None:
-    override = prompts / "compaction_summary.md"
-    override.write_text(BROKEN, encoding="utf-8")
-    app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await compacted(pilot)
-        preview = app.main.query_one(SummaryPreview)
-        assert preview.markdown.startswith("# Conversation Summary")  # the built-in's render
-        banner = _banner(app)
-        assert f"{override}:" in banner and "built-in" in banner, banner
-        title = str(app.main.query_one("#pane-markdown", Pane).border_subtitle)
-        assert "built-in" in title and str(override) in title, title
-
-
 async def test_where_files_cannot_be_watched_the_app_says_so_and_polls(
     session_file: Path, reply_file: Path, prompts: Path, monkeypatch
 ) -> None:
@@ -101,11 +85,13 @@ def _broken_override(folder: Path, name: str = "compaction.md") -> Path:
     return path
 
 
-async def test_broken_override_at_start_uses_builtin_and_says_so_in_the_border(
-    session_file: Path, tmp_path: Path
+async def test_overrides_broken_at_start_use_the_built_ins_and_say_so_in_borders_and_banner(
+    session_file: Path, reply_file: Path, prompts: Path
 ) -> None:
-    broken = _broken_override(tmp_path / "prompts")
-    app = GooseTUI(session_file, prompts_dir=broken.parent)
+    broken = _broken_override(prompts)
+    override = prompts / "compaction_summary.md"
+    override.write_text(BROKEN, encoding="utf-8")
+    app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert app.inspector.templates.compaction.source.origin == "built-in"
@@ -115,6 +101,14 @@ async def test_broken_override_at_start_uses_builtin_and_says_so_in_the_border(
         assert any(f"{broken}:4" in n.message for n in warnings)
         prompt = app.main.query_one("#input-view", TextViewer).text
         assert "[user]: The test test_parse_dates" in prompt  # built by the built-in
+        # The summary template's stays said after a compaction.
+        await compacted(pilot)
+        preview = app.main.query_one(SummaryPreview)
+        assert preview.markdown.startswith("# Conversation Summary")  # the built-in's render
+        banner = _banner(app)
+        assert f"{override}:" in banner and "built-in" in banner, banner
+        title = str(app.main.query_one("#pane-markdown", Pane).border_subtitle)
+        assert "built-in" in title and str(override) in title, title
 
 
 async def test_an_override_that_is_a_folder_is_reported_as_broken(

@@ -21,7 +21,16 @@ from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 from tests.loopback import LoopbackServer, Reply
 
-from .conftest import MODEL_CALL_SECONDS, REPLY, paste, rewrite, screen_text, settle, wait_until
+from .conftest import (
+    MODEL_CALL_SECONDS,
+    REPLY,
+    edit,
+    paste,
+    rewrite,
+    screen_text,
+    settle,
+    wait_until,
+)
 
 
 async def test_override_file_change_on_disk_rerenders(
@@ -62,54 +71,42 @@ async def test_override_file_change_on_disk_rerenders(
         assert preview.markdown == good
 
 
-async def test_edit_template_in_app_and_save_override(
-    session_file: Path, reply_file: Path, tmp_path: Path
-) -> None:
-    config = Path(os.environ["XDG_CONFIG_HOME"])
-    app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
-        await pilot.press("t")
-        assert isinstance(app.screen, TemplateEditor)
-        assert "built-in" in str(app.screen.query_one("#template-source").render())
-        area = app.screen.query_one("#template-text")
-        area.select_all()
-        await paste(pilot, "# Mine {{ next_step }}")
-        await settle(pilot)
-        assert app.inspector.templates.summary.source.origin == "edited"
-        assert app.main.query_one(SummaryPreview).markdown == "# Mine Write the changelog entry"
-        await pilot.press("ctrl+s")
-        assert isinstance(app.screen, ConfirmScreen)
-        target = config / "goose" / "prompts" / "compaction_summary.md"
-        assert str(target) in app.screen.question
-        await pilot.press("y")
-        await pilot.pause()
-        assert target.read_text() == "# Mine {{ next_step }}"
-        assert app.screen is app.main
-        assert app.inspector.templates.summary.source.path == target
-        # The built-in template is untouched.
-        builtin = builtin_prompts_dir() / "compaction_summary.md"
-        assert "Mine" not in builtin.read_text()
-
-
-async def test_saving_over_an_override_that_changed_on_disk_asks_about_that(
+async def test_keys_reaching_a_picker_early_or_late_do_nothing_and_saving_over_a_changed_override(
     session_file: Path, tmp_path: Path
 ) -> None:
-    # A walk-through: the second ctrl+s asked the generic "Save this template as an
-    # override?" and replaced the file another program had written meanwhile.
+    # A crash: enter reached the picker before it was composed (or as it closed), and
+    # action_choose's query_one(Input) raised NoMatches, which ended the app. After it was
+    # dismissed, a second enter would have dismissed it again: popping the inspector.
+    from goose_tui.session.loader import list_sessions
+
+    sessions = list_sessions(_two_sessions(tmp_path, session_file))
     target = Path(os.environ["XDG_CONFIG_HOME"]) / "goose" / "prompts" / "compaction.md"
     app = GooseTUI(session_file)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        chosen: list[object] = []
+        picker = SessionPicker(sessions, "many")
+        app.push_screen(picker, chosen.append)
+        picker.action_choose()  # not composed yet
+        picker.action_cursor(1)
+        await settle(pilot)
+        assert app.screen is picker and chosen == []
+        picker.action_choose()  # enter: the first session chosen
+        picker.action_choose()  # enter again, before the dismissed picker is removed
+        picker.action_cursor(1)
+        await settle(pilot)
+        picker.action_choose()  # dismissed and removed
+        picker.action_cursor(-1)
+        await settle(pilot)
+        assert chosen == [picker.shown[0]]
+        assert app.screen is app.main and app.is_running
+        # The second ctrl+s asked the generic "Save this template as an override?" and
+        # replaced the file another program had written meanwhile: it asks about that.
 
         async def edit_and_save(text: str) -> ConfirmScreen:
             await pilot.press("T")
             assert isinstance(app.screen, TemplateEditor)
-            app.screen.query_one("#template-text").select_all()
-            await paste(pilot, text)
-            await settle(pilot)
+            await edit(pilot, None, text)
             await pilot.press("ctrl+s")
             assert isinstance(app.screen, ConfirmScreen)
             return app.screen
@@ -124,9 +121,7 @@ async def test_saving_over_an_override_that_changed_on_disk_asks_about_that(
         editor = app.screen
         assert isinstance(editor, TemplateEditor)
         rewrite(target, "OUTSIDE\n{{ messages }}")  # another program writes it meanwhile
-        editor.query_one("#template-text").select_all()
-        await paste(pilot, "SECOND\n{{ messages }}")
-        await settle(pilot)
+        await edit(pilot, None, "SECOND\n{{ messages }}")
         await pilot.press("ctrl+s")
         question = app.screen
         assert isinstance(question, ConfirmScreen)
@@ -208,9 +203,7 @@ async def test_a_summary_template_is_checked_before_there_is_a_summary(
         editor = app.screen
         assert isinstance(editor, TemplateEditor)
         status = editor.query_one("#template-status")
-        editor.query_one("#template-text").select_all()
-        await paste(pilot, "{{ user_intent | upper }}")
-        await settle(pilot)
+        await edit(pilot, None, "{{ user_intent | upper }}")
         assert "upper" in str(status.render()), str(status.render())
         assert "rendered" not in str(status.render())
         await pilot.press("ctrl+s")
@@ -218,9 +211,7 @@ async def test_a_summary_template_is_checked_before_there_is_a_summary(
         assert "does not render" in app.screen.question
         assert "Goose reads it too" not in app.screen.question
         await pilot.press("escape")
-        editor.query_one("#template-text").select_all()
-        await paste(pilot, "# Mine {{ next_step }}")
-        await settle(pilot)
+        await edit(pilot, None, "# Mine {{ next_step }}")
         assert "with an empty summary" in str(status.render()), str(status.render())
         assert app.inspector.summary.text == ""  # still no summary
         assert app.inspector.templates.summary.source.origin == "edited"
@@ -390,36 +381,6 @@ async def test_the_picker_opens_a_typed_path(tmp_path: Path, session_file: Path)
         assert sorted(info.path.name for info in listed.sessions) == ["cli.jsonl", "dates.jsonl"]
 
 
-async def test_keys_reaching_the_picker_before_its_widgets_or_after_it_closed_do_nothing(
-    tmp_path: Path, session_file: Path
-) -> None:
-    # A crash: enter reached the picker before it was composed (or as it closed), and
-    # action_choose's query_one(Input) raised NoMatches, which ended the app. After it was
-    # dismissed, a second enter would have dismissed it again: popping the inspector.
-    from goose_tui.session.loader import list_sessions
-
-    sessions = list_sessions(_two_sessions(tmp_path, session_file))
-    app = GooseTUI(session_file)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        chosen: list[object] = []
-        picker = SessionPicker(sessions, "many")
-        app.push_screen(picker, chosen.append)
-        picker.action_choose()  # not composed yet
-        picker.action_cursor(1)
-        await settle(pilot)
-        assert app.screen is picker and chosen == []
-        picker.action_choose()  # enter: the first session chosen
-        picker.action_choose()  # enter again, before the dismissed picker is removed
-        picker.action_cursor(1)
-        await settle(pilot)
-        picker.action_choose()  # dismissed and removed
-        picker.action_cursor(-1)
-        await settle(pilot)
-        assert chosen == [picker.shown[0]]
-        assert app.screen is app.main and app.is_running
-
-
 async def test_a_prompt_template_that_fails_to_render_says_why_in_the_input_pane(
     session_file: Path, tmp_path: Path
 ) -> None:
@@ -479,73 +440,88 @@ async def test_the_api_base_survives_switching_to_another_model_and_back(
             assert "Write the changelog entry" in app.main.query_one(SummaryPreview).markdown
 
 
-async def test_saving_or_leaving_a_template_edit_that_does_not_render_asks_first(
+async def test_template_edits_that_do_not_render_ask_a_good_one_saves_or_is_kept_when_left(
     session_file: Path, reply_file: Path
 ) -> None:
     # A broken edit was dropped on escape without a word (the panes keep the last good
-    # render, and so did the template), and q then quit without asking (a walk-through).
-    config = Path(os.environ["XDG_CONFIG_HOME"])
-    app = GooseTUI(session_file, model=f"replay:{reply_file}")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("T")
-        assert isinstance(app.screen, TemplateEditor)
-        editor = app.screen
-        await pilot.press("home")
-        await paste(pilot, "Mine {% if %}")
-        await settle(pilot)
-        assert "syntax error" in str(editor.query_one("#template-status").render())
-        # ctrl+s saved a failing template into Goose's prompts folder with the plain
-        # question (compact then gave a raw-text fallback).
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
-        assert (
-            "does not render" in app.screen.question and "Goose reads it too" in app.screen.question
-        )
-        await pilot.press("escape")
-        await settle(pilot)
-        assert not (config / "goose" / "prompts" / "compaction.md").exists()
-        await pilot.press("escape")
-        await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
-        assert "does not render" in app.screen.question
-        await pilot.press("escape")  # no: back to the edit, as it was
-        await settle(pilot)
-        assert app.screen is editor and editor.text.startswith("Mine {% if %}")
-        await pilot.press("ctrl+q")  # quitting asks too
-        await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen) and "compaction.md" in app.screen.question
-        await pilot.press("escape")
-        await settle(pilot)
-        await pilot.press("escape")
-        await settle(pilot)
-        await pilot.press("y")  # yes: the edit is dropped, the template as it was
-        await settle(pilot)
-        assert app.screen is app.main
-        assert app.inspector.templates.compaction.source.origin == "built-in"
-
-
-async def test_leaving_right_after_typing_keeps_a_good_edit(
-    session_file: Path, reply_file: Path
-) -> None:
-    # Escape within the debounce's pause left the edit unapplied: it was lost, and the
-    # cancelled wait warned "coroutine ... was never awaited" on exit.
+    # render, and so did the template), and q then quit without asking. Escape within the
+    # debounce's pause left a good edit unapplied: it was lost, and the cancelled wait
+    # warned "coroutine ... was never awaited" on exit.
     import gc
     import warnings
 
+    config = Path(os.environ["XDG_CONFIG_HOME"])
     app = GooseTUI(session_file, model=f"replay:{reply_file}")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
+            await pilot.press("T")
+            assert isinstance(app.screen, TemplateEditor)
+            editor = app.screen
+            await pilot.press("home")
+            await paste(pilot, "Mine {% if %}")
+            await settle(pilot)
+            assert "syntax error" in str(editor.query_one("#template-status").render())
+            # ctrl+s saved a failing template into Goose's prompts folder with the plain
+            # question (compact then gave a raw-text fallback).
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            assert (
+                "does not render" in app.screen.question
+                and "Goose reads it too" in app.screen.question
+            )
+            await pilot.press("escape")
+            await settle(pilot)
+            assert not (config / "goose" / "prompts" / "compaction.md").exists()
+            await pilot.press("escape")
+            await settle(pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            assert "does not render" in app.screen.question
+            await pilot.press("escape")  # no: back to the edit, as it was
+            await settle(pilot)
+            assert app.screen is editor and editor.text.startswith("Mine {% if %}")
+            await pilot.press("ctrl+q")  # quitting asks too
+            await settle(pilot)
+            assert isinstance(app.screen, ConfirmScreen) and "compaction.md" in app.screen.question
+            await pilot.press("escape")
+            await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
+            await pilot.press("y")  # yes: the edit is dropped, the template as it was
+            await settle(pilot)
+            assert app.screen is app.main
+            assert app.inspector.templates.compaction.source.origin == "built-in"
+            # A good edit of the summary template, saved as an override.
+            await pilot.press("c")
+            await settle(pilot)
+            await pilot.press("t")
+            assert isinstance(app.screen, TemplateEditor)
+            assert "built-in" in str(app.screen.query_one("#template-source").render())
+            await edit(pilot, None, "# Mine {{ next_step }}")
+            assert app.inspector.templates.summary.source.origin == "edited"
+            assert app.main.query_one(SummaryPreview).markdown == "# Mine Write the changelog entry"
+            await pilot.press("ctrl+s")
+            assert isinstance(app.screen, ConfirmScreen)
+            target = config / "goose" / "prompts" / "compaction_summary.md"
+            assert str(target) in app.screen.question
+            await pilot.press("y")
+            await pilot.pause()
+            assert target.read_text() == "# Mine {{ next_step }}"
+            assert app.screen is app.main
+            assert app.inspector.templates.summary.source.path == target
+            # The built-in template is untouched.
+            builtin = builtin_prompts_dir() / "compaction_summary.md"
+            assert "Mine" not in builtin.read_text()
+            # The last key typed, then escape at once: the edit is kept.
             await pilot.press("t")
             area = app.screen.query_one("#template-text")
             area.select_all()
-            await paste(pilot, "# Mine {{ next_step }")
+            await paste(pilot, "# Left {{ next_step }")
             await pilot.press("}", "escape")  # the last key typed, then escape at once
             await settle(pilot)
             assert app.screen is app.main
-            assert app.inspector.templates.summary.text == "# Mine {{ next_step }}"
+            assert app.inspector.templates.summary.text == "# Left {{ next_step }}"
         gc.collect()
     assert not [w for w in caught if "never awaited" in str(w.message)]

@@ -232,7 +232,7 @@ async def test_headless_frames_carry_no_session_escape_sequences(
         await pilot.press("c")
         await painted("SUMMARY-SHOWN", pilot)
         await pilot.press("tab", "tab", "tab")  # move focus over the other panes
-        await pilot.pause(0.2)
+        await settle(pilot)
     output = "".join(frames)
     assert "SUMMARY-SHOWN" in output and "PWNED-TITLE" in output
     assert_nothing_escaped(output)
