@@ -15,6 +15,7 @@ import base64
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,8 +58,10 @@ def run_cli_cases(
     cwd: Path,
     env: dict[str, str],
     timeout: float = 600,
+    preexec: Callable[[], object] | None = None,
 ) -> dict[str, CliRun]:
-    """name -> (argv, environment overrides) in; name -> the run's exit code and bytes out."""
+    """name -> (argv, environment overrides) in; name -> the run's exit code and bytes out.
+    ``preexec``: called in the child before it starts (a limit on its files, say)."""
     child = subprocess.run(
         [sys.executable, "-c", _DRIVER],
         input=json.dumps(cases),
@@ -67,6 +70,7 @@ def run_cli_cases(
         capture_output=True,
         text=True,
         timeout=timeout,
+        preexec_fn=preexec,
     )
     assert child.returncode == 0, child.stderr
     raw: dict[str, Any] = json.loads(child.stdout)

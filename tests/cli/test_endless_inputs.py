@@ -4,13 +4,15 @@ once. Special files are made in tmp_path, never written under /dev."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.cli.test_output_files import one_line, run
-from tests.conftest import SAMPLES
+from tests.cli.test_output_files import one_line
+from tests.conftest import ROOT, SAMPLES
 from tests.llm.test_litellm_errors import TOO_LONG
 from tests.special_files import unblocking
 
@@ -21,7 +23,13 @@ def test_a_character_device_as_the_session_is_refused_at_once() -> None:
     # Opened read-only by the loader (never written). A process of its own, so that a loader
     # reading /dev/zero forever fails the test at the timeout, not the test worker.
     started = time.monotonic()
-    out = run("format", "/dev/zero", timeout=30)
+    out = subprocess.run(
+        [sys.executable, "-m", "goose_tui.cli", "format", "/dev/zero"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=30,
+    )
     assert out.returncode == 2
     assert "not a regular file" in one_line(out.stderr)
     assert time.monotonic() - started < 20

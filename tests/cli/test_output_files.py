@@ -7,6 +7,7 @@ Special files are made in tmp_path (never /dev: an earlier test replaced /dev/nu
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -22,23 +23,13 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import GOOD_REPLY, digest
+from tests.cli_child import CliRun, run_cli_cases
 from tests.conftest import ROOT, SAMPLES
 from tests.loopback import LoopbackServer, Reply
+from tests.special_files import unblocking
 
 SHORT = SAMPLES / "short.jsonl"
 INPUT = "refusing to write over an input file"
-
-
-def run(*args: str, preexec=None, env: dict[str, str] | None = None, timeout: float = 120):
-    return subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=timeout,
-        preexec_fn=preexec,
-        env={**os.environ, **(env or {})},
-    )
 
 
 def one_line(err: str) -> str:
@@ -132,10 +123,14 @@ KINDS = {
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
-def test_compact_output_refuses_special_files(tmp_path: Path, kind: str) -> None:
+def test_compact_output_refuses_special_files(cli, tmp_path: Path, kind: str) -> None:
     path = _special(tmp_path, kind)
     mode = path.lstat().st_mode
-    out = run("compact", str(SHORT), "-o", str(path))
+    with contextlib.ExitStack() as stack:
+        # A writer that opened the FIFO would wait for a reader: let it go, and fail.
+        rescues = stack.enter_context(unblocking(path, after=10)) if kind == "fifo" else []
+        out = cli("compact", str(SHORT), "-o", str(path))
+    assert not rescues
     assert out.returncode == 2
     # Without the path: it holds the kind's name too ("special-folder").
     reason = one_line(out.stderr).replace(str(path), "PATH")
@@ -197,26 +192,38 @@ def _files_of_at_most_64_bytes() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
 
 
-def test_a_failed_write_prints_the_summary_and_says_where_it_went(tmp_path: Path) -> None:
-    target = tmp_path / "out.md"
-    out = run("compact", str(SHORT), "-o", str(target), preexec=_files_of_at_most_64_bytes)
+@pytest.fixture(scope="module")
+def failed_writes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, CliRun]]:
+    """``compact -o`` as text and as JSON, in one child process whose files are limited to
+    64 bytes; each run writes into a folder of its own (named as the run)."""
+    folder = tmp_path_factory.mktemp("failed-writes")
+    cases = {}
+    for name, extra in (("text", []), ("json", ["--json"])):
+        (folder / name).mkdir()
+        target = folder / name / "out.md"
+        cases[name] = (["compact", str(SHORT), *extra, "-o", str(target)], {})
+    runs = run_cli_cases(cases, cwd=ROOT, env=dict(os.environ), preexec=_files_of_at_most_64_bytes)
+    return folder, runs
+
+
+def test_a_failed_write_prints_the_summary_and_says_where_it_went(
+    failed_writes: tuple[Path, dict[str, CliRun]],
+) -> None:
+    folder, runs = failed_writes
+    out = runs["text"]
     assert out.returncode == 1
-    line = one_line(out.stderr)
+    line = one_line(out.stderr.decode())
     assert "PATH cannot write: File too large" in line and "printed on stdout instead" in line
-    assert out.stdout.startswith("# Conversation Summary")
-    assert not target.exists()
-    assert [p.name for p in tmp_path.iterdir()] == []  # no temporary file left behind
+    assert out.stdout.decode().startswith("# Conversation Summary")
+    assert [p.name for p in (folder / "text").iterdir()] == []  # nor a temporary file
 
 
-def test_a_failed_write_with_json_keeps_the_summary_in_the_json(tmp_path: Path) -> None:
-    import json
-
-    target = tmp_path / "out.md"
-    out = run(
-        "compact", str(SHORT), "--json", "-o", str(target), preexec=_files_of_at_most_64_bytes
-    )
+def test_a_failed_write_with_json_keeps_the_summary_in_the_json(
+    failed_writes: tuple[Path, dict[str, CliRun]],
+) -> None:
+    out = failed_writes[1]["json"]
     assert out.returncode == 1
-    assert "JSON on stdout" in one_line(out.stderr)
+    assert "JSON on stdout" in one_line(out.stderr.decode())
     assert json.loads(out.stdout)["summary"].startswith("# Conversation Summary")
 
 
@@ -243,9 +250,13 @@ def test_a_count_that_fails_leaves_tokens_sent_null_in_the_json(
 
 
 @pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600)])
-def test_a_new_output_file_gets_the_umask_mode(tmp_path: Path, umask: int, mode: int) -> None:
+def test_a_new_output_file_gets_the_umask_mode(cli, tmp_path: Path, umask: int, mode: int) -> None:
     target = tmp_path / "out.md"
-    out = run("compact", str(SHORT), "-o", str(target), preexec=lambda: os.umask(umask))
+    saved = os.umask(umask)
+    try:
+        out = cli("compact", str(SHORT), "-o", str(target))
+    finally:
+        os.umask(saved)
     assert out.returncode == 0, out.stderr
     assert stat.S_IMODE(target.stat().st_mode) == mode
 
@@ -427,34 +438,77 @@ def _close_stdout() -> None:
 
 
 CLOSED = "goose-tui: cannot write to stdout: it is closed"
+CLOSED_STDOUT_ARGS = {
+    "format": ["format", str(SHORT)],
+    "compact": ["compact", str(SHORT)],
+    "usage": ["usage", str(SHORT), "--json"],
+    "retention": ["retention", str(SHORT)],
+    "help": ["--help"],
+    "compact-help": ["compact", "--help"],
+    "version": ["--version"],
+}
+
+# goose-tui's entry point run for several argument lists in one process started as `>&-`
+# starts it (sys.stdout None, fd 1 closed); fd 1 is closed again before each run, since the
+# run before held /dev/null there. Per run: the exit code, stderr, what fd 1 was after it and
+# sys.stdout. The results go to stderr, the one standard stream open.
+_CLOSED_STDOUT_DRIVER = r"""
+import io, json, os, sys
+from goose_tui.cli import main
+
+results = {}
+for name, argv in json.loads(sys.argv[1]).items():
+    try:
+        os.close(1)
+    except OSError:
+        pass
+    sys.stderr = io.StringIO()
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    err, sys.stderr = sys.stderr.getvalue(), sys.__stderr__
+    results[name] = [code, err, os.readlink("/proc/self/fd/1"), repr(sys.stdout)]
+sys.__stderr__.write(json.dumps(results))
+"""
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ("format", str(SHORT)),
-        ("compact", str(SHORT)),
-        ("usage", str(SHORT), "--json"),
-        ("retention", str(SHORT)),
-        ("--help",),
-        ("compact", "--help"),
-        ("--version",),
-    ],
-    ids=["format", "compact", "usage", "retention", "help", "compact-help", "version"],
-)
-def test_a_closed_stdout_is_one_line_naming_it(args: tuple[str, ...]) -> None:
+@pytest.fixture(scope="module")
+def closed_stdout_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, list]]:
+    """Each of ``CLOSED_STDOUT_ARGS`` and ``compact -o FILE`` (named "-o") with stdout
+    closed, and where that file is."""
+    target = tmp_path_factory.mktemp("closed-stdout") / "c.md"
+    cases = {**CLOSED_STDOUT_ARGS, "-o": ["compact", str(SHORT), "-o", str(target)]}
+    child = subprocess.run(
+        [sys.executable, "-c", _CLOSED_STDOUT_DRIVER, json.dumps(cases)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        preexec_fn=_close_stdout,
+    )
+    assert child.returncode == 0, child.stderr
+    return target, json.loads(child.stderr)
+
+
+@pytest.mark.parametrize("name", list(CLOSED_STDOUT_ARGS))
+def test_a_closed_stdout_is_one_line_naming_it(
+    closed_stdout_runs: tuple[Path, dict[str, list]], name: str
+) -> None:
     # `goose-tui format s.jsonl >&-`: Python starts with sys.stdout None, and the first write
     # was an AttributeError ("internal error"); help and version went to stderr.
-    out = run(*args, preexec=_close_stdout)
-    assert (out.returncode, one_line(out.stderr)) == (1, CLOSED)
+    code, err, _, _ = closed_stdout_runs[1][name]
+    assert (code, one_line(err)) == (1, CLOSED)
 
 
-def test_a_closed_stdout_fails_no_command_that_prints_nothing_there(tmp_path: Path) -> None:
+def test_a_closed_stdout_fails_no_command_that_prints_nothing_there(
+    closed_stdout_runs: tuple[Path, dict[str, list]],
+) -> None:
     # The summary goes to -o; nothing was to be printed, so nothing failed (it was flushed,
     # on None, after the file was written: "internal error", exit 1).
-    target = tmp_path / "c.md"
-    out = run("compact", str(SHORT), "-o", str(target), preexec=_close_stdout)
-    assert (out.returncode, out.stderr) == (0, "")
+    target, runs = closed_stdout_runs
+    code, err, _, _ = runs["-o"]
+    assert (code, err) == (0, "")
     assert target.read_text(encoding="utf-8").startswith("# Conversation Summary")
 
 
@@ -475,36 +529,25 @@ def test_checked_stdout_passes_a_write_through_whatever_the_stream_returns() -> 
     assert quiet.text == "hello\n"
 
 
-def test_a_closed_standard_stream_is_never_the_number_of_a_file_we_open(tmp_path: Path) -> None:
+def test_a_closed_standard_stream_is_never_the_number_of_a_file_we_open(
+    closed_stdout_runs: tuple[Path, dict[str, list]],
+) -> None:
     # With fd 1 closed, the next file opened took number 1: what the command or a worker it
     # starts wrote to stdout would have gone into that file (the -o file, a session).
     # Each closed standard stream is /dev/null for the run (sys.stdout stays None: writing
     # there still fails, test_a_closed_stdout_is_one_line_naming_it).
-    target = tmp_path / "c.md"
-    probe = (
-        "import os, sys\n"
-        "from goose_tui.cli import main\n"
-        f"code = main(['compact', {str(SHORT)!r}, '-o', {str(target)!r}])\n"
-        "sys.stderr.write(f'{code} {os.readlink(\"/proc/self/fd/1\")} {sys.stdout}')\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-        preexec_fn=_close_stdout,
-    )
-    assert out.stderr == "0 /dev/null None"
+    target, runs = closed_stdout_runs
+    code, _, fd1, stdout = runs["-o"]
+    assert (code, fd1, stdout) == (0, "/dev/null", "None")
     assert target.read_text(encoding="utf-8").startswith("# Conversation Summary")
 
 
-def test_probe_refuses_a_summary_and_a_reply_to_compact_together(tmp_path: Path) -> None:
+def test_probe_refuses_a_summary_and_a_reply_to_compact_together(cli, tmp_path: Path) -> None:
     # --replay was ignored without a word when --summary was given (a walk-through);
     # retention and compact refuse the pair.
     summary = tmp_path / "s.md"
     summary.write_text("# Conversation Summary\n", encoding="utf-8")
     for command in ("probe", "retention"):
-        out = run(command, str(SHORT), "--summary", str(summary), "--replay", str(summary))
+        out = cli(command, str(SHORT), "--summary", str(summary), "--replay", str(summary))
         assert out.returncode == 2, (command, out.stderr)
         assert "argument --replay: not allowed with argument --summary" in out.stderr
