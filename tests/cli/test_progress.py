@@ -1,18 +1,11 @@
 """``compact``'s status line (goose_tui/cli/progress.py): on a terminal's stderr it says
 what the command is doing while the model works, and is erased before the command ends; a
-pipe gets nothing of it. Real processes, a real pseudo-terminal, litellm against a loopback
-server."""
+pipe gets nothing of it. The command runs in this process on a real pseudo-terminal,
+litellm (in its worker process) against a loopback server."""
 
 from __future__ import annotations
 
-import fcntl
 import io
-import os
-import pty
-import struct
-import subprocess
-import sys
-import termios
 from pathlib import Path
 
 import pytest
@@ -20,40 +13,17 @@ import pytest
 from goose_tui.cli.progress import CompactProgress, StatusLine, cells
 from goose_tui.compaction.summarize import Attempt
 from tests.cli.test_cli import GOOD_REPLY
-from tests.cli.test_terminal_output import read_terminal
-from tests.conftest import ROOT, SAMPLES
+from tests.cli.test_terminal_output import cli_on_a_terminal
+from tests.conftest import SAMPLES, own_litellm_worker
 from tests.loopback import LoopbackServer, Reply
 
 SHORT = SAMPLES / "short.jsonl"
 
 
-def compact_with_stderr_on_a_terminal(
-    *args: str, columns: int = 120, timeout: float = 120
-) -> tuple[int, str, str]:
+def compact_with_stderr_on_a_terminal(*args: str, columns: int = 120) -> tuple[int, str, str]:
     """(exit code, stdout as a pipe got it, what a terminal ``columns`` wide on stderr
     received)."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "goose_tui.cli", "compact", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=slave,
-        cwd=ROOT,
-        env=env,
-    )
-    os.close(slave)
-    try:
-        terminal = read_terminal(master, proc, timeout)
-        assert proc.stdout is not None
-        stdout = proc.stdout.read().decode("utf-8")
-        code = proc.wait(timeout=10)
-    finally:
-        os.close(master)
-        if proc.poll() is None:
-            proc.kill()
-    return code, stdout, terminal
+    return cli_on_a_terminal("compact", *args, stdout_too=False, columns=columns)
 
 
 def lines_shown(terminal: str) -> list[str]:
@@ -77,7 +47,8 @@ def test_compact_shows_its_progress_on_a_terminal_and_erases_it(tmp_path: Path) 
 @pytest.mark.litellm
 def test_compact_with_litellm_shows_the_import_and_the_reply_coming_in() -> None:
     # litellm's import (seconds, in its worker process) was a silent wait before this.
-    with LoopbackServer([Reply.sse(GOOD_REPLY, chunk_size=16)]) as server:
+    # A worker of its own, which has not imported litellm yet, as a new command's has not.
+    with LoopbackServer([Reply.sse(GOOD_REPLY, chunk_size=16)]) as server, own_litellm_worker():
         code, stdout, terminal = compact_with_stderr_on_a_terminal(
             str(SHORT), "--model", "openai/gpt-4o", "--api-base", server.url
         )
@@ -89,14 +60,8 @@ def test_compact_with_litellm_shows_the_import_and_the_reply_coming_in() -> None
     assert "done" in stdout
 
 
-def test_a_pipe_gets_no_status_line() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", "compact", str(SHORT)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+def test_a_pipe_gets_no_status_line(cli) -> None:
+    out = cli("compact", str(SHORT))
     assert out.returncode == 0
     assert out.stderr == ""
 

@@ -6,62 +6,80 @@ control characters, bidi overrides and zero-width characters visibly, on stdout 
 
 from __future__ import annotations
 
+import fcntl
+import io
 import json
 import os
 import pty
-import select
-import subprocess
+import struct
 import sys
-import time
+import termios
+import threading
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.tui.test_terminal_escapes import CLIPBOARD, FORBIDDEN, HOSTILE, TITLE, hostile_session
 
 BIDI = "A7\u202eevil\u2066B7\u200bC7"
 
 
-def run_on_a_terminal(*args: str, timeout: float = 120) -> tuple[int, str]:
-    """The CLI with stdout and stderr on one pseudo-terminal; what the terminal received."""
+def cli_on_a_terminal(
+    *argv: str, stdout_too: bool = True, columns: int = 200, columns_env: str | None = None
+) -> tuple[int, str, str]:
+    """goose-tui's entry point in this process with stderr, and stdout if ``stdout_too``
+    (else a pipe's stand-in), on a real pseudo-terminal ``columns`` wide, with $COLUMNS
+    ``columns_env`` (unset if None) and no $LINES: the exit code, what the stand-in got, and
+    the bytes the terminal's master side received. Python opens a terminal's stream as this
+    does: UTF-8, line-buffered."""
+    from goose_tui.cli import main
+
     master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "goose_tui.cli", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=slave,
-        stderr=slave,
-        cwd=ROOT,
-        env={**os.environ, "COLUMNS": "200"},
-    )
-    os.close(slave)
-    try:
-        received = read_terminal(master, proc, timeout)
-        code = proc.wait(timeout=10)
-    finally:
-        os.close(master)
-        if proc.poll() is None:
-            proc.kill()
-    return code, received
-
-
-def read_terminal(master: int, proc: subprocess.Popen[bytes], timeout: float) -> str:
-    """What the pseudo-terminal ``master`` received until ``proc`` closed it or ended."""
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     received = bytearray()
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.2)
-        if ready:
+
+    def read() -> None:  # on a thread of its own: a full terminal would block the writer
+        while True:
             try:
                 chunk = os.read(master, 65536)
-            except OSError:  # the child closed the terminal
-                break
+            except OSError:  # every slave side is closed
+                return
             if not chunk:
-                break
+                return
             received.extend(chunk)
-        elif proc.poll() is not None:
-            break
-    return received.decode("utf-8")
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    terminal = io.TextIOWrapper(
+        io.FileIO(slave, "w", closefd=False), encoding="utf-8", line_buffering=True
+    )
+    pipe = io.StringIO()
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.delenv("LINES", raising=False)
+            if columns_env is None:
+                patch.delenv("COLUMNS", raising=False)
+            else:
+                patch.setenv("COLUMNS", columns_env)
+            patch.setattr(sys, "stdin", io.StringIO())
+            patch.setattr(sys, "stderr", terminal)
+            patch.setattr(sys, "stdout", terminal if stdout_too else pipe)
+            try:
+                code = main(list(argv))
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+            terminal.flush()
+    finally:
+        os.close(slave)
+        reader.join(timeout=30)
+        os.close(master)
+    return code, pipe.getvalue(), received.decode("utf-8")
+
+
+def run_on_a_terminal(*args: str) -> tuple[int, str]:
+    """The CLI with stdout and stderr on one pseudo-terminal; what the terminal received."""
+    code, _, received = cli_on_a_terminal(*args, columns_env="200")
+    return code, received
 
 
 def assert_visible(output: str) -> None:
@@ -120,12 +138,7 @@ def test_raw_keeps_the_bytes_on_a_terminal(session: Path) -> None:
     assert CLIPBOARD in output.replace("\r\n", "\n")
 
 
-def test_a_pipe_still_gets_the_raw_bytes(session: Path) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", "compact", str(session)],
-        capture_output=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+def test_a_pipe_still_gets_the_raw_bytes(cli, session: Path) -> None:
+    out = cli("compact", str(session))
     assert out.returncode == 0
-    assert HOSTILE.split(" ")[0].encode() in out.stdout  # "A1\x1b[2JB1", unchanged
+    assert HOSTILE.split(" ")[0] in out.stdout  # "A1\x1b[2JB1", unchanged
