@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_child import run_cli_cases
 from tests.conftest import REALDATA, ROOT, SAMPLES
 
 SHORT = SAMPLES / "short.jsonl"
@@ -46,15 +48,18 @@ def digest(path: Path) -> str:
 
 
 def test_help_lists_every_subcommand() -> None:
-    out = run("--help")
-    assert out.returncode == 0
+    # Every help in one child process (tests/cli_child.py): its streams are no terminal.
+    commands = ("compact", "retention", "batch", "schema")
+    cases = {"": (["--help"], {})} | {c: ([c, "--help"], {}) for c in commands}
+    helps = run_cli_cases(cases, cwd=ROOT, env=dict(os.environ))
+    assert helps[""].returncode == 0
     for command in ("format", "prompt", "parse", "render", "usage", "sessions", "compact"):
-        assert f"  {command} " in out.stdout
-    sub = run("compact", "--help")
-    assert "--replay" in sub.stdout and "--api-base" in sub.stdout and "-o" in sub.stdout
+        assert f"  {command} ".encode() in helps[""].stdout
+    sub = helps["compact"].stdout.decode()
+    assert "--replay" in sub and "--api-base" in sub and "-o" in sub
     # Each command's help says what it does and ends with the exit codes, as the top one.
-    for command in ("compact", "retention", "batch", "schema"):
-        help_text = run(command, "--help").stdout
+    for command in commands:
+        help_text = helps[command].stdout.decode()
         assert help_text.split("\n\n")[1].strip() and "exit codes: 0 success" in help_text
 
 

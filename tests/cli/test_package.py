@@ -72,7 +72,7 @@ def reply(tmp_path: Path) -> Path:
     return path
 
 
-def test_python_dash_m_goose_tui_is_the_goose_tui_command() -> None:
+def test_python_dash_m_goose_tui_is_the_goose_tui_command(cli) -> None:
     def run(*module: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", *module, "format", str(SHORT)],
@@ -85,13 +85,7 @@ def test_python_dash_m_goose_tui_is_the_goose_tui_command() -> None:
     package, cli_module = run("goose_tui"), run("goose_tui.cli")
     assert package.returncode == 0, package.stderr
     assert package.stdout == cli_module.stdout and package.stdout.startswith("[user]: ")
-    version = subprocess.run(
-        [sys.executable, "-m", "goose_tui", "--version"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    version = cli("--version")
     assert version.returncode == 0 and version.stdout.startswith("goose-tui ")
 
 

@@ -355,12 +355,6 @@ def test_unsaved_edits_lists_every_edit(
     assert inspector.unsaved_edits()[0] == "the hand-edited summary JSON"
 
 
-def test_the_inspector_imports_no_textual() -> None:
-    from tests.core.test_core_imports import PROBE, run_probe
-
-    assert run_probe(PROBE.format(modules=["goose_tui.inspector", "goose_tui.saving"])) == []
-
-
 def test_the_editors_json_escapes_what_is_not_inert_and_nothing_else() -> None:
     # json_text escapes in one translation, not a Python step per character; checked here
     # against that per-character rule.

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from goose_tui.settings import config_path, load_settings, save_theme
-from tests.cli.test_cli import run
 from tests.conftest import SAMPLES
 
 CONFIG = """# my settings
@@ -22,11 +21,11 @@ theme = "nord"  # the old one
 """
 
 
-def test_config_lives_under_xdg_config_home_and_help_says_where(tmp_path: Path) -> None:
+def test_config_lives_under_xdg_config_home_and_help_says_where(cli, tmp_path: Path) -> None:
     assert config_path() == Path(__import__("os").environ["XDG_CONFIG_HOME"]) / (
         "goose-tui/config.toml"
     )
-    out = run("--help")
+    out = cli("--help")
     assert f"settings: {config_path()}" in " ".join(out.stdout.split())
 
 
