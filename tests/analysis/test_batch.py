@@ -406,18 +406,7 @@ def test_batch_output_says_where_each_report_file_went(
     assert (out / md_name).read_text() == "keep\n" and not (out / json_name).exists()
 
 
-def test_batch_help_says_which_output_file_is_which() -> None:
-    import subprocess
-    import sys
-
-    from tests.conftest import ROOT
-
-    done = subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", "batch", "--help"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+def test_batch_help_says_which_output_file_is_which(cli) -> None:
+    done = cli("batch", "--help")
     text = " ".join(done.stdout.split())
     assert "a REPORT ending in .md gets the Markdown table" in text

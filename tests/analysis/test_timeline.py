@@ -281,20 +281,18 @@ def test_the_cli_timeline_says_auto_compaction_is_off_and_marks_no_first_crossin
     assert any("^ first over the threshold" in line for line in on)
 
 
-def test_the_timeline_names_goose_recorded_count_beside_its_own() -> None:
+def test_the_timeline_names_goose_recorded_count_beside_its_own(cli) -> None:
     # A walk-through: `usage` (and the gauge) said 6,120 tokens, 87.4%, compaction due, and
     # `timeline` on the same session "peak 593 tokens (8.5%)", with nothing to say why. The
     # gauge uses the count Goose recorded for the session's last call (docs/pipeline.md §8); the
     # timeline
     # counts the messages.
     import json as _json
-    import subprocess
-    import sys
 
     from goose_tui.analysis.timeline import session_timeline
     from goose_tui.cli.timeline import timeline_lines
     from goose_tui.session.loader import load_session
-    from tests.conftest import ROOT, SAMPLES
+    from tests.conftest import SAMPLES
 
     session = load_session(SAMPLES / "short.jsonl")
     assert session.usage.total_tokens == 6120
@@ -305,14 +303,8 @@ def test_the_timeline_names_goose_recorded_count_beside_its_own() -> None:
         "which usage and the app's gauge show"
         for line in timeline_lines(t)
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", "timeline", str(SAMPLES / "short.jsonl"), "--json"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-        check=True,
-    )
+    out = cli("timeline", str(SAMPLES / "short.jsonl"), "--json")
+    assert out.returncode == 0, out.stderr
     assert _json.loads(out.stdout)["recorded"] == 6120
     bare = session_timeline(load_session(SAMPLES / "long_session.jsonl"))
     assert bare.recorded is None

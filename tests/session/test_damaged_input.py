@@ -360,12 +360,12 @@ def test_a_null_metadata_is_the_default_with_a_plain_note(tmp_path: Path) -> Non
     assert "pydantic" not in warning.message.lower() and "instance of" not in warning.message
 
 
-def test_a_folder_takes_the_session_named_with_session(tmp_path: Path) -> None:
+def test_a_folder_takes_the_session_named_with_session(cli, tmp_path: Path) -> None:
     # Every headless command's help said SESSION may be "a folder", and a folder was always
     # refused, --session or not ("is a folder, not a session file (list it instead)").
     import shutil
 
-    from tests.conftest import ROOT, SAMPLES
+    from tests.conftest import SAMPLES
 
     folder = tmp_path / "sessions"
     folder.mkdir()
@@ -393,12 +393,6 @@ def test_a_folder_takes_the_session_named_with_session(tmp_path: Path) -> None:
     assert caught.value.reason == (
         f"no session 'nope' in this folder (`goose-tui sessions {folder}` lists them)"
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "goose_tui.cli", "format", str(folder), "--session", "short"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    out = cli("format", str(folder), "--session", "short")
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("[user]: ")
