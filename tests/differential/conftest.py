@@ -2,8 +2,8 @@
 runner for the goose-sdk reference. Nothing here imports ``goose`` at module level, so the
 suite collects (and skips with a reason) where the wheel is not installed.
 
-The server is our own rather than tests/loopback.py: this suite starts about two hundred
-servers, and that one's shutdown waits out the default half-second poll each time."""
+The server is our own rather than tests/loopback.py: its tests share one server, and the
+few that start their own would wait out that one's half-second poll at each shutdown."""
 
 from __future__ import annotations
 
@@ -151,11 +151,21 @@ def serve(script: Script | None = None) -> Iterator[ScriptedServer]:
         thread.join(timeout=5)
 
 
-@pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    """A fresh loopback server per test; set ``server.script`` before calling the client."""
+@pytest.fixture(scope="session")
+def _one_server() -> Iterator[ScriptedServer]:
+    """One loopback server, and Goose's client for it, for all of a worker's tests: making
+    the client costs more CPU than most tests here."""
     with serve() as state:
         yield state
+
+
+@pytest.fixture
+def server(_one_server: ScriptedServer) -> ScriptedServer:
+    """The loopback server with its script and its requests fresh for this test; set
+    ``server.script`` before calling the client."""
+    _one_server.script = Script()
+    _one_server.requests = []
+    return _one_server
 
 
 def goose_messages(case: Case) -> list[Any]:
