@@ -296,7 +296,7 @@ _OTHER_USES = [
 
 
 @pytest.mark.slow
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     parts=st.lists(st.sampled_from(_PRINTS_WHOLE), max_size=5),
     other=st.one_of(st.just(""), st.sampled_from(_OTHER_USES)),

@@ -96,7 +96,7 @@ def test_generated_summaries_in_a_reply(data: dict, prefix: str) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=200)
+@settings(max_examples=100)
 @given(summaries)
 def test_any_json_value_in_any_field_is_read(data: dict) -> None:
     summary = StructuredSummary.parse(data)
