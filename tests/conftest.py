@@ -10,6 +10,7 @@ import io
 import json
 import os
 import sys
+import tempfile
 import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -178,6 +179,14 @@ SAMPLES = ROOT / "sample_sessions"
 REALDATA = ROOT / "tests" / "fixtures" / "realdata" / "goose"
 
 
+@pytest.fixture(scope="session")
+def _homes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the tests' home folders. Each of pytest's numbered folders is numbered by
+    listing all of them, so one of those per test made every later one (and every tmp_path)
+    slower to make."""
+    return tmp_path_factory.mktemp("homes")
+
+
 @pytest.fixture(autouse=True)
 def _toasts_stay(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """In a test that runs the app (marked `app`, wherever its file is), every toast stays
@@ -198,9 +207,9 @@ def _toasts_stay(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 
 
 @pytest.fixture(autouse=True)
-def _isolated_goose_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> None:
+def _isolated_goose_config(_homes: Path, monkeypatch) -> None:
     """No test reads the developer's own ~/.config/goose overrides or Goose data dir."""
-    home = tmp_path_factory.mktemp("home")
+    home = Path(tempfile.mkdtemp(dir=_homes))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     monkeypatch.delenv("GOOSE_PATH_ROOT", raising=False)
