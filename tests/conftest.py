@@ -179,14 +179,6 @@ SAMPLES = ROOT / "sample_sessions"
 REALDATA = ROOT / "tests" / "fixtures" / "realdata" / "goose"
 
 
-@pytest.fixture(scope="session")
-def _homes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The folder of the tests' home folders. Each of pytest's numbered folders is numbered by
-    listing all of them, so one of those per test made every later one (and every tmp_path)
-    slower to make."""
-    return tmp_path_factory.mktemp("homes")
-
-
 @pytest.fixture(autouse=True)
 def _toasts_stay(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """In a test that runs the app (marked `app`, wherever its file is), every toast stays
@@ -204,6 +196,14 @@ def _toasts_stay(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
         real_notify(self, message, **options)  # type: ignore[arg-type]
 
     monkeypatch.setattr(App, "notify", notify)
+
+
+@pytest.fixture(scope="session")
+def _homes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the tests' home folders. Each of pytest's numbered folders is numbered by
+    listing all of them, so one of those per test made every later one (and every tmp_path)
+    slower to make."""
+    return tmp_path_factory.mktemp("homes")
 
 
 @pytest.fixture(autouse=True)
