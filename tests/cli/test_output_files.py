@@ -24,7 +24,7 @@ import pytest
 
 from tests.cli.test_cli import GOOD_REPLY, digest
 from tests.cli_child import CliRun, run_cli_cases
-from tests.conftest import ROOT, SAMPLES
+from tests.conftest import ROOT, SAMPLES, own_litellm_worker
 from tests.loopback import LoopbackServer, Reply
 from tests.special_files import unblocking
 
@@ -164,7 +164,9 @@ def test_a_symlink_to_an_input_is_refused(cli, tmp_path: Path) -> None:
 
 def test_the_output_path_is_checked_before_the_model_is_called(cli, tmp_path: Path) -> None:
     missing = tmp_path / "no-such-folder" / "out.md"
-    with LoopbackServer([Reply.ok(GOOD_REPLY)]) as server:
+    # A worker of its own, ended with the test: the command starts one (to import litellm
+    # while it works), which a process of its own would end when it exits.
+    with LoopbackServer([Reply.ok(GOOD_REPLY)]) as server, own_litellm_worker():
         out = cli(
             "compact",
             str(SHORT),
