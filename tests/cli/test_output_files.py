@@ -217,7 +217,8 @@ def test_a_failed_write_prints_the_summary_and_says_where_it_went(
     line = one_line(out.stderr.decode())
     assert "PATH cannot write: File too large" in line and "printed on stdout instead" in line
     assert out.stdout.decode().startswith("# Conversation Summary")
-    assert [p.name for p in (folder / "text").iterdir()] == []  # nor a temporary file
+    assert not (folder / "text" / "out.md").exists()
+    assert [p.name for p in (folder / "text").iterdir()] == []  # no temporary file left behind
 
 
 def test_a_failed_write_with_json_keeps_the_summary_in_the_json(
