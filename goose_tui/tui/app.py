@@ -943,9 +943,24 @@ class GooseTUI(WorkerErrorsUp, App[None]):
             self.push_screen(HelpScreen(self.screen))
 
 
+class NoTerminal(Exception):
+    """The app was asked for without a terminal to draw on and read keys from."""
+
+
+def has_terminal() -> bool:
+    """Textual draws to stdout and reads keys from stdin: redirected, it would draw escape
+    codes into a file and wait for keys at the end of stdin, spinning."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def run_app(session_path: Path | None, **options: Any) -> int:
     """Run ``GooseTUI(session_path, **options)`` until it ends; its return code: 1 when an
-    error ended it (Textual printed the traceback), else 0."""
+    error ended it (Textual printed the traceback), else 0. Without a terminal, NoTerminal."""
+    if not has_terminal():
+        raise NoTerminal(
+            "the app needs a terminal (stdin and stdout); the commands work without one:"
+            " goose-tui --help lists them"
+        )
     app = GooseTUI(session_path, **options)
     app.run()
     from goose_tui.settings import print_problems

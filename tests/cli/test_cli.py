@@ -397,3 +397,22 @@ def test_sessions_in_a_folder_says_which_files_it_left_out(
     captured = capsys.readouterr()
     assert len(json.loads(captured.out)) == 1
     assert captured.err.count("left out") == 2
+
+
+def test_the_app_without_a_terminal_says_so_and_ends_at_once(tmp_path: Path) -> None:
+    # Textual draws to stdout and reads keys from stdin: with both redirected it drew escape
+    # codes into the pipe and spun on a stdin at its end until killed.
+    result = subprocess.run(
+        [sys.executable, "-m", "goose_tui", str(SAMPLES / "short.jsonl")],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2, result
+    assert result.stdout == ""
+    assert result.stderr == (
+        "goose-tui: the app needs a terminal (stdin and stdout); the commands work without"
+        " one: goose-tui --help lists them\n"
+    )

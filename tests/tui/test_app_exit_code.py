@@ -42,6 +42,7 @@ def test_the_command_exits_1_when_the_app_ended_on_an_error(
     # It exited 0 after the app crashed (a NoMatches in the session picker's action).
     monkeypatch.setattr(_EndingApp, "ending", ending)
     monkeypatch.setattr(app_module, "GooseTUI", _EndingApp)
+    monkeypatch.setattr(app_module, "has_terminal", lambda: True)  # headless stands in for one
     assert cli.main([str(bundled_sample())]) == status
 
 

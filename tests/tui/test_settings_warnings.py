@@ -80,6 +80,7 @@ def test_the_problems_are_on_stderr_once_the_app_has_ended(
         real_run(self, headless=True, size=(80, 24), auto_pilot=quit_at_once)
 
     monkeypatch.setattr(App, "run", run_headless)
+    monkeypatch.setattr(app_module, "has_terminal", lambda: True)  # headless stands in for one
     config_path().parent.mkdir(parents=True, exist_ok=True)
     config_path().write_text(CONFIG, encoding="utf-8")
     settings, problem = load_settings()
