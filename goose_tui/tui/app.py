@@ -236,9 +236,11 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         if ignored or notes:
             # One toast for all of them (several stacked off a small screen), up long enough
             # to read; the same lines are printed on stderr when the app ends.
-            where = [f"in {config_path()}:"] if ignored else []
+            # The file's ignored lines under its name; a note (on the environment or an
+            # option) apart, below them, so the title's count reads as the file's.
+            block = [f"in {config_path()}:", *(f"• {line}" for line in ignored)] if ignored else []
             self.notify(
-                "\n".join(where + [f"• {line}" for line in ignored + notes]),
+                "\n\n".join(part for part in ("\n".join(block), "\n".join(notes)) if part),
                 title=settings_title(len(ignored)),
                 severity="warning",
                 timeout=SETTINGS_TOAST_SECONDS,

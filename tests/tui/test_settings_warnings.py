@@ -100,4 +100,19 @@ async def test_a_note_that_ignores_nothing_is_not_counted_as_ignored(session_fil
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         [toast] = [n for n in app._notifications if n.title.startswith("settings")]
-    assert toast.title == "settings" and toast.message == f"• {note}"
+    assert toast.title == "settings" and toast.message == note
+
+
+async def test_a_note_beside_an_ignored_setting_is_not_listed_under_the_file(
+    session_file: Path,
+) -> None:
+    # "settings: only this is ignored" over "in FILE:" and two bullets read as two problems of
+    # the file, one of them the environment's.
+    ignored = "unknown setting 'threshhold' (did you mean 'threshold'?)"
+    note = "$GOOSE_AUTO_COMPACT_THRESHOLD=2 is not a number in [0, 1]; ignored"
+    app = GooseTUI(session_file, settings_problems=[f"{config_path()}: {ignored}", note])
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        [toast] = [n for n in app._notifications if n.title.startswith("settings")]
+    assert toast.title == "settings: only this is ignored"
+    assert toast.message == f"in {config_path()}:\n• {ignored}\n\n{note}"
