@@ -235,9 +235,9 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         ignored, notes = self.settings_notes()
         if ignored or notes:
             # One toast for all of them (several stacked off a small screen), up long enough
-            # to read; the same lines are printed on stderr when the app ends.
-            # The file's ignored lines under its name; a note (on the environment or an
-            # option) apart, below them, so the title's count reads as the file's.
+            # to read, and on stderr when the app ends. The file's ignored lines stand under
+            # its name and a note on the environment or an option below them, so the title's
+            # count reads as the file's.
             block = [f"in {config_path()}:", *(f"• {line}" for line in ignored)] if ignored else []
             self.notify(
                 "\n\n".join(part for part in ("\n".join(block), "\n".join(notes)) if part),
