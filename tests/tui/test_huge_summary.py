@@ -28,9 +28,7 @@ HUGE_TEMPLATE = (
 )
 
 
-async def test_a_huge_summary_shows_its_head_and_size_and_keys_answer(tmp_path: Path) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
+async def test_a_huge_summary_shows_its_head_and_size_and_keys_answer(prompts: Path) -> None:
     (prompts / "compaction_summary.md").write_text(HUGE_TEMPLATE, encoding="utf-8")
     app = GooseTUI(SAMPLES / "long_session.jsonl", prompts_dir=prompts)
     async with app.run_test(size=(200, 50)) as pilot:

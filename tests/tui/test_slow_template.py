@@ -72,13 +72,11 @@ class HeldRender:
 
 
 async def test_a_slow_template_freezes_neither_a_reload_nor_the_compaction_nor_hand_edits(
-    session_file: Path, reply_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    session_file: Path, reply_file: Path, prompts: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The override changes on disk; while the summary renders with it (a thread worker),
     the event loop keeps answering keys. So it does while a compaction and a hand edit
     render with it."""
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
     held = HeldRender(monkeypatch)
     try:

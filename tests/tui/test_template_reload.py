@@ -130,10 +130,8 @@ async def test_an_override_that_is_a_folder_is_reported_as_broken(
 
 
 async def test_override_that_appears_broken_falls_back_then_is_used_once_fixed(
-    session_file: Path, tmp_path: Path
+    session_file: Path, prompts: Path
 ) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     app = GooseTUI(session_file, prompts_dir=prompts)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

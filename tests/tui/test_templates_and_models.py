@@ -34,10 +34,8 @@ from .conftest import (
 
 
 async def test_override_file_change_on_disk_rerenders(
-    session_file: Path, reply_file: Path, tmp_path: Path
+    session_file: Path, reply_file: Path, prompts: Path
 ) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -139,10 +137,8 @@ async def test_keys_reaching_a_picker_early_or_late_do_nothing_and_saving_over_a
 
 
 async def test_saving_where_an_override_appeared_since_the_editor_opened_asks_about_that(
-    session_file: Path, tmp_path: Path
+    session_file: Path, prompts: Path
 ) -> None:
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     app = GooseTUI(session_file, prompts_dir=prompts)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -166,7 +162,7 @@ async def test_saving_where_an_override_appeared_since_the_editor_opened_asks_ab
 
 
 async def test_an_override_that_cannot_be_written_names_it_not_the_temporary_file(
-    session_file: Path, tmp_path: Path, monkeypatch
+    session_file: Path, prompts: Path, monkeypatch
 ) -> None:
     from goose_tui import files
 
@@ -174,8 +170,6 @@ async def test_an_override_that_cannot_be_written_names_it_not_the_temporary_fil
         raise PermissionError(13, "Permission denied", str(target.with_name(".goose-tui-1.tmp")))
 
     monkeypatch.setattr(files, "_temp_beside", refused)
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     app = GooseTUI(session_file, prompts_dir=prompts)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -189,13 +183,11 @@ async def test_an_override_that_cannot_be_written_names_it_not_the_temporary_fil
 
 
 async def test_a_summary_template_is_checked_before_there_is_a_summary(
-    session_file: Path, reply_file: Path, tmp_path: Path
+    session_file: Path, reply_file: Path, prompts: Path
 ) -> None:
     # Found by a walk-through: with no summary yet, the editor said "rendered" for a template
     # that cannot render (an unknown filter) and ctrl+s saved it into Goose's prompts folder
     # without the warning; it said "(Goose reads it too)" of a --prompts-dir folder as well.
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
     app = GooseTUI(session_file, model=f"replay:{reply_file}", prompts_dir=prompts)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
