@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -25,16 +26,23 @@ def test_a_signal_while_compact_writes_leaves_no_temporary_file(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     real_fsync = os.fsync
+    sent: list[str] = []  # what the handler was when the signal went: in a failure's message
 
     def fsync(fd: int) -> None:  # the moment the temporary file is written, not yet renamed
-        os.kill(os.getpid(), signum)
+        # Only the command's own write: the patch is process-wide, and a thread another test
+        # left in this worker may save a file of its own meanwhile.
+        mine = os.readlink(f"/proc/self/fd/{fd}").startswith(str(tmp_path))
+        if mine and threading.current_thread() is threading.main_thread() and not sent:
+            sent.append(repr(signal.getsignal(signum)))
+            os.kill(os.getpid(), signum)
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}
     code = main(["compact", str(SAMPLES / "short.jsonl"), "-o", str(tmp_path / "out.md")])
     err = capsys.readouterr().err
-    assert code == (130 if signum == signal.SIGINT else 128 + signum), err
+    assert sent, "the command's write never reached fsync"
+    assert code == (130 if signum == signal.SIGINT else 128 + signum), (err, sent)
     assert list(tmp_path.iterdir()) == []
     assert "internal error" not in err
     assert {sig: signal.getsignal(sig) for sig in before} == before  # handed back
