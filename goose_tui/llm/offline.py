@@ -172,10 +172,6 @@ def _conversation_bounds(text: Pieces) -> tuple[int, int]:
     return (first, end) if first is not None else (0, 0)
 
 
-def parse_conversation(system_prompt: Text) -> list[ParsedMessage]:
-    return list(read_conversation(system_prompt))
-
-
 def read_conversation(system_prompt: Text) -> Iterator[ParsedMessage]:
     """The conversation's messages in order, each parsed when it is reached: the summary is
     gathered from one message at a time, so a big session's parsed messages (their tool

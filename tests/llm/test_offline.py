@@ -17,7 +17,7 @@ from goose_tui.compaction.visibility import summarizer_messages
 from goose_tui.llm import make_summarizer, offline
 from goose_tui.llm.base import ContextLengthExceeded, ModelError
 from goose_tui.llm.litellm_backend import LiteLLMSummarizer
-from goose_tui.llm.offline import OfflineSummarizer, conversation_text, parse_conversation
+from goose_tui.llm.offline import OfflineSummarizer, conversation_text, read_conversation
 from goose_tui.llm.prompt_layout import prompt_layout
 from goose_tui.llm.replay import ReplaySummarizer
 from goose_tui.pieces import Pieces
@@ -95,7 +95,7 @@ def structured(reply: str) -> dict:
 
 def test_the_conversation_is_read_back_from_the_prompt(templates: Templates) -> None:
     prompt = build_request(coding_session(), templates).system_prompt
-    parsed = parse_conversation(prompt)
+    parsed = list(read_conversation(prompt))
     assert [m.role for m in parsed] == [m.role for m in coding_session()]
     assert parsed[0].text() == FIRST_ASK
     assert parsed[-1].text() == LAST_ASK  # nothing of the template's tail glued on
@@ -104,7 +104,7 @@ def test_the_conversation_is_read_back_from_the_prompt(templates: Templates) -> 
 
 
 def _parsed_from_a_copy(prompt: str) -> list[tuple[str, list[tuple[str, str]]]]:
-    """What parse_conversation read before it worked on the prompt in place: the
+    """What read_conversation read before it worked on the prompt in place: the
     conversation cut out of the prompt (a copy) and split at its role lines."""
     text = conversation_text(prompt)
     starts = [m.start() for m in offline._ROLE_LINE.finditer(text)]
@@ -142,7 +142,7 @@ def test_the_conversation_is_read_in_place_as_from_a_copy(
         "other": "Summarize this:\n" + body + "\nThanks",
         "no-newline": "Summarize:" + body,
     }[template]
-    parsed = [(m.role, [(p.kind, p.text) for p in m.parts]) for m in parse_conversation(prompt)]
+    parsed = [(m.role, [(p.kind, p.text) for p in m.parts]) for m in read_conversation(prompt)]
     assert parsed == _parsed_from_a_copy(prompt)
     # The prompt as the pipeline hands it over: its pieces (goose_tui.pieces), cut anywhere,
     # searched a few characters at a time, never joined.
@@ -150,7 +150,7 @@ def test_the_conversation_is_read_in_place_as_from_a_copy(
     bounds = [0, *cuts, len(prompt)]
     cut = Pieces(prompt[a:b] for a, b in zip(bounds, bounds[1:], strict=False))
     with patch.object(offline, "WINDOW_CHARS", data.draw(st.integers(1, 40))):
-        in_pieces = [(m.role, [(p.kind, p.text) for p in m.parts]) for m in parse_conversation(cut)]
+        in_pieces = [(m.role, [(p.kind, p.text) for p in m.parts]) for m in read_conversation(cut)]
         assert in_pieces == parsed
         assert conversation_text(cut) == conversation_text(prompt)
 
@@ -324,10 +324,10 @@ async def test_offline_reads_goose_mains_json_records_as_it_reads_role_lines(
     wheel = build_request(messages, templates, focus, profile="goose-sdk-wheel")
     main = build_request(messages, templates, focus, profile="goose-pr-11845")
     assert '{"role":"user","content":[' in str(main.prompt)
-    assert parse_conversation(main.prompt) == parse_conversation(wheel.prompt)
+    assert list(read_conversation(main.prompt)) == list(read_conversation(wheel.prompt))
     wheel_reply = (await OfflineSummarizer().complete(wheel.messages)).text
     main_reply = (await OfflineSummarizer().complete(main.messages)).text
-    count = len(parse_conversation(main.prompt))
+    count = len(list(read_conversation(main.prompt)))
     # The record-like line is text; the message without content is sent, with no parts.
     assert count == len(summarizer_messages(messages)) == 13
     assert main_reply == wheel_reply and f"- {count} messages;" in main_reply
@@ -372,10 +372,10 @@ async def test_goose_mains_records_are_read_under_a_template_of_ones_own(tmp_pat
     messages = coding_session()
     wheel = build_request(messages, own, profile="goose-sdk-wheel")
     main = build_request(messages, own, profile="goose-pr-11845")
-    assert [m.role for m in parse_conversation(main.prompt)] == [
-        m.role for m in parse_conversation(wheel.prompt)
+    assert [m.role for m in read_conversation(main.prompt)] == [
+        m.role for m in read_conversation(wheel.prompt)
     ]
-    assert len(parse_conversation(main.prompt)) == len(summarizer_messages(messages))
+    assert len(list(read_conversation(main.prompt))) == len(summarizer_messages(messages))
 
 
 async def test_goose_continuation_message_is_not_read_as_the_conversations_last_reply(
