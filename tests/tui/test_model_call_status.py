@@ -4,12 +4,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from goose_tui.llm import litellm_worker
 from goose_tui.tui.app import GooseTUI
 from goose_tui.tui.screens.error_modal import ErrorModal
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
+from tests.conftest import LITELLM_GROUP
 from tests.loopback import LoopbackServer, Reply, closed_port
 
 from .conftest import MODEL_CALL_SECONDS, settle, wait_until
+
+# On the litellm group's test worker: its apps share that process's one litellm worker with
+# the group's other tests, rather than each importing litellm in a worker of its own.
+pytestmark = pytest.mark.xdist_group(LITELLM_GROUP)
+
+
+@pytest.fixture(autouse=True)
+def _cli_priority_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app lowers the priority of every litellm worker the process starts later; the
+    group's other tests start theirs at the priority the CLI leaves."""
+    monkeypatch.setattr(litellm_worker, "niceness", litellm_worker.niceness)
 
 
 async def test_a_running_call_shows_the_time_it_has_left(session_file: Path) -> None:
