@@ -213,11 +213,6 @@ class Inspector:
         self._forget_summary()
 
     @property
-    def broken_templates(self) -> dict[TemplateName, tuple[Path, str]]:
-        """Template name -> (its broken override, "path:line")."""
-        return {name: (path, where) for name, (path, where, _) in self._broken_overrides.items()}
-
-    @property
     def notice(self) -> Notice:
         """The report on the current summary; while an override is broken, led by that
         error and which template stands in for it, until the file is fixed."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -176,11 +177,13 @@ def test_a_broken_override_falls_back_to_the_built_in(tmp_path: Path) -> None:
     broken.write_text("# Broken\n\n{% for i in user_intent %}\n", encoding="utf-8")
     inspector = Inspector(prompts_dir=prompts)
     assert inspector.templates.summary.source.origin == "built-in"
-    path, location = inspector.broken_templates["compaction_summary.md"]
-    assert path == broken and location.startswith(f"{broken}:")
     described = inspector.describe_template("compaction_summary.md")
-    assert described == f"compaction_summary.md: built-in (override broken: {location})"
-    assert "compaction.md" not in inspector.broken_templates
+    assert re.fullmatch(
+        rf"compaction_summary\.md: built-in \(override broken: {re.escape(str(broken))}:\d+\)",
+        described,
+    ), described
+    assert inspector.template_problem("compaction_summary.md") is not None
+    assert inspector.template_problem("compaction.md") is None
 
 
 def test_an_override_in_use_that_breaks_keeps_its_last_good_text(
@@ -317,7 +320,7 @@ def test_the_cli_options_strict_templates_overwrite_and_keep(
     templates = load_templates(None).with_text("compaction_summary.md", "S: {{ next_step }}")
     inspector = Inspector(model=ModelSpec.parse(f"replay:{reply_file}"), templates=templates)
     inspector.load(load_session(session_file))
-    assert inspector.templates is templates and inspector.broken_templates == {}
+    assert inspector.templates is templates and inspector.template_problems() == []
     result = asyncio.run(inspector.compact(summarizer=ReplaySummarizer(reply_file)))
     assert result.summary == "S: Write the changelog entry"
     assert inspector.summary.text == result.summary
