@@ -28,7 +28,8 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -74,24 +75,50 @@ def threshold_problem(value: float) -> str | None:
     )
 
 
-def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
-    """(settings, what to report or None). A missing file is no problem; a file that cannot
-    be read or parsed is ignored, a bad value alone (the rest of the file still applies)."""
+@dataclass(frozen=True)
+class SettingsProblems:
+    """What was wrong with the settings, one problem an entry: what the settings file has
+    that is ignored (said under its path, so without it), and the other notes, on the
+    environment or an option."""
+
+    ignored: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def __add__(self, other: SettingsProblems) -> SettingsProblems:
+        return SettingsProblems(self.ignored + other.ignored, self.notes + other.notes)
+
+    def print(self) -> None:
+        """On stderr, as the app (when it ends) and the headless commands print them: one
+        header naming the file, what it has that is ignored a line each below it, then the
+        other notes."""
+        if self.ignored:
+            print(f"goose-tui: settings ignored in {config_path()}:", file=sys.stderr)
+            for line in self.ignored:
+                print(f"  {line}", file=sys.stderr)
+        for line in self.notes:
+            print(f"goose-tui: {line}", file=sys.stderr)
+
+
+def load_settings(path: Path | None = None) -> tuple[Settings, SettingsProblems]:
+    """The settings and what was wrong with them. A missing file is no problem; a file that
+    cannot be read or parsed is ignored, a bad value alone (the rest of the file still
+    applies)."""
     import tomllib
 
     path = path or config_path()
     try:
         text = read_regular(path, SETTINGS_LIMIT).decode("utf-8")
     except FileNotFoundError:
-        return Settings(), None
+        return Settings(), SettingsProblems()
     except (NotRegularFile, TooLarge) as exc:
-        return Settings(), str(exc)
+        # Their message names the path, which the problems' header already says.
+        return Settings(), SettingsProblems((str(exc).removeprefix(f"{path}: "),))
     except (OSError, UnicodeDecodeError) as exc:
-        return Settings(), f"{path}: cannot read: {exc}"
+        return Settings(), SettingsProblems((f"cannot read: {exc}",))
     try:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return Settings(), f"{path}: not valid TOML: {exc}"
+        return Settings(), SettingsProblems((f"not valid TOML: {exc}",))
     problems = [unknown_setting(key) for key in data if key not in Settings.model_fields]
     try:
         settings = Settings.model_validate(data)
@@ -106,29 +133,7 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
     if settings.timeout is not None and not 0 < settings.timeout < math.inf:
         problems.append(f"timeout {settings.timeout:g}: must be a number of seconds above 0")
         settings.timeout = None
-    # One line a problem, each naming the file: the app lists them a line each.
-    return settings, "\n".join(f"{path}: {problem}" for problem in problems) or None
-
-
-def split_problems(problems: Iterable[str]) -> tuple[list[str], list[str]]:
-    """Settings problems one a line: (what the settings file has that is ignored, its path
-    left out; the other notes, on the environment or an option)."""
-    prefix = f"{config_path()}: "
-    lines = [line for p in problems for line in p.splitlines() if line.strip()]
-    ignored = [line.removeprefix(prefix) for line in lines if line.startswith(prefix)]
-    return ignored, [line for line in lines if not line.startswith(prefix)]
-
-
-def print_problems(ignored: Sequence[str], notes: Sequence[str]) -> None:
-    """Settings problems on stderr, as the app (when it ends) and the headless commands print
-    them: one header naming the file, what it has that is ignored a line each below it, then
-    the other notes."""
-    if ignored:
-        print(f"goose-tui: settings ignored in {config_path()}:", file=sys.stderr)
-        for line in ignored:
-            print(f"  {line}", file=sys.stderr)
-    for line in notes:
-        print(f"goose-tui: {line}", file=sys.stderr)
+    return settings, SettingsProblems(tuple(problems))
 
 
 # What each setting takes, in the words of the file's reader, and what applies without it.

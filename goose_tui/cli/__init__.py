@@ -254,7 +254,7 @@ def _refuse_a_mistyped_command(argv: Sequence[str]) -> None:
 
 def run_app_from_args(argv: Sequence[str]) -> int:
     from goose_tui.llm.spec import ModelSpec
-    from goose_tui.settings import load_settings
+    from goose_tui.settings import SettingsProblems, load_settings
 
     args = build_app_parser().parse_args(argv)
     threshold_problem = check_limits(args)
@@ -263,12 +263,12 @@ def run_app_from_args(argv: Sequence[str]) -> int:
     check_prompts_dir(args.prompts_dir)
     # What is wrong with the settings file is shown by the app once it is up: printed now,
     # it would be covered by the app's screen before anyone read it.
-    settings, problem = load_settings()
-    problems = [p for p in (threshold_problem, problem) if p]
+    settings, problems = load_settings()
+    if threshold_problem is not None:
+        problems += SettingsProblems(notes=(threshold_problem,))
     if args.model is None and args.replay is None and settings.model:
         args.model = settings.model
-    if (profile_problem := resolve_profile(args, settings.goose_profile)) is not None:
-        problems.append(profile_problem)
+    problems += resolve_profile(args, settings.goose_profile)
     if wants_settings_threshold(args):
         args.threshold = settings.threshold
     from goose_tui.llm.spec import SESSION_MODEL
@@ -310,10 +310,10 @@ def run_app_from_args(argv: Sequence[str]) -> int:
 def _settings_threshold(args: argparse.Namespace) -> None:
     """A headless command's threshold from the settings file; what is wrong with the file
     goes to stderr, and the command goes on without it."""
-    from goose_tui.settings import load_settings, print_problems, split_problems
+    from goose_tui.settings import load_settings
 
-    settings, problem = load_settings()
-    print_problems(*split_problems([problem or ""]))
+    settings, problems = load_settings()
+    problems.print()
     args.threshold = settings.threshold
     if settings.threshold is not None:
         args.threshold_source = "settings"
@@ -386,8 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 handler: Callable[[argparse.Namespace], int] = args.handler
                 if (threshold_problem := check_limits(args)) is not None:
                     print(f"goose-tui: {threshold_problem}", file=sys.stderr)
-                if (profile_note := resolve_profile(args)) is not None:
-                    print(f"goose-tui: {profile_note}", file=sys.stderr)
+                resolve_profile(args).print()
                 if wants_settings_threshold(args):
                     _settings_threshold(args)
                 return _run_checked(handler, args)

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
+from goose_tui.settings import SettingsProblems
+
 if TYPE_CHECKING:
     from goose_tui.cli.progress import StatusLine
     from goose_tui.compaction.summarize import CompactionResult
@@ -241,29 +243,26 @@ def add_profile_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
-def resolve_profile(args: argparse.Namespace, from_settings: str | None = None) -> str | None:
+def resolve_profile(args: argparse.Namespace, from_settings: str | None = None) -> SettingsProblems:
     """--goose-profile, else the settings file's (the app), else the installed wheel's, an
     old name read as its profile. Returns what to report: a settings value that is no
     profile (ignored), or the note on an old name."""
     from goose_tui.compaction.profiles import DEFAULT_PROFILE, PROFILES, profile_named
 
     if not hasattr(args, "goose_profile"):
-        return None
+        return SettingsProblems()
     if args.goose_profile is not None:
         args.goose_profile, note = profile_named(args.goose_profile)
-        return note
+        return SettingsProblems(notes=(note,) if note else ())
     if from_settings is None:
         args.goose_profile = DEFAULT_PROFILE
-        return None
+        return SettingsProblems()
     profile, note = profile_named(from_settings)
     args.goose_profile = profile or DEFAULT_PROFILE
-    if profile is None:  # ignored: said as the settings file's other problems are
-        from goose_tui.settings import config_path
-
-        return (
-            f"{config_path()}: goose_profile {from_settings!r} is not one of {', '.join(PROFILES)}"
-        )
-    return None if note is None else f"settings: {note}"
+    if profile is None:
+        known = ", ".join(PROFILES)
+        return SettingsProblems((f"goose_profile {from_settings!r} is not one of {known}",))
+    return SettingsProblems(notes=(f"settings: {note}",) if note else ())
 
 
 def add_focus(p: argparse.ArgumentParser) -> None:

@@ -45,6 +45,7 @@ from goose_tui.llm.spec import OFFLINE, REPLAY_PREFIX, SESSION_MODEL, ModelSpec
 from goose_tui.samples import bundled_sample
 from goose_tui.saving import SaveKind
 from goose_tui.session.models import SessionInfo
+from goose_tui.settings import SettingsProblems, config_path, did_you_mean, save_theme
 from goose_tui.tui.commands import ActionCommands, ModelCommands
 from goose_tui.tui.messages import (
     AuditCompaction,
@@ -152,7 +153,7 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         theme: str | None = None,
         keymap: dict[str, str] | None = None,
         goose_profile: GooseProfile = DEFAULT_PROFILE,
-        settings_problems: Sequence[str] = (),
+        settings_problems: SettingsProblems | None = None,
     ) -> None:
         super().__init__()
         self.exiting = False  # keys queued behind ``q`` start nothing
@@ -160,16 +161,14 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         # From the settings file (goose_tui/settings.py): user keymaps by binding id, and the
         # theme; a theme picked later is saved back there. What was wrong with the file is
         # shown once the app is up (before it, the app's screen would cover it).
-        self._settings_problems = list(settings_problems)
+        self.settings_problems = settings_problems or SettingsProblems()
         if keymap:
-            from goose_tui.settings import config_path
             from goose_tui.tui.keymap import checked_keymap, unknown_ids_problem
 
             keymap, keys_problem = checked_keymap(keymap)
             self.set_keymap(keymap)
-            for problem in (keys_problem, unknown_ids_problem(keymap)):
-                if problem is not None:
-                    self._settings_problems.append(f"{config_path()}: {problem}")
+            problems = (keys_problem, unknown_ids_problem(keymap))
+            self.settings_problems += SettingsProblems(tuple(p for p in problems if p))
         self._initial_theme = theme
         self._save_theme = False
         self.session_path = session_path
@@ -225,14 +224,12 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         for sig in (signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(sig, self.exit)
             self._held.callback(loop.remove_signal_handler, sig)
-        from goose_tui.settings import config_path, did_you_mean
-
         if self._initial_theme in self.available_themes:
             self.theme = self._initial_theme
         elif self._initial_theme:
             named = did_you_mean(self._initial_theme, self.available_themes)
-            self._settings_problems.append(f"{config_path()}: no theme named {named}")
-        ignored, notes = self.settings_notes()
+            self.settings_problems += SettingsProblems((f"no theme named {named}",))
+        ignored, notes = self.settings_problems.ignored, self.settings_problems.notes
         if ignored or notes:
             # One toast for all of them (several stacked off a small screen), up long enough
             # to read, and on stderr when the app ends. The file's ignored lines stand under
@@ -264,14 +261,6 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         else:
             self.load_session(path, self.session_id)
 
-    def settings_notes(self) -> tuple[list[str], list[str]]:
-        """What was wrong with the settings, one problem a line: (what the settings file
-        has that is ignored, its path left out; the other notes, on the environment or an
-        option)."""
-        from goose_tui.settings import split_problems
-
-        return split_problems(self._settings_problems)
-
     def on_unmount(self) -> None:
         from goose_tui.gc_pause import give_back
 
@@ -283,8 +272,6 @@ class GooseTUI(WorkerErrorsUp, App[None]):
         """Keep the theme the user picked for next time (settings file, atomically)."""
         if not self._save_theme:
             return
-        from goose_tui.settings import config_path, save_theme
-
         path = config_path()
         try:
             save_theme(theme, path)
@@ -965,9 +952,7 @@ def run_app(session_path: Path | None, **options: Any) -> int:
         )
     app = GooseTUI(session_path, **options)
     app.run()
-    from goose_tui.settings import print_problems
-
-    print_problems(*app.settings_notes())  # the toast is gone with the app's screen
+    app.settings_problems.print()  # the toast is gone with the app's screen
     return app.return_code or 0
 
 

@@ -24,6 +24,7 @@ from goose_tui.compaction.profiles import (
 from goose_tui.compaction.summarize import build_request
 from goose_tui.compaction.templates import load_templates
 from goose_tui.session.loader import load_session
+from goose_tui.settings import SettingsProblems
 
 SHORT = Path(__file__).resolve().parents[2] / "sample_sessions" / "short.jsonl"
 
@@ -75,10 +76,12 @@ def test_the_old_name_in_the_settings_file(tmp_path: Path, monkeypatch: pytest.M
     [app] = seen
     assert app["goose_profile"] == "goose-pr-11845"
     # Shown by the app once it is up, as every note on the settings file.
-    assert app["settings_problems"] == [
-        "settings: goose profile 'goose-main' is now called 'goose-pr-11845' "
-        "(the old name still works)"
-    ]
+    assert app["settings_problems"] == SettingsProblems(
+        notes=(
+            "settings: goose profile 'goose-main' is now called 'goose-pr-11845' "
+            "(the old name still works)",
+        )
+    )
 
 
 def test_an_override_of_ones_own_is_used_as_it_is(tmp_path: Path) -> None:

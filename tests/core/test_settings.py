@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from goose_tui.settings import config_path, load_settings, save_theme
+from goose_tui.settings import SettingsProblems, config_path, load_settings, save_theme
 from tests.conftest import SAMPLES
 
 CONFIG = """# my settings
@@ -32,18 +32,20 @@ def test_config_lives_under_xdg_config_home_and_help_says_where(cli, tmp_path: P
 def test_settings_are_read_and_a_broken_file_is_reported_not_fatal(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text(CONFIG, encoding="utf-8")
-    settings, problem = load_settings(path)
-    assert problem is None
+    settings, problems = load_settings(path)
+    assert problems == SettingsProblems()
     assert settings.model == "ollama/llama3.2" and settings.threshold == 0.85
     assert settings.goose_profile == "goose-pr-11845" and settings.theme == "nord"
     assert settings.keymap == {"main.compact": "C"}
     path.write_text("threshold = [", encoding="utf-8")
-    settings, problem = load_settings(path)
-    assert settings.threshold is None and problem and "not valid TOML" in problem
+    settings, problems = load_settings(path)
+    [problem] = problems.ignored
+    assert settings.threshold is None and "not valid TOML" in problem and not problems.notes
     path.write_text('threshold = "high"', encoding="utf-8")
-    _, problem = load_settings(path)
-    assert problem and "threshold" in problem
-    assert load_settings(tmp_path / "missing.toml") == (load_settings(tmp_path / "x")[0], None)
+    [problem] = load_settings(path)[1].ignored
+    assert "threshold" in problem
+    missing = load_settings(tmp_path / "missing.toml")
+    assert missing == (load_settings(tmp_path / "x")[0], SettingsProblems())
 
 
 def test_saving_the_theme_keeps_the_rest_of_the_file(tmp_path: Path) -> None:
@@ -90,9 +92,9 @@ def test_a_threshold_the_cli_refuses_is_reported_and_ignored(
 
     path = tmp_path / "config.toml"
     path.write_text(f'theme = "nord"\nthreshold = {value}\n', encoding="utf-8")
-    settings, problem = load_settings(path)
+    settings, problems = load_settings(path)
     assert settings.threshold is None and settings.theme == "nord"
-    assert problem == f"{path}: threshold {float(value):g}: {THRESHOLD_RULE}"
+    assert problems == SettingsProblems((f"threshold {float(value):g}: {THRESHOLD_RULE}",))
     assert run_command(["usage", str(SAMPLES / "short.jsonl"), "--threshold", value]) == 2
     assert f"--threshold {float(value):g}: {THRESHOLD_RULE}" in capsys.readouterr().err
 
@@ -100,19 +102,22 @@ def test_a_threshold_the_cli_refuses_is_reported_and_ignored(
 def test_a_bad_setting_is_ignored_alone(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('theme = "nord"\nthreshold = "high"\nmodel = 3\nthreshold_x = 1\n')
-    settings, problem = load_settings(path)
+    settings, problems = load_settings(path)
     assert (settings.theme, settings.threshold, settings.model) == ("nord", None, None)
-    assert problem is not None and problem.startswith(f"{path}: ")
-    assert 'threshold = "high" is not a number' in problem
-    assert "model = 3 is not text" in problem
+    assert problems.ignored and not problems.notes  # each said under the file's name
+    ignored = "\n".join(problems.ignored)
+    assert 'threshold = "high" is not a number' in ignored
+    assert "model = 3 is not text" in ignored
     path.write_text("threshold = true\n")
-    assert load_settings(path)[1] == (
-        f"{path}: threshold = true is not a number (a fraction of the window, such as 0.8);"
-        " the default applies"
+    assert load_settings(path)[1] == SettingsProblems(
+        (
+            "threshold = true is not a number (a fraction of the window, such as 0.8);"
+            " the default applies",
+        )
     )
     for off in ("1", "0"):  # auto compaction off, as in Goose and as --threshold takes it
         path.write_text(f"threshold = {off}\n")
-        assert load_settings(path) == (load_settings(path)[0], None)
+        assert load_settings(path) == (load_settings(path)[0], SettingsProblems())
         assert load_settings(path)[0].threshold == float(off)
 
 
@@ -196,13 +201,14 @@ def test_the_app_shows_settings_problems_itself_not_on_stderr_before_it_starts(
     assert capsys.readouterr().err == ""
     first, second = seen
     assert first["threshold"] is None  # the app's default, not 5
-    assert first["settings_problems"] == [
-        f"{config_path()}: threshold 5: {THRESHOLD_RULE}",
-        f"{config_path()}: goose_profile 'goose-next' is not one of goose-sdk-wheel, "
-        "goose-pr-11845",
-    ]
-    [problem] = second["settings_problems"]
-    assert problem.startswith(f"{config_path()}: not valid TOML")
+    assert first["settings_problems"] == SettingsProblems(
+        (
+            f"threshold 5: {THRESHOLD_RULE}",
+            "goose_profile 'goose-next' is not one of goose-sdk-wheel, goose-pr-11845",
+        )
+    )
+    [problem] = second["settings_problems"].ignored
+    assert problem.startswith("not valid TOML") and not second["settings_problems"].notes
 
 
 def test_the_app_shows_an_unreadable_goose_threshold_once_it_is_up(
@@ -214,20 +220,22 @@ def test_the_app_shows_an_unreadable_goose_threshold_once_it_is_up(
     import goose_tui.tui.app as app_module
     from goose_tui import cli
 
-    seen: list[tuple[list[str], float | None]] = []
+    seen: list[tuple[SettingsProblems, float | None]] = []
     monkeypatch.setattr(
         app_module,
         "run_app",
-        lambda *a, **kw: seen.append((list(kw["settings_problems"]), kw["threshold"])),
+        lambda *a, **kw: seen.append((kw["settings_problems"], kw["threshold"])),
     )
     monkeypatch.setenv("GOOSE_AUTO_COMPACT_THRESHOLD", "eighty")
     assert cli.main([str(SAMPLES / "short.jsonl")]) == 0
     assert seen == [
         (
-            [
-                "$GOOSE_AUTO_COMPACT_THRESHOLD='eighty' is not a number: Goose uses 0.8 then, "
-                "and so does goose-tui"
-            ],
+            SettingsProblems(
+                notes=(
+                    "$GOOSE_AUTO_COMPACT_THRESHOLD='eighty' is not a number: Goose uses 0.8 "
+                    "then, and so does goose-tui",
+                )
+            ),
             None,
         )
     ]
@@ -237,13 +245,14 @@ def test_the_app_shows_an_unreadable_goose_threshold_once_it_is_up(
 def test_an_unknown_setting_is_named_with_the_closest_known_one(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('threshhold = 0.5\ncolour = "red"\nmodel = "offline"\n', encoding="utf-8")
-    settings, problem = load_settings(path)
+    settings, problems = load_settings(path)
     assert settings.model == "offline" and settings.threshold is None
-    assert problem == (
-        f"{path}: unknown setting 'threshhold' (did you mean 'threshold'?)\n"
-        f"{path}: unknown setting 'colour' (known: theme, model, api_base, threshold, "
-        "goose_profile, "
-        "timeout, keymap)"
+    assert problems == SettingsProblems(
+        (
+            "unknown setting 'threshhold' (did you mean 'threshold'?)",
+            "unknown setting 'colour' (known: theme, model, api_base, threshold, goose_profile, "
+            "timeout, keymap)",
+        )
     )
 
 

@@ -10,7 +10,7 @@ import pytest
 from goose_tui import cli
 from goose_tui.llm.base import DEFAULT_TIMEOUT
 from goose_tui.llm.spec import ModelSpec
-from goose_tui.settings import config_path, load_settings
+from goose_tui.settings import SettingsProblems, config_path, load_settings
 from tests.conftest import LITELLM_GROUP, SAMPLES
 from tests.loopback import LoopbackServer, Reply
 
@@ -53,12 +53,12 @@ def test_compact_gives_up_after_the_timeout_it_was_given(
 def test_the_settings_file_sets_the_timeout_and_the_option_wins(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text("timeout = 300\n")
-    settings, problem = load_settings(path)
-    assert problem is None and settings.timeout == 300
+    settings, problems = load_settings(path)
+    assert problems == SettingsProblems() and settings.timeout == 300
     path.write_text("timeout = -5\n")
-    settings, problem = load_settings(path)
+    settings, problems = load_settings(path)
     assert settings.timeout is None
-    assert problem == f"{path}: timeout -5: must be a number of seconds above 0"
+    assert problems == SettingsProblems(("timeout -5: must be a number of seconds above 0",))
 
 
 def test_the_app_gets_the_settings_timeout_unless_the_option_says(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from goose_tui.settings import config_path, load_settings
+from goose_tui.settings import SettingsProblems, config_path, load_settings
 from goose_tui.tui.app import GooseTUI, settings_title
 from goose_tui.tui.widgets.compaction_status import CompactionStatus
 
@@ -36,8 +36,8 @@ async def test_theme_and_keymap_from_settings_and_the_picked_theme_is_saved(
 
 
 async def test_a_settings_problem_is_shown_once_the_app_is_up(session_file: Path) -> None:
-    problem = f"{config_path()}: not valid TOML: [x] (line 1)"
-    app = GooseTUI(session_file, settings_problems=[problem])
+    problems = SettingsProblems(("not valid TOML: [x] (line 1)",))
+    app = GooseTUI(session_file, settings_problems=problems)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         [toast] = [n for n in app._notifications if n.title == settings_title(1)]

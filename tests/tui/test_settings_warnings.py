@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from goose_tui.settings import config_path, load_settings
+from goose_tui.settings import SettingsProblems, config_path, load_settings
 from goose_tui.tui.app import GooseTUI
 
 from .conftest import settle
@@ -20,12 +20,12 @@ CONFIG = 'threshhold = 0.5\ncolour = "red"\ntimeout = -5\ntheme = "nrod"\n'
 def _app(session_file: Path) -> GooseTUI:
     config_path().parent.mkdir(parents=True, exist_ok=True)
     config_path().write_text(CONFIG, encoding="utf-8")
-    settings, problem = load_settings()
+    settings, problems = load_settings()
     return GooseTUI(
         session_file,
         theme=settings.theme,
         keymap={"main.compcat": "C"},
-        settings_problems=[problem] if problem else [],
+        settings_problems=problems,
     )
 
 
@@ -53,8 +53,8 @@ async def test_every_settings_problem_is_readable_at_80x24(session_file: Path) -
 async def test_one_problem_of_a_file_says_only_it_is_ignored(session_file: Path) -> None:
     config_path().parent.mkdir(parents=True, exist_ok=True)
     config_path().write_text('theme = "nord"\nthreshhold = 0.5\n', encoding="utf-8")
-    settings, problem = load_settings()
-    app = GooseTUI(session_file, theme=settings.theme, settings_problems=[problem or ""])
+    settings, problems = load_settings()
+    app = GooseTUI(session_file, theme=settings.theme, settings_problems=problems)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         [toast] = [t for t in app.screen.query("Toast") if "ignored" in str(t.render())]
@@ -83,8 +83,8 @@ def test_the_problems_are_on_stderr_once_the_app_has_ended(
     monkeypatch.setattr(app_module, "has_terminal", lambda: True)  # headless stands in for one
     config_path().parent.mkdir(parents=True, exist_ok=True)
     config_path().write_text(CONFIG, encoding="utf-8")
-    settings, problem = load_settings()
-    app_module.run_app(session_file, theme=settings.theme, settings_problems=[problem or ""])
+    settings, problems = load_settings()
+    app_module.run_app(session_file, theme=settings.theme, settings_problems=problems)
     err = capsys.readouterr().err
     assert f"goose-tui: settings ignored in {config_path()}:" in err, err
     assert "unknown setting 'threshhold' (did you mean 'threshold'?)" in err, err
@@ -96,7 +96,7 @@ async def test_a_note_that_ignores_nothing_is_not_counted_as_ignored(session_fil
         "settings: goose profile 'goose-main' is now called 'goose-pr-11845' "
         "(the old name still works)"
     )
-    app = GooseTUI(session_file, settings_problems=[note])
+    app = GooseTUI(session_file, settings_problems=SettingsProblems(notes=(note,)))
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         [toast] = [n for n in app._notifications if n.title.startswith("settings")]
@@ -110,7 +110,7 @@ async def test_a_note_beside_an_ignored_setting_is_not_listed_under_the_file(
     # the file, one of them the environment's.
     ignored = "unknown setting 'threshhold' (did you mean 'threshold'?)"
     note = "$GOOSE_AUTO_COMPACT_THRESHOLD=2 is not a number in [0, 1]; ignored"
-    app = GooseTUI(session_file, settings_problems=[f"{config_path()}: {ignored}", note])
+    app = GooseTUI(session_file, settings_problems=SettingsProblems((ignored,), (note,)))
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         [toast] = [n for n in app._notifications if n.title.startswith("settings")]
