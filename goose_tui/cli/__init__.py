@@ -283,24 +283,26 @@ def run_app_from_args(argv: Sequence[str]) -> int:
         )
     except ValueError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc
-    from goose_tui.tui.app import NoTerminal, run_app
+    from goose_tui.tui.app import GooseTUI, NoTerminal, run_app
 
     try:
         # Non-zero when an error ended the app (the traceback is on the screen): exit 1.
         code = run_app(
-            args.session,
-            session_id=args.session_id,
-            all_sessions=args.all_sessions,
-            model=SESSION_MODEL if args.model == SESSION_MODEL else spec.name,
-            api_base=args.api_base or settings.api_base,
-            timeout=spec.timeout,
-            prompts_dir=args.prompts_dir,
-            threshold=args.threshold,
-            context_limit=args.context_limit,
-            theme=settings.theme,
-            keymap=settings.keymap,
-            goose_profile=args.goose_profile,
-            settings_problems=problems,
+            GooseTUI(
+                args.session,
+                session_id=args.session_id,
+                all_sessions=args.all_sessions,
+                model=SESSION_MODEL if args.model == SESSION_MODEL else spec.name,
+                api_base=args.api_base or settings.api_base,
+                timeout=spec.timeout,
+                prompts_dir=args.prompts_dir,
+                threshold=args.threshold,
+                context_limit=args.context_limit,
+                theme=settings.theme,
+                keymap=settings.keymap,
+                goose_profile=args.goose_profile,
+                settings_problems=problems,
+            )
         )
     except NoTerminal as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from exc

@@ -12,7 +12,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from rich.console import RenderableType
 from textual import on, work
@@ -942,19 +941,18 @@ def has_terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def run_app(session_path: Path | None, **options: Any) -> int:
-    """Run ``GooseTUI(session_path, **options)`` until it ends; its return code: 1 when an
-    error ended it (Textual printed the traceback), else 0. Without a terminal, NoTerminal."""
+def run_app(app: GooseTUI) -> int:
+    """Run ``app`` until it ends; its return code: 1 when an error ended it (Textual printed
+    the traceback), else 0. Without a terminal, NoTerminal."""
     if not has_terminal():
         raise NoTerminal(
             "the app needs a terminal (stdin and stdout); the commands work without one:"
             " goose-tui --help lists them"
         )
-    app = GooseTUI(session_path, **options)
     app.run()
     app.settings_problems.print()  # the toast is gone with the app's screen
     return app.return_code or 0
 
 
 if __name__ == "__main__":
-    sys.exit(run_app(Path(sys.argv[1]) if len(sys.argv) > 1 else None))
+    sys.exit(run_app(GooseTUI(Path(sys.argv[1]) if len(sys.argv) > 1 else None)))

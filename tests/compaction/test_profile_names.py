@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -66,17 +65,17 @@ def test_the_old_name_on_the_command_line(capsys: pytest.CaptureFixture[str]) ->
 def test_the_old_name_in_the_settings_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import goose_tui.tui.app as app_module
 
-    seen: list[dict[str, Any]] = []
-    monkeypatch.setattr(app_module, "run_app", lambda *a, **kw: seen.append(kw))
+    seen: list[app_module.GooseTUI] = []
+    monkeypatch.setattr(app_module, "run_app", seen.append)
     config = tmp_path / "goose-tui" / "config.toml"
     config.parent.mkdir()
     config.write_text('goose_profile = "goose-main"\n', encoding="utf-8")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     assert main([str(SHORT)]) == 0
     [app] = seen
-    assert app["goose_profile"] == "goose-pr-11845"
+    assert app.inspector.goose_profile == "goose-pr-11845"
     # Shown by the app once it is up, as every note on the settings file.
-    assert app["settings_problems"] == SettingsProblems(
+    assert app.settings_problems == SettingsProblems(
         notes=(
             "settings: goose profile 'goose-main' is now called 'goose-pr-11845' "
             "(the old name still works)",

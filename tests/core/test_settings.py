@@ -67,7 +67,7 @@ def test_the_app_takes_goose_profile_from_settings_unless_the_flag_says_otherwis
     from goose_tui import cli
 
     seen: list[str] = []
-    monkeypatch.setattr(app_module, "run_app", lambda *a, **kw: seen.append(kw["goose_profile"]))
+    monkeypatch.setattr(app_module, "run_app", lambda app: seen.append(app.inspector.goose_profile))
     session = SAMPLES / "long_session.jsonl"
     config = tmp_path / ".config" / "goose-tui" / "config.toml"
     config.parent.mkdir(parents=True)
@@ -191,8 +191,8 @@ def test_the_app_shows_settings_problems_itself_not_on_stderr_before_it_starts(
     import goose_tui.tui.app as app_module
     from goose_tui import cli
 
-    seen: list[dict] = []
-    monkeypatch.setattr(app_module, "run_app", lambda *a, **kw: seen.append(kw))
+    seen: list[app_module.GooseTUI] = []
+    monkeypatch.setattr(app_module, "run_app", seen.append)
     session = str(SAMPLES / "long_session.jsonl")
     _write_config('threshold = 5\ngoose_profile = "goose-next"\n')
     assert cli.main([session]) == 0
@@ -200,15 +200,15 @@ def test_the_app_shows_settings_problems_itself_not_on_stderr_before_it_starts(
     assert cli.main([session]) == 0
     assert capsys.readouterr().err == ""
     first, second = seen
-    assert first["threshold"] is None  # the app's default, not 5
-    assert first["settings_problems"] == SettingsProblems(
+    assert first.inspector.threshold is None  # the app's default, not 5
+    assert first.settings_problems == SettingsProblems(
         (
             f"threshold 5: {THRESHOLD_RULE}",
             "goose_profile 'goose-next' is not one of goose-sdk-wheel, goose-pr-11845",
         )
     )
-    [problem] = second["settings_problems"].ignored
-    assert problem.startswith("not valid TOML") and not second["settings_problems"].notes
+    [problem] = second.settings_problems.ignored
+    assert problem.startswith("not valid TOML") and not second.settings_problems.notes
 
 
 def test_the_app_shows_an_unreadable_goose_threshold_once_it_is_up(
@@ -224,7 +224,7 @@ def test_the_app_shows_an_unreadable_goose_threshold_once_it_is_up(
     monkeypatch.setattr(
         app_module,
         "run_app",
-        lambda *a, **kw: seen.append((kw["settings_problems"], kw["threshold"])),
+        lambda app: seen.append((app.settings_problems, app.inspector.threshold)),
     )
     monkeypatch.setenv("GOOSE_AUTO_COMPACT_THRESHOLD", "eighty")
     assert cli.main([str(SAMPLES / "short.jsonl")]) == 0

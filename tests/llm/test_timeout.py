@@ -66,10 +66,10 @@ def test_the_app_gets_the_settings_timeout_unless_the_option_says(
 ) -> None:
     import goose_tui.tui.app as app_module
 
-    seen: list[dict] = []
-    monkeypatch.setattr(app_module, "run_app", lambda *a, **kw: seen.append(kw))
+    seen: list[app_module.GooseTUI] = []
+    monkeypatch.setattr(app_module, "run_app", seen.append)
     config_path().parent.mkdir(parents=True, exist_ok=True)
     config_path().write_text("timeout = 300\n")
     assert cli.main([SHORT]) == 0
     assert cli.main([SHORT, "--timeout", "20"]) == 0
-    assert [kw["timeout"] for kw in seen] == [300, 20]
+    assert [app.inspector.model.timeout for app in seen] == [300, 20]

@@ -84,7 +84,9 @@ def test_the_problems_are_on_stderr_once_the_app_has_ended(
     config_path().parent.mkdir(parents=True, exist_ok=True)
     config_path().write_text(CONFIG, encoding="utf-8")
     settings, problems = load_settings()
-    app_module.run_app(session_file, theme=settings.theme, settings_problems=problems)
+    app_module.run_app(
+        app_module.GooseTUI(session_file, theme=settings.theme, settings_problems=problems)
+    )
     err = capsys.readouterr().err
     assert f"goose-tui: settings ignored in {config_path()}:" in err, err
     assert "unknown setting 'threshhold' (did you mean 'threshold'?)" in err, err
