@@ -39,7 +39,13 @@ def test_a_signal_while_compact_writes_leaves_no_temporary_file(
 
     monkeypatch.setattr(os, "fsync", fsync)
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    code = main(["compact", str(SAMPLES / "short.jsonl"), "-o", str(tmp_path / "out.md")])
+    # Ctrl-C as a terminal's foreground job gets it: a shell that starts the tests as a
+    # background job has them ignore SIGINT, and Python then keeps ignoring it.
+    interrupt = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        code = main(["compact", str(SAMPLES / "short.jsonl"), "-o", str(tmp_path / "out.md")])
+    finally:
+        signal.signal(signal.SIGINT, interrupt)
     err = capsys.readouterr().err
     assert sent, "the command's write never reached fsync"
     assert code == (130 if signum == signal.SIGINT else 128 + signum), (err, sent)
