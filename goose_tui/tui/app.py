@@ -45,7 +45,7 @@ from goose_tui.samples import bundled_sample
 from goose_tui.saving import SaveKind
 from goose_tui.session.models import SessionInfo
 from goose_tui.settings import SettingsProblems, config_path, did_you_mean, save_theme
-from goose_tui.tui.commands import ActionCommands, ModelCommands
+from goose_tui.tui.commands import Commands
 from goose_tui.tui.messages import (
     AuditCompaction,
     ConfirmRequested,
@@ -125,7 +125,7 @@ def user_override_dir(prompts_dir: Path | None) -> Path:
 class GooseTUI(WorkerErrorsUp, App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "goose-tui"
-    COMMANDS = App.COMMANDS | {ActionCommands, ModelCommands}
+    COMMANDS = {Commands}
     # A maximised pane keeps the footer: it says what the keys do there (escape, `f`).
     ALLOW_IN_MAXIMIZED_VIEW = "GooseFooter"
     BINDINGS = [

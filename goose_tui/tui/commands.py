@@ -26,18 +26,22 @@ class _EntryCommands(Provider):
         """What the app does for the palette it does for any screen: a message up."""
         self.app.post_message(message)
 
-    def _entries(self) -> list[Entry]:
+    def entries(self) -> list[Entry]:
         raise NotImplementedError
 
+    def listed(self) -> list[Entry]:
+        """The entries the palette lists with nothing typed."""
+        return self.entries()
+
     async def discover(self) -> Hits:
-        for name, help_text, callback in self._entries():
+        for name, help_text, callback in self.listed():
             yield DiscoveryHit(Content(name), callback, help=escape(help_text))
 
     async def search(self, query: str) -> Hits:
         """Entries whose name matches, then those whose help does (``probe`` finds "Lost?",
         whose help names the probes)."""
         matcher = self.matcher(query)
-        for name, help_text, callback in self._entries():
+        for name, help_text, callback in self.entries():
             # The palette parses help as markup: escaped, "[role]" stays text.
             by_name, by_help = matcher.match(name), matcher.match(help_text)
             if by_name > 0:
@@ -47,7 +51,7 @@ class _EntryCommands(Provider):
 
 
 class ModelCommands(_EntryCommands):
-    def _entries(self) -> list[Entry]:
+    def entries(self) -> list[Entry]:
         ask = self._ask
         return [
             (
@@ -85,7 +89,7 @@ class ActionCommands(_EntryCommands):
     """Every binding with a description that is active on the screen under the palette, so
     the palette and the footer can never disagree; plus the app's own entries."""
 
-    def _entries(self) -> list[Entry]:
+    def entries(self) -> list[Entry]:
         app = self.app
         screen = self.screen
         entries: list[Entry] = []
@@ -116,3 +120,23 @@ class ActionCommands(_EntryCommands):
 
     def _run(self, node: object, action: str) -> None:
         self.app.call_later(self.app.run_action, action, node)
+
+
+class Commands(ActionCommands, ModelCommands):
+    """Every entry from one provider: the screen's actions, the models and Goose versions,
+    then Textual's own commands. The palette shows each provider's entries as they arrive,
+    so several providers would list them in another order each time it opens."""
+
+    def _own(self) -> list[Entry]:
+        return [*ActionCommands.entries(self), *ModelCommands.entries(self)]
+
+    def _system(self, every: bool) -> list[Entry]:
+        """Textual's own commands; some are found by a search only (``discover`` False)."""
+        commands = sorted(self.app.get_system_commands(self.screen), key=lambda c: c.title)
+        return [(c.title, c.help, c.callback) for c in commands if every or c.discover]
+
+    def entries(self) -> list[Entry]:
+        return [*self._own(), *self._system(every=True)]
+
+    def listed(self) -> list[Entry]:
+        return [*self._own(), *self._system(every=False)]

@@ -154,6 +154,18 @@ def screen_text(app) -> list[str]:
     return ["".join(t for _, t in sorted(parts)) for _, parts in sorted(rows.items())]
 
 
+def palette_options(app) -> list[str]:
+    """The names the open command palette lists, in its order ([] when it is not open)."""
+    from textual.command import CommandList
+
+    options = app.screen.query(CommandList)
+    if not options:
+        return []
+    found = options.first()
+    prompts = (found.get_option_at_index(i).prompt for i in range(found.option_count))
+    return [getattr(prompt, "plain", str(prompt)).split("\n")[0] for prompt in prompts]
+
+
 def screen_report(app) -> str:
     toasts = [str(n.message) for n in getattr(app, "_notifications", [])]
     return "\n".join([*screen_text(app), f"toasts: {toasts}", f"screen: {app.screen!r}"])

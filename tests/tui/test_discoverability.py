@@ -11,18 +11,36 @@ from textual.widgets import DataTable
 
 from goose_tui.recent import load_recent
 from goose_tui.tui.app import GooseTUI
-from goose_tui.tui.commands import ActionCommands
+from goose_tui.tui.commands import ActionCommands, Commands
 from goose_tui.tui.screens.help import HelpScreen, binding_lines
 from goose_tui.tui.screens.session_picker import SessionPicker
 from goose_tui.tui.widgets.goose_footer import GooseFooter
 from tests.conftest import SAMPLES
 
-from .conftest import opened_before, paste, settle
+from .conftest import opened_before, palette_options, paste, settle, wait_until
 
 
 async def _palette_names(app: GooseTUI) -> list[str]:
     provider = ActionCommands(app.screen)
     return [hit.text async for hit in provider.discover()]  # type: ignore[attr-defined]
+
+
+async def test_the_palette_lists_its_entries_in_one_order_each_time(session_file: Path) -> None:
+    # The screen's actions, the models and Goose versions, then Textual's own commands: one
+    # provider, so not in the order several providers' entries happened to arrive.
+    app = GooseTUI(session_file)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        listed = [name for name, _, _ in Commands(app.screen).listed()]
+        assert listed[0].endswith(")")  # an action, with its key
+        system = [c.title for c in app.get_system_commands(app.screen) if c.discover]
+        assert listed[-len(system) :] == sorted(system)
+        for _ in range(2):
+            await pilot.press("ctrl+p")
+            await wait_until(pilot, lambda: len(palette_options(app)) == len(listed))
+            assert palette_options(app) == listed
+            await pilot.press("escape")
+            await settle(pilot)
 
 
 async def test_hover_highlights_a_key_the_palette_lists_every_action_and_help_fits_the_screen(

@@ -33,7 +33,7 @@ async def test_the_profile_from_the_command_line_and_the_palette(session_file: P
         assert "[user]: The test test_parse_dates" in _prompt(app)
         from goose_tui.tui.commands import ModelCommands
 
-        names = [name for name, _, _ in ModelCommands(app.screen)._entries()]
+        names = [name for name, _, _ in ModelCommands(app.screen).entries()]
         assert "Goose version: goose-pr-11845" in names
 
 

@@ -21,18 +21,7 @@ from goose_tui.tui.widgets.fields_tree import FieldsTree
 from goose_tui.tui.widgets.summary_preview import SummaryPreview
 from goose_tui.tui.widgets.text_viewer import TextViewer
 
-from .conftest import compacted, edit, paste, settle, wait_until
-
-
-def _palette_options(app: GooseTUI) -> list[str]:
-    from textual.command import CommandList
-
-    options = app.screen.query(CommandList)
-    if not options:
-        return []
-    found = options.first()
-    prompts = (found.get_option_at_index(i).prompt for i in range(found.option_count))
-    return [getattr(prompt, "plain", str(prompt)).split("\n")[0] for prompt in prompts]
+from .conftest import compacted, edit, palette_options, paste, settle, wait_until
 
 
 def _tree_labels(tree: FieldsTree) -> list[str]:
@@ -180,7 +169,7 @@ async def test_compact_offline_fills_every_pane_then_a_model_from_the_palette_co
         await pilot.pause()
         await paste(pilot, "replay a reply")
         # The palette searches its providers in a task of its own: wait for the hit.
-        await wait_until(pilot, lambda: "Model: replay a reply file…" in _palette_options(app))
+        await wait_until(pilot, lambda: "Model: replay a reply file…" in palette_options(app))
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, InputPrompt))
         await paste(pilot, str(reply_file))

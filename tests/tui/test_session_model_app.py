@@ -32,7 +32,7 @@ async def test_the_palette_offers_it_first_and_a_session_without_one_says_so(
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         provider = ModelCommands(app.screen)
-        assert provider._entries()[0][0] == "Model: the session's own"
+        assert provider.entries()[0][0] == "Model: the session's own"
         assert app.inspector.session.model_name is None  # this one records none
         app.post_message(ModelChoiceRequested("session"))
         await settle(pilot)
