@@ -19,39 +19,45 @@ from goose_tui.tui.messages import GooseProfileRequested, ModelChoiceRequested
 Entry = tuple[str, str, Callable[[], object]]
 
 
-class _EntryCommands(Provider):
-    """A provider whose commands are a list of (name, help, callback) entries."""
+class Commands(Provider):
+    """Every palette entry from one provider, in one order: the actions of the screen under
+    the palette, the models and Goose versions, then Textual's own commands. The palette
+    shows each provider's entries as they arrive, so several providers would list them in
+    another order each time it opens."""
 
-    def _ask(self, message: Message) -> None:
-        """What the app does for the palette it does for any screen: a message up."""
-        self.app.post_message(message)
+    def actions(self) -> list[Entry]:
+        """Every binding with a description that is active on the screen under the palette,
+        so the palette and the footer can never disagree; plus the app's own entries."""
+        app = self.app
+        screen = self.screen
+        entries: list[Entry] = []
+        seen: set[str] = set()
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if not binding.description or binding.action in seen:
+                continue
+            if binding.action in ("command_palette", "app.command_palette"):
+                continue
+            seen.add(binding.action)
+            key = app.get_key_display(binding)
+            entries.append(
+                (
+                    f"{binding.description} ({key})",
+                    binding.tooltip or f"the {key} key on this screen",
+                    partial(self._run, active.node, binding.action),
+                )
+            )
+        entries.append(
+            (
+                "Open another session…",
+                "pick a session of Goose's data dir, a folder or a sessions.db; recent ones first",
+                partial(self._run, app, "open_session"),
+            )
+        )
+        return entries
 
-    def entries(self) -> list[Entry]:
-        raise NotImplementedError
-
-    def listed(self) -> list[Entry]:
-        """The entries the palette lists with nothing typed."""
-        return self.entries()
-
-    async def discover(self) -> Hits:
-        for name, help_text, callback in self.listed():
-            yield DiscoveryHit(Content(name), callback, help=escape(help_text))
-
-    async def search(self, query: str) -> Hits:
-        """Entries whose name matches, then those whose help does (``probe`` finds "Lost?",
-        whose help names the probes)."""
-        matcher = self.matcher(query)
-        for name, help_text, callback in self.entries():
-            # The palette parses help as markup: escaped, "[role]" stays text.
-            by_name, by_help = matcher.match(name), matcher.match(help_text)
-            if by_name > 0:
-                yield Hit(by_name, matcher.highlight(name), callback, help=escape(help_text))
-            elif by_help > 0:
-                yield Hit(by_help / 2, Content(name), callback, help=escape(help_text))
-
-
-class ModelCommands(_EntryCommands):
-    def entries(self) -> list[Entry]:
+    def models(self) -> list[Entry]:
+        """Switching the summarizer model, and the Goose version."""
         ask = self._ask
         return [
             (
@@ -84,59 +90,38 @@ class ModelCommands(_EntryCommands):
             ),
         ]
 
-
-class ActionCommands(_EntryCommands):
-    """Every binding with a description that is active on the screen under the palette, so
-    the palette and the footer can never disagree; plus the app's own entries."""
-
-    def entries(self) -> list[Entry]:
-        app = self.app
-        screen = self.screen
-        entries: list[Entry] = []
-        seen: set[str] = set()
-        for active in screen.active_bindings.values():
-            binding = active.binding
-            if not binding.description or binding.action in seen:
-                continue
-            if binding.action in ("command_palette", "app.command_palette"):
-                continue
-            seen.add(binding.action)
-            key = app.get_key_display(binding)
-            entries.append(
-                (
-                    f"{binding.description} ({key})",
-                    binding.tooltip or f"the {key} key on this screen",
-                    partial(self._run, active.node, binding.action),
-                )
-            )
-        entries.append(
-            (
-                "Open another session…",
-                "pick a session of Goose's data dir, a folder or a sessions.db; recent ones first",
-                partial(self._run, app, "open_session"),
-            )
-        )
-        return entries
-
-    def _run(self, node: object, action: str) -> None:
-        self.app.call_later(self.app.run_action, action, node)
-
-
-class Commands(ActionCommands, ModelCommands):
-    """Every entry from one provider: the screen's actions, the models and Goose versions,
-    then Textual's own commands. The palette shows each provider's entries as they arrive,
-    so several providers would list them in another order each time it opens."""
-
-    def _own(self) -> list[Entry]:
-        return [*ActionCommands.entries(self), *ModelCommands.entries(self)]
-
     def _system(self, every: bool) -> list[Entry]:
         """Textual's own commands; some are found by a search only (``discover`` False)."""
         commands = sorted(self.app.get_system_commands(self.screen), key=lambda c: c.title)
         return [(c.title, c.help, c.callback) for c in commands if every or c.discover]
 
     def entries(self) -> list[Entry]:
-        return [*self._own(), *self._system(every=True)]
+        """What a search looks through."""
+        return [*self.actions(), *self.models(), *self._system(every=True)]
 
     def listed(self) -> list[Entry]:
-        return [*self._own(), *self._system(every=False)]
+        """What the palette lists with nothing typed."""
+        return [*self.actions(), *self.models(), *self._system(every=False)]
+
+    async def discover(self) -> Hits:
+        for name, help_text, callback in self.listed():
+            yield DiscoveryHit(Content(name), callback, help=escape(help_text))
+
+    async def search(self, query: str) -> Hits:
+        """Entries whose name matches, then those whose help does (``probe`` finds "Lost?",
+        whose help names the probes)."""
+        matcher = self.matcher(query)
+        for name, help_text, callback in self.entries():
+            # The palette parses help as markup: escaped, "[role]" stays text.
+            by_name, by_help = matcher.match(name), matcher.match(help_text)
+            if by_name > 0:
+                yield Hit(by_name, matcher.highlight(name), callback, help=escape(help_text))
+            elif by_help > 0:
+                yield Hit(by_help / 2, Content(name), callback, help=escape(help_text))
+
+    def _ask(self, message: Message) -> None:
+        """What the app does for the palette it does for any screen: a message up."""
+        self.app.post_message(message)
+
+    def _run(self, node: object, action: str) -> None:
+        self.app.call_later(self.app.run_action, action, node)

@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 
 from goose_tui.recent import load_recent
 from goose_tui.tui.app import GooseTUI
-from goose_tui.tui.commands import ActionCommands, Commands
+from goose_tui.tui.commands import Commands
 from goose_tui.tui.screens.help import HelpScreen, binding_lines
 from goose_tui.tui.screens.session_picker import SessionPicker
 from goose_tui.tui.widgets.goose_footer import GooseFooter
@@ -21,7 +21,7 @@ from .conftest import opened_before, palette_options, paste, settle, wait_until
 
 
 async def _palette_names(app: GooseTUI) -> list[str]:
-    provider = ActionCommands(app.screen)
+    provider = Commands(app.screen)
     return [hit.text async for hit in provider.discover()]  # type: ignore[attr-defined]
 
 

@@ -31,9 +31,9 @@ async def test_the_profile_from_the_command_line_and_the_palette(session_file: P
         app.set_goose_profile("goose-sdk-wheel")  # what the palette entry calls
         await settle(pilot)
         assert "[user]: The test test_parse_dates" in _prompt(app)
-        from goose_tui.tui.commands import ModelCommands
+        from goose_tui.tui.commands import Commands
 
-        names = [name for name, _, _ in ModelCommands(app.screen).entries()]
+        names = [name for name, _, _ in Commands(app.screen).models()]
         assert "Goose version: goose-pr-11845" in names
 
 

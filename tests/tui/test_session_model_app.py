@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from goose_tui.tui.app import GooseTUI
-from goose_tui.tui.commands import ModelCommands
+from goose_tui.tui.commands import Commands
 from goose_tui.tui.messages import ModelChoiceRequested
 from tests.conftest import SAMPLES
 
@@ -31,8 +31,7 @@ async def test_the_palette_offers_it_first_and_a_session_without_one_says_so(
     app = GooseTUI(session_file, model="offline")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        provider = ModelCommands(app.screen)
-        assert provider.entries()[0][0] == "Model: the session's own"
+        assert Commands(app.screen).models()[0][0] == "Model: the session's own"
         assert app.inspector.session.model_name is None  # this one records none
         app.post_message(ModelChoiceRequested("session"))
         await settle(pilot)
